@@ -1,0 +1,197 @@
+/*
+ * cudot.h - the whole public contract of cudot, a dot-product library with a stable C ABI.
+ *
+ * Usage, in five calls:
+ *
+ *     cudot_config cfg = CUDOT_CONFIG_INIT;        (or pass NULL for the defaults)
+ *     cudot_ctx *ctx;
+ *     if (cudot_init(&ctx, n, &cfg) != CUDOT_OK) { puts(cudot_last_error(NULL)); ... }
+ *     float *x, *y;
+ *     cudot_get_inputs(ctx, (void **)&x, (void **)&y);   fill x[0..n) and y[0..n) in place
+ *     double r;
+ *     cudot_dot(ctx, &r);                           as often as you like, refilling between calls
+ *     cudot_deinit(ctx);
+ *
+ * Conventions that hold for every function below:
+ *  - Out-parameters come first; every function that can fail returns a cudot_status.
+ *  - No function aborts, exits, throws or prints. A failure is a status plus a message: read it with
+ *    cudot_last_error(ctx), or cudot_last_error(NULL) after a failed cudot_init.
+ *  - Thread-safety: different contexts may be used from any threads at once. Calls on one context from
+ *    several threads are serialized by the library (safe; they simply wait for each other). The only
+ *    exception is cudot_deinit, which must not race with any other call on the same context: after it
+ *    starts, the context is gone.
+ *  - Results are deterministic: the value returned by cudot_dot is a pure function of n and the input
+ *    values, bitwise identical on every call, for every memory strategy, on the CPU and on any GPU.
+ *    docs/DESIGN.md gives the canonical summation order and docs/ACCURACY.md the error bounds.
+ */
+#ifndef CUDOT_H
+#define CUDOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Version of this header. cudot_version() returns the version of the library actually loaded. */
+#define CUDOT_VERSION_MAJOR 1
+#define CUDOT_VERSION_MINOR 0
+#define CUDOT_VERSION_PATCH 0
+#define CUDOT_VERSION_NUMBER (CUDOT_VERSION_MAJOR * 10000 + CUDOT_VERSION_MINOR * 100 + CUDOT_VERSION_PATCH)
+
+/* CUDOT_API marks exported functions: dllexport/dllimport on Windows, default visibility elsewhere. */
+#if defined(_WIN32) || defined(__CYGWIN__)
+#  if defined(CUDOT_BUILDING_LIBRARY)
+#    define CUDOT_API __declspec(dllexport)
+#  elif defined(CUDOT_STATIC)
+#    define CUDOT_API
+#  else
+#    define CUDOT_API __declspec(dllimport)
+#  endif
+#elif defined(__GNUC__)
+#  define CUDOT_API __attribute__((visibility("default")))
+#else
+#  define CUDOT_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A context: the input buffers for up to n elements and everything needed to compute their dot
+ * product on the chosen backend. Opaque; create with cudot_init, destroy with cudot_deinit. */
+typedef struct cudot_ctx cudot_ctx;
+
+/* Every status any function returns. Values are fixed forever; new ones may be added at the end. */
+typedef enum cudot_status {
+    CUDOT_OK = 0,
+    CUDOT_ERROR_INVALID_ARGUMENT = 1, /* a NULL pointer, an unknown enum value, n beyond capacity, ... */
+    CUDOT_ERROR_OUT_OF_MEMORY = 2,    /* host, pinned, managed or device memory could not be had */
+    CUDOT_ERROR_NO_DEVICE = 3,        /* a GPU strategy was asked for and no usable GPU exists */
+    CUDOT_ERROR_UNSUPPORTED = 4,      /* a valid request this library or device cannot serve */
+    CUDOT_ERROR_CUDA = 5,             /* a CUDA call failed; the message names the call and the error */
+    CUDOT_ERROR_INTERNAL = 6          /* a bug in cudot; please report the message */
+} cudot_status;
+
+/* Element types (cudot_config.dtype). */
+enum { CUDOT_F32 = 1, CUDOT_F64 = 2 };
+
+/* Memory strategies (cudot_config.memory): where the input buffers live and who computes.
+ *  AUTO    - a GPU strategy when a usable GPU exists (currently MAPPED), otherwise HOST.
+ *            Ask cudot_get_memory() which one was chosen.
+ *  PINNED  - page-locked host buffers (cudaMallocHost) plus device buffers; each dot copies the
+ *            first n elements to the GPU, then computes there. Good for fresh data every call.
+ *  MAPPED  - page-locked host buffers mapped into the GPU's address space (zero-copy); the kernel
+ *            reads host memory over the bus. Good for fresh data every call, no device memory used.
+ *  MANAGED - unified memory (cudaMallocManaged); pages migrate to the GPU and stay there while the
+ *            host leaves them alone. Good when the inputs change rarely. Refused (OUT_OF_MEMORY),
+ *            before allocating, when the buffers would not fit in the device's free memory.
+ *  HOST    - ordinary aligned host memory, computed on the CPU by a persistent thread pool. Works
+ *            everywhere, no GPU or driver needed. */
+enum {
+    CUDOT_MEMORY_AUTO = 0,
+    CUDOT_MEMORY_PINNED = 1,
+    CUDOT_MEMORY_MAPPED = 2,
+    CUDOT_MEMORY_MANAGED = 3,
+    CUDOT_MEMORY_HOST = 4
+};
+
+/* Device value reported by cudot_get_memory() for a context that runs on the CPU. */
+#define CUDOT_DEVICE_NONE (-2)
+
+/* Options for cudot_init. Start from CUDOT_CONFIG_INIT, or zero-fill the struct and set size:
+ * a zero in any field after size means "the default". The size field lets the struct grow: the
+ * library reads only the first `size` bytes and uses defaults for fields an older caller lacks. */
+typedef struct cudot_config {
+    uint32_t size;   /* sizeof(cudot_config). At least 16 (the size of this first version); bytes past
+                        what this library knows must be zero (they would ask for features it lacks) */
+    int32_t  dtype;  /* CUDOT_F32 or CUDOT_F64; 0 means CUDOT_F32 */
+    int32_t  memory; /* a CUDOT_MEMORY_* value; 0 means CUDOT_MEMORY_AUTO */
+    int32_t  device; /* CUDA device ordinal (0-based); ignored by HOST, and by AUTO when no GPU exists */
+} cudot_config;
+
+#define CUDOT_CONFIG_INIT { (uint32_t)sizeof(cudot_config), CUDOT_F32, CUDOT_MEMORY_AUTO, 0 }
+
+/*! cudot_init: create a context with input buffers for n elements.
+ * @param ctx    out: the new context, or NULL on any failure. Must not be NULL itself.
+ * @param n      capacity in elements (0 is allowed: every dot is then 0.0).
+ * @param config options, read only during the call; NULL means all defaults (F32, AUTO, device 0).
+ * @return CUDOT_OK;
+ *         CUDOT_ERROR_INVALID_ARGUMENT  ctx NULL, config->size below 16, unknown dtype or memory,
+ *                                       negative or out-of-range device, n so large the byte count overflows;
+ *         CUDOT_ERROR_OUT_OF_MEMORY     the buffers cannot be allocated, or would exceed the host's
+ *                                       physical memory (HOST, PINNED, MAPPED) or the device's free
+ *                                       memory (MANAGED, checked before allocating);
+ *         CUDOT_ERROR_NO_DEVICE         a GPU strategy without a usable GPU (no driver, no device, a GPU
+ *                                       older than this build supports, or a build without CUDA);
+ *         CUDOT_ERROR_UNSUPPORTED       config->size larger than this library knows with non-zero bytes
+ *                                       beyond; device -1 (all GPUs: not yet available); the device
+ *                                       cannot do what the strategy needs (e.g. mapped memory);
+ *         CUDOT_ERROR_CUDA              a CUDA call failed; CUDOT_ERROR_INTERNAL.
+ * On failure the reason is in cudot_last_error(NULL) on the same thread. Buffer contents after init are
+ * unspecified: fill them before the first dot. */
+CUDOT_API cudot_status cudot_init(cudot_ctx **ctx, size_t n, const cudot_config *config);
+
+/*! cudot_get_inputs: the two input buffers, each of capacity elements of the context's dtype
+ * (float for CUDOT_F32, double for CUDOT_F64), aligned to at least 64 bytes. The library owns them:
+ * write into them in place; they stay valid and at the same address until cudot_deinit. Do not free them.
+ * Either out-pointer may be NULL if you do not need it. With n == 0 both are non-NULL and must not be
+ * dereferenced. Do not write to them while a dot on this context is running in another thread.
+ * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT if ctx is NULL or not a live context. */
+CUDOT_API cudot_status cudot_get_inputs(cudot_ctx *ctx, void **x, void **y);
+
+/*! cudot_dot: *result = sum of x[i] * y[i] over all capacity elements, using what the host last wrote.
+ * Accuracy: F32 inputs - each product exact in double, sums in double. F64 inputs - compensated (Dot2),
+ * as if computed in twice the working precision and rounded once. NaN in any product gives NaN (always
+ * the same quiet NaN), a lone infinity gives that infinity, Inf * 0 gives NaN. An empty dot is +0.0.
+ * @param result out: the dot product; written only on CUDOT_OK.
+ * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT (ctx or result NULL, ctx not live);
+ *         CUDOT_ERROR_CUDA (a CUDA call failed: see cudot_last_error(ctx)); CUDOT_ERROR_INTERNAL. */
+CUDOT_API cudot_status cudot_dot(cudot_ctx *ctx, double *result);
+
+/*! cudot_dot_n: like cudot_dot over the first n elements only (n <= capacity). Only those n elements
+ * are read, and copied to the GPU where the strategy copies. The result equals what a context of
+ * capacity n would return for the same values.
+ * @return as cudot_dot, plus CUDOT_ERROR_INVALID_ARGUMENT when n > capacity. */
+CUDOT_API cudot_status cudot_dot_n(cudot_ctx *ctx, size_t n, double *result);
+
+/*! cudot_deinit: destroy the context and free its buffers; pointers from cudot_get_inputs become invalid.
+ * NULL is a no-op returning CUDOT_OK. Destroying a context twice, or using it afterwards, is a bug in
+ * the caller: the library detects it where it cheaply can (CUDOT_ERROR_INVALID_ARGUMENT) but cannot
+ * promise to, since the memory may have been reused.
+ * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT (not a live context); CUDOT_ERROR_CUDA when freeing
+ *         GPU memory reported an error (the context is destroyed anyway). */
+CUDOT_API cudot_status cudot_deinit(cudot_ctx *ctx);
+
+/*! cudot_get_memory: what the context actually uses.
+ * @param memory out (may be NULL): the resolved strategy, never CUDOT_MEMORY_AUTO.
+ * @param device out (may be NULL): the CUDA device ordinal, or CUDOT_DEVICE_NONE for HOST.
+ * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT if ctx is NULL or not a live context. */
+CUDOT_API cudot_status cudot_get_memory(const cudot_ctx *ctx, int32_t *memory, int32_t *device);
+
+/*! cudot_get_capacity: *n = the capacity given to cudot_init.
+ * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT if ctx or n is NULL or ctx is not a live context. */
+CUDOT_API cudot_status cudot_get_capacity(const cudot_ctx *ctx, size_t *n);
+
+/*! cudot_status_string: a constant English name for a status, e.g. "CUDOT_ERROR_NO_DEVICE".
+ * Never NULL; unknown values give "CUDOT_ERROR_UNKNOWN". Static storage: never free it. Thread-safe. */
+CUDOT_API const char *cudot_status_string(cudot_status status);
+
+/*! cudot_last_error: the message of the most recent failed call on ctx ("" if none has failed; a later
+ * successful call does not clear it). The text lives in the context: valid until cudot_deinit(ctx), and
+ * rewritten by the next failing call on ctx. With ctx NULL: the message of the last failed cudot_init on
+ * the calling thread ("" if none), kept in storage of that thread and rewritten by its next failed
+ * cudot_init. Read it on the thread that called cudot_init (bindings whose threads may move, like Go's
+ * goroutines, read it in the same native call). A ctx that is not live gives a fixed message saying
+ * so. Never returns NULL. */
+CUDOT_API const char *cudot_last_error(const cudot_ctx *ctx);
+
+/*! cudot_version: the loaded library's version as major * 10000 + minor * 100 + patch. Bindings compare
+ * its major part (version / 10000) with the one they were written for. Thread-safe. */
+CUDOT_API uint32_t cudot_version(void);
+
+/*! cudot_version_string: the same version as text, e.g. "1.0.0". Static storage; never NULL. */
+CUDOT_API const char *cudot_version_string(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* CUDOT_H */

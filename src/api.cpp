@@ -1,0 +1,247 @@
+// api.cpp - every exported entry point: check the arguments, lock the context, dispatch to a backend,
+// and turn anything unexpected into a status. Nothing thrown or printed ever leaves this file.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <new>
+
+#include "context.hpp"
+#include "cpu/cpu_backend.hpp"
+#include "cuda/cuda_backend.hpp"
+#include "testing.hpp"
+
+namespace cudot {
+
+cudot_status fail(ErrorSink err, cudot_status status, const char *format, ...) {
+    if (err.text && err.size) {
+        va_list args;
+        va_start(args, format);
+        std::vsnprintf(err.text, err.size, format, args);
+        va_end(args);
+    }
+    return status;
+}
+
+std::size_t element_size(int32_t dtype) { return dtype == CUDOT_F64 ? sizeof(double) : sizeof(float); }
+
+namespace {
+
+// The message of this thread's last failed cudot_init (a failed init has no context to hold it).
+thread_local char init_error[512];
+
+constexpr uint32_t kConfigV1Size = 16;        // size of the first cudot_config: never shrinks
+constexpr uint32_t kConfigMaxSize = 4096;     // anything larger is garbage, not a future version
+
+bool live(const cudot_ctx *ctx) { return ctx && ctx->magic == cudot_ctx::kLiveMagic; }
+
+// Copies the caller's config (of whatever version) over the defaults and checks every field.
+cudot_status read_config(const cudot_config *config, cudot_config &out, ErrorSink err) {
+    out = cudot_config CUDOT_CONFIG_INIT;
+    if (!config) return CUDOT_OK;
+    uint32_t size = config->size;
+    if (size < kConfigV1Size || size > kConfigMaxSize)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                    "config->size is %u; set it to sizeof(cudot_config) (%u), or use CUDOT_CONFIG_INIT", size,
+                    static_cast<unsigned>(sizeof(cudot_config)));
+    const unsigned char *bytes = reinterpret_cast<const unsigned char *>(config);
+    for (uint32_t i = sizeof(cudot_config); i < size; ++i)
+        if (bytes[i] != 0)
+            return fail(err, CUDOT_ERROR_UNSUPPORTED,
+                        "config->size is %u and byte %u is set: the caller asks for options newer than this "
+                        "library (version %s, config size %u)",
+                        size, i, cudot_version_string(), static_cast<unsigned>(sizeof(cudot_config)));
+    std::memcpy(&out, config, size < sizeof(cudot_config) ? size : sizeof(cudot_config));
+    out.size = sizeof(cudot_config);
+    if (out.dtype == 0) out.dtype = CUDOT_F32;
+    if (out.dtype != CUDOT_F32 && out.dtype != CUDOT_F64)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "config->dtype %d is not CUDOT_F32 (1) or CUDOT_F64 (2)",
+                    static_cast<int>(out.dtype));
+    if (out.memory < CUDOT_MEMORY_AUTO || out.memory > CUDOT_MEMORY_HOST)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "config->memory %d is not a CUDOT_MEMORY_* value (0..4)",
+                    static_cast<int>(out.memory));
+    if (out.device == -1 && out.memory != CUDOT_MEMORY_HOST)
+        return fail(err, CUDOT_ERROR_UNSUPPORTED, "config->device -1 (every GPU) is not available in this version");
+    if (out.device < 0 && out.memory != CUDOT_MEMORY_HOST)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "config->device %d is negative",
+                    static_cast<int>(out.device));
+    return CUDOT_OK;
+}
+
+// Decides the strategy and backend and allocates everything. `ctx` is fresh; `err` is init_error.
+cudot_status build_context(cudot_ctx &ctx, const cudot_config &config, ErrorSink err) {
+    int32_t memory = config.memory;
+    if (memory == CUDOT_MEMORY_AUTO) {
+        cudot_status probe = cuda::probe(config.device, err);
+        if (probe == CUDOT_ERROR_INVALID_ARGUMENT) return probe;  // GPUs exist but not this ordinal
+        memory = probe == CUDOT_OK ? cuda::auto_strategy(config.device) : CUDOT_MEMORY_HOST;
+        err.text[0] = '\0';  // a missing GPU is not an error for AUTO
+    } else if (memory != CUDOT_MEMORY_HOST) {
+        cudot_status probe = cuda::probe(config.device, err);
+        if (probe != CUDOT_OK) return probe;
+    }
+    ctx.memory = memory;
+    if (memory == CUDOT_MEMORY_HOST) {
+        ctx.device = CUDOT_DEVICE_NONE;
+        return cpu::create(ctx, err);
+    }
+    ctx.device = config.device;
+    return cuda::create(ctx, err);
+}
+
+cudot_status init_impl(cudot_ctx **out, std::size_t n, const cudot_config *config) {
+    ErrorSink err{init_error, sizeof init_error};
+    if (!out) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "cudot_init: ctx (the out-pointer) is NULL");
+    *out = nullptr;
+    cudot_config cfg;
+    cudot_status status = read_config(config, cfg, err);
+    if (status != CUDOT_OK) return status;
+    std::size_t size = element_size(cfg.dtype);
+    if (n > static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max()) / size)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "n = %zu elements of %zu bytes overflows the address space",
+                    n, size);
+    cudot_ctx *ctx = new (std::nothrow) cudot_ctx;
+    if (!ctx) return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the context");
+    ctx->capacity = n;
+    ctx->dtype = cfg.dtype;
+    status = build_context(*ctx, cfg, err);
+    if (status != CUDOT_OK) {
+        ctx->magic = cudot_ctx::kDeadMagic;
+        delete ctx;  // build_context freed whatever it had taken
+        if (init_error[0] == '\0')
+            fail(err, CUDOT_ERROR_INTERNAL, "cudot_init failed (%s) without a message", cudot_status_string(status));
+        return status;
+    }
+    *out = ctx;
+    return CUDOT_OK;
+}
+
+cudot_status dot_impl(cudot_ctx *ctx, std::size_t n, bool whole, double *result) {
+    if (!live(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
+    std::lock_guard<std::mutex> lock(ctx->mutex);
+    if (!result) return fail(ctx->sink(), CUDOT_ERROR_INVALID_ARGUMENT, "result is NULL");
+    if (whole) n = ctx->capacity;
+    if (n > ctx->capacity)
+        return fail(ctx->sink(), CUDOT_ERROR_INVALID_ARGUMENT, "cudot_dot_n: n = %zu exceeds the capacity %zu", n,
+                    ctx->capacity);
+    if (n == 0) {
+        *result = 0.0;
+        return CUDOT_OK;
+    }
+    double value = 0.0;
+    cudot_status status = ctx->memory == CUDOT_MEMORY_HOST ? cpu::dot(*ctx, n, &value) : cuda::dot(*ctx, n, &value);
+    if (status != CUDOT_OK) return status;
+    // One NaN for every backend: x86 and GPUs make NaNs with different signs and payloads.
+    *result = std::isnan(value) ? std::numeric_limits<double>::quiet_NaN() : value;
+    return CUDOT_OK;
+}
+
+// Runs body and turns an escaping exception into a status (with a message when there is a sink).
+template <class Body>
+cudot_status guarded(ErrorSink err, Body body) noexcept {
+    try {
+        return body();
+    } catch (const std::bad_alloc &) {
+        return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory");
+    } catch (const std::exception &e) {
+        return fail(err, CUDOT_ERROR_INTERNAL, "unexpected C++ exception: %s", e.what());
+    } catch (...) {
+        return fail(err, CUDOT_ERROR_INTERNAL, "unexpected C++ exception");
+    }
+}
+
+ErrorSink sink_of(cudot_ctx *ctx) { return live(ctx) ? ctx->sink() : ErrorSink{nullptr, 0}; }
+
+}  // namespace
+
+// Test-only knobs (src/testing.hpp).
+namespace testing {
+void set_cpu_threads(cudot_ctx *ctx, unsigned threads) { ctx->hooks.cpu_threads = threads; }
+void set_cpu_always_parallel(cudot_ctx *ctx, bool on) { ctx->hooks.cpu_always_parallel = on; }
+void set_gpu_blocks(cudot_ctx *ctx, unsigned blocks) { ctx->hooks.gpu_blocks = blocks; }
+}  // namespace testing
+
+}  // namespace cudot
+
+using namespace cudot;
+
+extern "C" {
+
+CUDOT_API cudot_status cudot_init(cudot_ctx **ctx, size_t n, const cudot_config *config) {
+    return guarded(ErrorSink{init_error, sizeof init_error}, [&] { return init_impl(ctx, n, config); });
+}
+
+CUDOT_API cudot_status cudot_get_inputs(cudot_ctx *ctx, void **x, void **y) {
+    if (!live(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
+    if (x) *x = ctx->x;
+    if (y) *y = ctx->y;
+    return CUDOT_OK;
+}
+
+CUDOT_API cudot_status cudot_dot(cudot_ctx *ctx, double *result) {
+    return guarded(sink_of(ctx), [&] { return dot_impl(ctx, 0, true, result); });
+}
+
+CUDOT_API cudot_status cudot_dot_n(cudot_ctx *ctx, size_t n, double *result) {
+    return guarded(sink_of(ctx), [&] { return dot_impl(ctx, n, false, result); });
+}
+
+CUDOT_API cudot_status cudot_deinit(cudot_ctx *ctx) {
+    if (!ctx) return CUDOT_OK;
+    if (!live(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
+    return guarded(ErrorSink{nullptr, 0}, [&] {
+        {
+            std::lock_guard<std::mutex> lock(ctx->mutex);  // let a call already inside finish
+            ctx->magic = cudot_ctx::kDeadMagic;
+        }
+        cudot_status status = CUDOT_OK;
+        if (ctx->memory == CUDOT_MEMORY_HOST)
+            cpu::destroy(*ctx);
+        else
+            status = cuda::destroy(*ctx, ctx->sink());
+        delete ctx;
+        return status;
+    });
+}
+
+CUDOT_API cudot_status cudot_get_memory(const cudot_ctx *ctx, int32_t *memory, int32_t *device) {
+    if (!live(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
+    if (memory) *memory = ctx->memory;
+    if (device) *device = ctx->device;
+    return CUDOT_OK;
+}
+
+CUDOT_API cudot_status cudot_get_capacity(const cudot_ctx *ctx, size_t *n) {
+    if (!live(ctx) || !n) return CUDOT_ERROR_INVALID_ARGUMENT;
+    *n = ctx->capacity;
+    return CUDOT_OK;
+}
+
+CUDOT_API const char *cudot_status_string(cudot_status status) {
+    switch (status) {
+        case CUDOT_OK: return "CUDOT_OK";
+        case CUDOT_ERROR_INVALID_ARGUMENT: return "CUDOT_ERROR_INVALID_ARGUMENT";
+        case CUDOT_ERROR_OUT_OF_MEMORY: return "CUDOT_ERROR_OUT_OF_MEMORY";
+        case CUDOT_ERROR_NO_DEVICE: return "CUDOT_ERROR_NO_DEVICE";
+        case CUDOT_ERROR_UNSUPPORTED: return "CUDOT_ERROR_UNSUPPORTED";
+        case CUDOT_ERROR_CUDA: return "CUDOT_ERROR_CUDA";
+        case CUDOT_ERROR_INTERNAL: return "CUDOT_ERROR_INTERNAL";
+    }
+    return "CUDOT_ERROR_UNKNOWN";
+}
+
+CUDOT_API const char *cudot_last_error(const cudot_ctx *ctx) {
+    if (!ctx) return init_error;
+    if (!live(ctx)) return "not a live cudot context (NULL, already destroyed, or not from cudot_init)";
+    return ctx->error;
+}
+
+CUDOT_API uint32_t cudot_version(void) { return CUDOT_VERSION_NUMBER; }
+
+#define CUDOT_STR2(x) #x
+#define CUDOT_STR(x) CUDOT_STR2(x)
+CUDOT_API const char *cudot_version_string(void) {
+    return CUDOT_STR(CUDOT_VERSION_MAJOR) "." CUDOT_STR(CUDOT_VERSION_MINOR) "." CUDOT_STR(CUDOT_VERSION_PATCH);
+}
+
+}  // extern "C"

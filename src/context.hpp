@@ -1,0 +1,64 @@
+// context.hpp - the internal shape of a cudot_ctx and the error plumbing every layer shares.
+#pragma once
+
+#include <cstdarg>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+
+#include "cudot.h"
+
+namespace cudot {
+
+// Where a failing call writes its message: the context's own buffer, or (for a failed init, which
+// has no context yet) the calling thread's buffer.
+struct ErrorSink {
+    char *text;
+    std::size_t size;
+};
+
+// Formats the message into the sink and returns the status, so failures read as one line:
+//   return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "n (%zu) exceeds capacity (%zu)", n, cap);
+cudot_status fail(ErrorSink err, cudot_status status, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+std::size_t element_size(int32_t dtype);
+
+namespace cuda {
+struct DeviceState;  // the CUDA backend's part of a context (src/cuda/cuda_backend.hpp)
+}
+namespace cpu {
+struct HostState;  // the CPU backend's part of a context (src/cpu/cpu_backend.hpp)
+}
+
+// Knobs that only tests set (src/testing.hpp); zero means "choose normally".
+struct TestHooks {
+    unsigned cpu_threads = 0;  // cap on CPU threads used by one dot
+    unsigned gpu_blocks = 0;   // forced grid size of the dot kernel
+    bool cpu_always_parallel = false;  // use the thread pool even for tiny n
+};
+
+}  // namespace cudot
+
+struct cudot_ctx {
+    static constexpr std::uint64_t kLiveMagic = 0x746f64756321766cULL;  // "lv!cudot"
+    static constexpr std::uint64_t kDeadMagic = 0x646165642164656eULL;
+
+    std::uint64_t magic = kLiveMagic;  // checked by every entry point; overwritten by deinit
+    std::mutex mutex;                  // serializes calls on this context
+    std::size_t capacity = 0;
+    int32_t dtype = CUDOT_F32;
+    int32_t memory = CUDOT_MEMORY_HOST;  // resolved: never AUTO
+    int32_t device = CUDOT_DEVICE_NONE;
+    void *x = nullptr;  // the buffers handed to the caller
+    void *y = nullptr;
+    cudot::cpu::HostState *host = nullptr;      // set for HOST
+    cudot::cuda::DeviceState *gpu = nullptr;    // set for PINNED, MAPPED, MANAGED
+    cudot::TestHooks hooks;
+    char error[512] = {0};
+
+    cudot::ErrorSink sink() { return cudot::ErrorSink{error, sizeof error}; }
+};

@@ -1,0 +1,146 @@
+// cpu_backend.cpp - the HOST strategy. See cpu_backend.hpp and, for the order of operations, order.hpp.
+#include "cpu_backend.hpp"
+
+#include <cstdlib>
+#include <new>
+
+#if defined(_WIN32)
+#include <malloc.h>
+#include <windows.h>
+#else
+#include <unistd.h>
+#endif
+
+#include "../order.hpp"
+#include "thread_pool.hpp"
+#include "tile_kernels.hpp"
+
+namespace cudot {
+namespace cpu {
+
+// Below this many tiles a dot runs on the calling thread: waking workers costs more than it saves.
+constexpr std::size_t kSerialTiles = 16;  // 16 tiles = 2^17 elements
+// Tiles per pool task: big enough to amortize the task claim, small enough to balance threads.
+constexpr std::size_t kTilesPerTask = 8;
+
+struct HostState {
+    void *partials = nullptr;  // one accumulator per tile of capacity
+};
+
+std::size_t physical_memory() {
+#if defined(_WIN32)
+    MEMORYSTATUSEX status;
+    status.dwLength = sizeof status;
+    return GlobalMemoryStatusEx(&status) ? static_cast<std::size_t>(status.ullTotalPhys) : 0;
+#else
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
+#endif
+}
+
+void *allocate_host(std::size_t bytes) {
+    constexpr std::size_t kAlign = 4096;
+    std::size_t physical = physical_memory();
+    if (physical != 0 && bytes > physical) return nullptr;  // would only succeed by overcommitting
+    std::size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
+    if (rounded < bytes || rounded == 0) rounded = kAlign;
+#if defined(_WIN32)
+    return _aligned_malloc(rounded, kAlign);
+#else
+    void *p = nullptr;
+    return posix_memalign(&p, kAlign, rounded) == 0 ? p : nullptr;
+#endif
+}
+
+void free_host(void *p) {
+#if defined(_WIN32)
+    _aligned_free(p);
+#else
+    std::free(p);
+#endif
+}
+
+static std::size_t partial_size(int32_t dtype) {
+    return dtype == CUDOT_F64 ? sizeof(order::SumF64) : sizeof(order::SumF32);
+}
+
+cudot_status create(cudot_ctx &ctx, ErrorSink err) {
+    std::size_t bytes = ctx.capacity * element_size(ctx.dtype);  // overflow checked by the caller
+    std::size_t tiles = order::tile_count(ctx.capacity);
+    std::size_t physical = physical_memory();
+    if (physical != 0 && bytes > physical / 2)
+        return fail(err, CUDOT_ERROR_OUT_OF_MEMORY,
+                    "HOST buffers of 2 x %zu bytes exceed this machine's physical memory (%zu bytes)", bytes,
+                    physical);
+    HostState *state = new (std::nothrow) HostState;
+    if (!state) return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the context");
+    ctx.host = state;
+    ctx.x = allocate_host(bytes);
+    ctx.y = allocate_host(bytes);
+    state->partials = allocate_host(tiles * partial_size(ctx.dtype));
+    if (!ctx.x || !ctx.y || !state->partials) {
+        destroy(ctx);
+        return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "cannot allocate 2 x %zu bytes of host memory", bytes);
+    }
+    return CUDOT_OK;
+}
+
+void destroy(cudot_ctx &ctx) {
+    if (ctx.host) {
+        free_host(ctx.host->partials);
+        delete ctx.host;
+        ctx.host = nullptr;
+    }
+    free_host(ctx.x);
+    free_host(ctx.y);
+    ctx.x = ctx.y = nullptr;
+}
+
+template <class T>
+struct Job {
+    const T *x;
+    const T *y;
+    std::size_t n;
+    std::size_t tiles;
+    typename order::Arith<T>::Acc *partials;
+    const TileKernels *kernels;
+
+    void run_tiles(std::size_t first, std::size_t last) const;
+    static void task(void *self, std::size_t index) {
+        const Job &job = *static_cast<const Job *>(self);
+        std::size_t first = index * kTilesPerTask;
+        std::size_t last = first + kTilesPerTask < job.tiles ? first + kTilesPerTask : job.tiles;
+        job.run_tiles(first, last);
+    }
+};
+
+template <>
+void Job<float>::run_tiles(std::size_t first, std::size_t last) const {
+    kernels->f32(x, y, n, first, last, partials);
+}
+template <>
+void Job<double>::run_tiles(std::size_t first, std::size_t last) const {
+    kernels->f64(x, y, n, first, last, partials);
+}
+
+template <class T>
+static double dot_typed(cudot_ctx &ctx, std::size_t n) {
+    using Acc = typename order::Arith<T>::Acc;
+    Job<T> job{static_cast<const T *>(ctx.x), static_cast<const T *>(ctx.y), n, order::tile_count(n),
+               static_cast<Acc *>(ctx.host->partials), &tile_kernels()};
+    std::size_t tasks = (job.tiles + kTilesPerTask - 1) / kTilesPerTask;
+    if (job.tiles <= kSerialTiles && !ctx.hooks.cpu_always_parallel) {
+        job.run_tiles(0, job.tiles);
+    } else {
+        ThreadPool::instance().run(tasks, ctx.hooks.cpu_threads, &Job<T>::task, &job);
+    }
+    return order::Arith<T>::finish(order::join_tiles<T>(job.partials, job.tiles));
+}
+
+cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
+    *result = ctx.dtype == CUDOT_F64 ? dot_typed<double>(ctx, n) : dot_typed<float>(ctx, n);
+    return CUDOT_OK;
+}
+
+}  // namespace cpu
+}  // namespace cudot

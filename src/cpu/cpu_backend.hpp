@@ -1,0 +1,24 @@
+// cpu_backend.hpp - the HOST strategy: aligned host buffers, tile partials on the thread pool.
+#pragma once
+
+#include <cstddef>
+
+#include "../context.hpp"
+
+namespace cudot {
+namespace cpu {
+
+// Allocates ctx.x, ctx.y (ctx.capacity elements of ctx.dtype) and the scratch a dot needs.
+cudot_status create(cudot_ctx &ctx, ErrorSink err);
+void destroy(cudot_ctx &ctx);
+// The canonical dot of the first n elements of x and y (n <= capacity).
+cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result);
+
+// Page-aligned host memory that is refused (nullptr) rather than overcommitted beyond physical RAM.
+void *allocate_host(std::size_t bytes);
+void free_host(void *p);
+// Physical memory of this machine in bytes (0 if unknown).
+std::size_t physical_memory();
+
+}  // namespace cpu
+}  // namespace cudot

@@ -1,0 +1,7 @@
+// tile_kernels_avx2.cpp - the AVX2+FMA copy of the CPU inner loop (built with -mavx2 -mfma).
+// Only ever called after tile_kernels.cpp has checked that the processor has both.
+#include "tile_kernels.hpp"
+
+#define CUDOT_TILE_NS avx2
+#include "tile_kernels.inc"
+#undef CUDOT_TILE_NS

@@ -1,0 +1,235 @@
+// cuda_backend.cu - the GPU strategies: what each allocates, what a dot copies, the one launch.
+#include "cuda_backend.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <new>
+
+#include "../cpu/cpu_backend.hpp"
+#include "kernels/dot_kernel.cuh"
+
+namespace cudot {
+namespace cuda {
+
+struct DeviceState {
+    void *d_x = nullptr;  // what the kernel reads: device buffers (PINNED), device aliases of the
+    void *d_y = nullptr;  //   host buffers (MAPPED), or the managed buffers themselves (MANAGED)
+    bool own_device_inputs = false;  // d_x/d_y are separate cudaMalloc buffers (PINNED)
+    void *scratch = nullptr;         // the kernel's ticket, then one partial per tile
+    double *h_result = nullptr;      // mapped host word the kernel writes the result into
+    double *d_result = nullptr;
+    cudaStream_t stream = nullptr;
+    unsigned resident_blocks = 1;  // blocks of the dot kernel the whole device holds at once
+};
+
+constexpr std::size_t kTicketBytes = 256;  // keeps the partials after it 256-byte aligned
+
+// Records a failed CUDA call on the sink, naming the call and CUDA's own words, and clears the
+// error if it is not sticky.
+static cudot_status cuda_fail(ErrorSink err, cudaError_t error, const char *call) {
+    (void)cudaGetLastError();
+    cudot_status status = error == cudaErrorMemoryAllocation ? CUDOT_ERROR_OUT_OF_MEMORY : CUDOT_ERROR_CUDA;
+    return fail(err, status, "%s failed: %s (%s)", call, cudaGetErrorString(error), cudaGetErrorName(error));
+}
+
+#define CUDOT_CUDA_TRY(err, call)                                    \
+    do {                                                             \
+        cudaError_t cudot_error_ = (call);                           \
+        if (cudot_error_ != cudaSuccess) return cuda_fail(err, cudot_error_, #call); \
+    } while (0)
+
+cudot_status probe(int32_t device, ErrorSink err) {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return fail(err, CUDOT_ERROR_NO_DEVICE, "no usable GPU: cudaGetDeviceCount failed: %s (%s)",
+                    cudaGetErrorString(e), cudaGetErrorName(e));
+    }
+    if (count == 0) return fail(err, CUDOT_ERROR_NO_DEVICE, "no usable GPU: the CUDA driver reports no devices");
+    if (device >= count)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "config->device %d does not exist: %d CUDA device(s) present",
+                    static_cast<int>(device), count);
+    CUDOT_CUDA_TRY(err, cudaSetDevice(device));
+    cudaFuncAttributes attributes;
+    e = cudaFuncGetAttributes(&attributes, dot_kernel<float>);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        cudaDeviceProp prop;
+        if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) prop = cudaDeviceProp{};
+        return fail(err, CUDOT_ERROR_NO_DEVICE,
+                    "GPU %d (%s, compute capability %d.%d) cannot run this build's kernels: %s (%s)",
+                    static_cast<int>(device), prop.name, prop.major, prop.minor, cudaGetErrorString(e),
+                    cudaGetErrorName(e));
+    }
+    return CUDOT_OK;
+}
+
+int32_t auto_strategy(int32_t device) {
+    int can_map = 0;
+    if (cudaDeviceGetAttribute(&can_map, cudaDevAttrCanMapHostMemory, device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        can_map = 0;
+    }
+    return can_map ? CUDOT_MEMORY_MAPPED : CUDOT_MEMORY_PINNED;
+}
+
+static std::size_t partial_bytes(int32_t dtype) {
+    return dtype == CUDOT_F64 ? sizeof(order::SumF64) : sizeof(order::SumF32);
+}
+
+// Allocates the two input buffers for the strategy. Called with the device current.
+static cudot_status allocate_inputs(cudot_ctx &ctx, DeviceState &s, std::size_t bytes, ErrorSink err) {
+    const std::size_t physical = cpu::physical_memory();
+    const std::size_t alloc = std::max<std::size_t>(bytes, 256);  // non-NULL pointers even for n == 0
+    switch (ctx.memory) {
+        case CUDOT_MEMORY_PINNED:
+        case CUDOT_MEMORY_MAPPED: {
+            if (physical != 0 && bytes > physical / 4)
+                return fail(err, CUDOT_ERROR_OUT_OF_MEMORY,
+                            "refusing to page-lock 2 x %zu bytes: more than half of this machine's %zu bytes", bytes,
+                            physical);
+            unsigned flags = cudaHostAllocPortable;
+            if (ctx.memory == CUDOT_MEMORY_MAPPED) {
+                int can_map = 0;
+                CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&can_map, cudaDevAttrCanMapHostMemory, ctx.device));
+                if (!can_map)
+                    return fail(err, CUDOT_ERROR_UNSUPPORTED, "GPU %d cannot map host memory: use PINNED",
+                                static_cast<int>(ctx.device));
+                flags |= cudaHostAllocMapped;
+            }
+            CUDOT_CUDA_TRY(err, cudaHostAlloc(&ctx.x, alloc, flags));
+            CUDOT_CUDA_TRY(err, cudaHostAlloc(&ctx.y, alloc, flags));
+            if (ctx.memory == CUDOT_MEMORY_MAPPED) {
+                CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&s.d_x, ctx.x, 0));
+                CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&s.d_y, ctx.y, 0));
+            } else {
+                s.own_device_inputs = true;
+                CUDOT_CUDA_TRY(err, cudaMalloc(&s.d_x, alloc));
+                CUDOT_CUDA_TRY(err, cudaMalloc(&s.d_y, alloc));
+            }
+            return CUDOT_OK;
+        }
+        case CUDOT_MEMORY_MANAGED: {
+            int managed = 0;
+            CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, ctx.device));
+            if (!managed)
+                return fail(err, CUDOT_ERROR_UNSUPPORTED, "GPU %d does not support managed memory",
+                            static_cast<int>(ctx.device));
+            // Oversubscribed managed memory can stall the whole GPU: refuse before allocating.
+            std::size_t free_bytes = 0, total_bytes = 0;
+            CUDOT_CUDA_TRY(err, cudaMemGetInfo(&free_bytes, &total_bytes));
+            const std::size_t reserve = std::max<std::size_t>(free_bytes / 16, std::size_t(256) << 20);
+            if (bytes > free_bytes / 2 || 2 * bytes + reserve > free_bytes)
+                return fail(err, CUDOT_ERROR_OUT_OF_MEMORY,
+                            "MANAGED buffers of 2 x %zu bytes do not fit in GPU %d's free memory (%zu bytes, of which "
+                            "%zu are kept in reserve)",
+                            bytes, static_cast<int>(ctx.device), free_bytes, reserve);
+            CUDOT_CUDA_TRY(err, cudaMallocManaged(&ctx.x, alloc, cudaMemAttachGlobal));
+            CUDOT_CUDA_TRY(err, cudaMallocManaged(&ctx.y, alloc, cudaMemAttachGlobal));
+            s.d_x = ctx.x;
+            s.d_y = ctx.y;
+            return CUDOT_OK;
+        }
+        default:
+            return fail(err, CUDOT_ERROR_INTERNAL, "CUDA backend asked for strategy %d", static_cast<int>(ctx.memory));
+    }
+}
+
+static cudot_status create_state(cudot_ctx &ctx, DeviceState &s, ErrorSink err) {
+    CUDOT_CUDA_TRY(err, cudaSetDevice(ctx.device));
+    const std::size_t bytes = ctx.capacity * element_size(ctx.dtype);
+    cudot_status status = allocate_inputs(ctx, s, bytes, err);
+    if (status != CUDOT_OK) return status;
+
+    int sms = 0, per_sm = 0;
+    CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx.device));
+    if (ctx.dtype == CUDOT_F64)
+        CUDOT_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dot_kernel<double>, kThreads, 0));
+    else
+        CUDOT_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dot_kernel<float>, kThreads, 0));
+    s.resident_blocks = static_cast<unsigned>(std::max(1, sms * std::max(1, per_sm)));
+
+    CUDOT_CUDA_TRY(err, cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+    const std::size_t tiles = std::max<std::size_t>(order::tile_count(ctx.capacity), 1);
+    CUDOT_CUDA_TRY(err, cudaMalloc(&s.scratch, kTicketBytes + tiles * partial_bytes(ctx.dtype)));
+    CUDOT_CUDA_TRY(err, cudaMemsetAsync(s.scratch, 0, kTicketBytes, s.stream));
+    void *result = nullptr;
+    CUDOT_CUDA_TRY(err, cudaHostAlloc(&result, sizeof(double), cudaHostAllocMapped | cudaHostAllocPortable));
+    s.h_result = static_cast<double *>(result);
+    CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&result, s.h_result, 0));
+    s.d_result = static_cast<double *>(result);
+    CUDOT_CUDA_TRY(err, cudaStreamSynchronize(s.stream));
+    return CUDOT_OK;
+}
+
+cudot_status create(cudot_ctx &ctx, ErrorSink err) {
+    DeviceState *s = new (std::nothrow) DeviceState;
+    if (!s) return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the context");
+    ctx.gpu = s;
+    cudot_status status = create_state(ctx, *s, err);
+    if (status != CUDOT_OK) destroy(ctx, ErrorSink{nullptr, 0});  // keep the first message
+    return status;
+}
+
+// Runs a freeing call, remembering only the first failure.
+static void release(cudot_status &first, ErrorSink err, cudaError_t error, const char *call) {
+    if (error != cudaSuccess && first == CUDOT_OK) first = cuda_fail(err, error, call);
+    else if (error != cudaSuccess) (void)cudaGetLastError();
+}
+
+cudot_status destroy(cudot_ctx &ctx, ErrorSink err) {
+    DeviceState *s = ctx.gpu;
+    cudot_status first = CUDOT_OK;
+    release(first, err, cudaSetDevice(ctx.device), "cudaSetDevice");
+    if (s) {
+        if (s->stream) release(first, err, cudaStreamSynchronize(s->stream), "cudaStreamSynchronize");
+        if (s->stream) release(first, err, cudaStreamDestroy(s->stream), "cudaStreamDestroy");
+        if (s->scratch) release(first, err, cudaFree(s->scratch), "cudaFree(scratch)");
+        if (s->h_result) release(first, err, cudaFreeHost(s->h_result), "cudaFreeHost(result)");
+        if (s->own_device_inputs) {
+            if (s->d_x) release(first, err, cudaFree(s->d_x), "cudaFree(d_x)");
+            if (s->d_y) release(first, err, cudaFree(s->d_y), "cudaFree(d_y)");
+        }
+    }
+    const bool managed = ctx.memory == CUDOT_MEMORY_MANAGED;
+    if (ctx.x) release(first, err, managed ? cudaFree(ctx.x) : cudaFreeHost(ctx.x), "freeing x");
+    if (ctx.y) release(first, err, managed ? cudaFree(ctx.y) : cudaFreeHost(ctx.y), "freeing y");
+    ctx.x = ctx.y = nullptr;
+    delete s;
+    ctx.gpu = nullptr;
+    return first;
+}
+
+template <class T>
+static cudot_status launch(cudot_ctx &ctx, DeviceState &s, std::size_t n) {
+    const std::size_t tiles = order::tile_count(n);
+    unsigned blocks = ctx.hooks.gpu_blocks ? ctx.hooks.gpu_blocks : s.resident_blocks;
+    blocks = static_cast<unsigned>(std::min<std::size_t>(blocks, tiles));
+    dot_kernel<T><<<blocks, kThreads, 0, s.stream>>>(static_cast<const T *>(s.d_x), static_cast<const T *>(s.d_y), n,
+                                                     static_cast<Acc<T> *>(static_cast<void *>(
+                                                         static_cast<char *>(s.scratch) + kTicketBytes)),
+                                                     static_cast<unsigned *>(s.scratch), s.d_result);
+    cudaError_t e = cudaGetLastError();
+    return e == cudaSuccess ? CUDOT_OK : cuda_fail(ctx.sink(), e, sizeof(T) == 4 ? "dot_kernel<float> launch" : "dot_kernel<double> launch");
+}
+
+cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
+    DeviceState &s = *ctx.gpu;
+    ErrorSink err = ctx.sink();
+    CUDOT_CUDA_TRY(err, cudaSetDevice(ctx.device));
+    const std::size_t bytes = n * element_size(ctx.dtype);
+    if (ctx.memory == CUDOT_MEMORY_PINNED) {
+        CUDOT_CUDA_TRY(err, cudaMemcpyAsync(s.d_x, ctx.x, bytes, cudaMemcpyHostToDevice, s.stream));
+        CUDOT_CUDA_TRY(err, cudaMemcpyAsync(s.d_y, ctx.y, bytes, cudaMemcpyHostToDevice, s.stream));
+    }
+    cudot_status status = ctx.dtype == CUDOT_F64 ? launch<double>(ctx, s, n) : launch<float>(ctx, s, n);
+    if (status != CUDOT_OK) return status;
+    CUDOT_CUDA_TRY(err, cudaStreamSynchronize(s.stream));
+    *result = *static_cast<volatile double *>(s.h_result);
+    return CUDOT_OK;
+}
+
+}  // namespace cuda
+}  // namespace cudot

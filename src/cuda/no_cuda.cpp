@@ -1,0 +1,18 @@
+// no_cuda.cpp - the CUDA backend of a build configured with CUDOT_WITH_CUDA=OFF: no GPU, ever.
+#include "cuda_backend.hpp"
+
+namespace cudot {
+namespace cuda {
+
+static const char kWhy[] = "this cudot was built without CUDA (CUDOT_WITH_CUDA=OFF): only CUDOT_MEMORY_HOST works";
+
+cudot_status probe(int32_t, ErrorSink err) { return fail(err, CUDOT_ERROR_NO_DEVICE, "%s", kWhy); }
+int32_t auto_strategy(int32_t) { return CUDOT_MEMORY_HOST; }
+cudot_status create(cudot_ctx &, ErrorSink err) { return fail(err, CUDOT_ERROR_NO_DEVICE, "%s", kWhy); }
+cudot_status destroy(cudot_ctx &, ErrorSink) { return CUDOT_OK; }
+cudot_status dot(cudot_ctx &ctx, std::size_t, double *) {
+    return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU dot in a build without CUDA");
+}
+
+}  // namespace cuda
+}  // namespace cudot

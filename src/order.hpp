@@ -1,0 +1,147 @@
+// order.hpp - the canonical summation order and arithmetic, shared by the CPU and CUDA backends.
+//
+// Every backend must produce bit-for-bit the same result, so the order of every floating-point
+// operation is fixed here and depends only on n (docs/DESIGN.md draws it):
+//
+//   1. The vector is cut into tiles of kTile = kLanes * kSteps elements; the last tile may be short.
+//   2. Inside a tile, element i belongs to lane (i % kLanes). Each lane starts from zero and adds its
+//      products in increasing index order (at most kSteps of them).
+//   3. The kLanes lane sums are joined by a perfect binary tree of adjacent pairs:
+//      level by level, value[i] = merge(value[2i], value[2i+1]). The root is the tile's partial.
+//   4. Tile partials are dealt to kLanes join lanes (partial t goes to join lane t % kLanes), each join
+//      lane merges its partials in increasing t, and the join lanes meet in the same tree as in step 3.
+//   5. finish() turns the root into the double that is returned.
+//
+// The GPU maps a 256-thread block onto one tile, each thread owning 4 adjacent lanes; its warp
+// shuffles and shared-memory steps are exactly the levels of the tree in step 3. The CPU computes
+// the same lanes with SIMD and walks the same tree. Grid size, SM count, thread count and strategy
+// change who computes a tile, never the order inside it.
+//
+// Arithmetic: F32 inputs - the product of two floats is exact in double, so a lane is a plain double
+// sum (fused or not, the result is the same). F64 inputs - Dot2 of Ogita, Rump & Oishi (2005): each
+// product split exactly by TwoProduct (an fma), each addition by TwoSum, the errors summed alongside.
+// Multiplications and additions that must not be fused or reordered go through mul_rn/add_rn.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+// Everything here is force-inlined: the CPU inner loop is compiled twice with different instruction
+// sets (src/cpu/tile_kernels.inc), and an out-of-line copy shared between the two could hand AVX2
+// code to a processor without it.
+#if defined(__CUDACC__)
+#define CUDOT_HD __host__ __device__ __forceinline__
+#elif defined(__GNUC__)
+#define CUDOT_HD inline __attribute__((always_inline))
+#else
+#define CUDOT_HD inline
+#endif
+
+namespace cudot {
+namespace order {
+
+constexpr std::size_t kLanes = 1024;  // lanes per tile; a power of two
+constexpr std::size_t kSteps = 8;     // elements per lane per tile
+constexpr std::size_t kTile = kLanes * kSteps;
+
+CUDOT_HD constexpr std::size_t tile_count(std::size_t n) { return n / kTile + (n % kTile != 0); }
+
+// Round-to-nearest multiply and add that the compiler may not contract into an fma.
+// (Host code is also built with -ffp-contract=off; this keeps the device side honest too.)
+CUDOT_HD double mul_rn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+    return __dmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+CUDOT_HD double add_rn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+    return __dadd_rn(a, b);
+#else
+    return a + b;
+#endif
+}
+CUDOT_HD double fma_rn(double a, double b, double c) {
+#if defined(__CUDA_ARCH__)
+    return __fma_rn(a, b, c);
+#else
+    return std::fma(a, b, c);
+#endif
+}
+
+// Accumulator for F32 inputs: one double.
+struct SumF32 {
+    double s;
+};
+
+// Accumulator for F64 inputs: a running sum and the running sum of its rounding errors.
+struct SumF64 {
+    double s;
+    double c;
+};
+
+template <class T> struct Arith;
+
+template <> struct Arith<float> {
+    using Acc = SumF32;
+    CUDOT_HD static Acc zero() { return Acc{0.0}; }
+    CUDOT_HD static void add_product(Acc &a, float x, float y) {
+        // Exact product (24 + 24 bits < 53), one rounding in the addition.
+        a.s = add_rn(a.s, mul_rn(static_cast<double>(x), static_cast<double>(y)));
+    }
+    CUDOT_HD static Acc merge(Acc a, Acc b) { return Acc{add_rn(a.s, b.s)}; }
+    CUDOT_HD static double finish(Acc a) { return a.s; }
+};
+
+template <> struct Arith<double> {
+    using Acc = SumF64;
+    CUDOT_HD static Acc zero() { return Acc{0.0, 0.0}; }
+    // TwoSum (Knuth): s + e == a + b exactly, for finite values without overflow.
+    CUDOT_HD static double two_sum(double a, double b, double &e) {
+        double s = add_rn(a, b);
+        double bb = add_rn(s, -a);
+        e = add_rn(add_rn(a, -add_rn(s, -bb)), add_rn(b, -bb));
+        return s;
+    }
+    CUDOT_HD static void add_product(Acc &a, double x, double y) {
+        double p = mul_rn(x, y);
+        double ep = fma_rn(x, y, -p);  // TwoProduct: p + ep == x * y exactly
+        double es;
+        a.s = two_sum(a.s, p, es);
+        a.c = add_rn(a.c, add_rn(ep, es));
+    }
+    CUDOT_HD static Acc merge(Acc a, Acc b) {
+        double e;
+        double s = two_sum(a.s, b.s, e);
+        return Acc{s, add_rn(add_rn(a.c, b.c), e)};
+    }
+    // The plain sum s is the ordinary floating-point dot; the correction c is only meaningful while
+    // everything is finite (Inf - Inf inside TwoSum would turn a genuine infinity into NaN).
+    CUDOT_HD static double finish(Acc a) {
+        if (!(a.s - a.s == 0.0) || !(a.c - a.c == 0.0)) return a.s;  // s or c is Inf or NaN
+        return add_rn(a.s, a.c);
+    }
+};
+
+// Host-side walk of steps 3 and 4 (the GPU does the same with shuffles; see cuda/kernels/).
+// Joins v[0..kLanes) in place by the adjacent-pair tree and returns the root.
+template <class T>
+CUDOT_HD typename Arith<T>::Acc lane_tree(typename Arith<T>::Acc *v) {
+    for (std::size_t width = kLanes / 2; width >= 1; width /= 2)
+        for (std::size_t i = 0; i < width; ++i) v[i] = Arith<T>::merge(v[2 * i], v[2 * i + 1]);
+    return v[0];
+}
+
+template <class T>
+inline typename Arith<T>::Acc join_tiles(const typename Arith<T>::Acc *partials, std::size_t tiles) {
+    typename Arith<T>::Acc lanes[kLanes];
+    for (std::size_t l = 0; l < kLanes; ++l) lanes[l] = Arith<T>::zero();
+    for (std::size_t t = 0; t < tiles; ++t)
+        lanes[t % kLanes] = Arith<T>::merge(lanes[t % kLanes], partials[t]);
+    return lane_tree<T>(lanes);
+}
+
+}  // namespace order
+}  // namespace cudot

@@ -1,0 +1,26 @@
+// main_gpu.cpp - main() of the GPU test program, with Catch2's implementation.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstring>
+
+#include "cudot.h"
+
+// Exits 77 ("skipped" to CTest) when no GPU is usable, unless Catch2 is only listing tests.
+int main(int argc, char **argv) {
+    bool listing = false;
+    for (int i = 1; i < argc; ++i)
+        if (std::strncmp(argv[i], "--list", 6) == 0) listing = true;
+    if (!listing) {
+        cudot_config config = CUDOT_CONFIG_INIT;
+        config.memory = CUDOT_MEMORY_PINNED;
+        cudot_ctx *ctx = nullptr;
+        if (cudot_init(&ctx, 1, &config) != CUDOT_OK) {
+            std::printf("SKIPPED: no usable GPU: %s\n", cudot_last_error(nullptr));
+            return 77;
+        }
+        cudot_deinit(ctx);
+    }
+    return Catch::Session().run(argc, argv);
+}

@@ -1,0 +1,261 @@
+// test_api.cpp - the contract of include/cudot.h, checked on the HOST backend (runs everywhere).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "reference.hpp"
+
+using test::Ctx;
+
+TEST_CASE("version macros and run-time version agree", "[api]") {
+    CHECK(cudot_version() == CUDOT_VERSION_NUMBER);
+    CHECK(cudot_version() / 10000 == CUDOT_VERSION_MAJOR);
+    CHECK(std::string(cudot_version_string()) ==
+          std::to_string(CUDOT_VERSION_MAJOR) + "." + std::to_string(CUDOT_VERSION_MINOR) + "." +
+              std::to_string(CUDOT_VERSION_PATCH));
+}
+
+TEST_CASE("status strings name every status and never return NULL", "[api]") {
+    CHECK(std::string(cudot_status_string(CUDOT_OK)) == "CUDOT_OK");
+    CHECK(std::string(cudot_status_string(CUDOT_ERROR_INVALID_ARGUMENT)) == "CUDOT_ERROR_INVALID_ARGUMENT");
+    CHECK(std::string(cudot_status_string(CUDOT_ERROR_OUT_OF_MEMORY)) == "CUDOT_ERROR_OUT_OF_MEMORY");
+    CHECK(std::string(cudot_status_string(CUDOT_ERROR_NO_DEVICE)) == "CUDOT_ERROR_NO_DEVICE");
+    CHECK(std::string(cudot_status_string(CUDOT_ERROR_UNSUPPORTED)) == "CUDOT_ERROR_UNSUPPORTED");
+    CHECK(std::string(cudot_status_string(CUDOT_ERROR_CUDA)) == "CUDOT_ERROR_CUDA");
+    CHECK(std::string(cudot_status_string(CUDOT_ERROR_INTERNAL)) == "CUDOT_ERROR_INTERNAL");
+    for (int unknown : {-1, 7, 42, 1 << 30})
+        CHECK(std::string(cudot_status_string(static_cast<cudot_status>(unknown))) == "CUDOT_ERROR_UNKNOWN");
+}
+
+TEST_CASE("the ABI values are the documented ones", "[api]") {
+    CHECK(sizeof(cudot_config) == 16);
+    CHECK(offsetof(cudot_config, dtype) == 4);
+    CHECK(offsetof(cudot_config, memory) == 8);
+    CHECK(offsetof(cudot_config, device) == 12);
+    cudot_config c = CUDOT_CONFIG_INIT;
+    CHECK(c.size == 16);
+    CHECK(c.dtype == CUDOT_F32);
+    CHECK(c.memory == CUDOT_MEMORY_AUTO);
+    CHECK(c.device == 0);
+}
+
+// Calls cudot_init with ctx pre-set to garbage, and checks the failure contract.
+static void expect_init_failure(std::size_t n, const cudot_config *config, cudot_status expected,
+                                const char *message_part) {
+    cudot_ctx *ctx = reinterpret_cast<cudot_ctx *>(std::uintptr_t(0xdead));
+    cudot_status s = cudot_init(&ctx, n, config);
+    INFO(cudot_last_error(nullptr));
+    CHECK(s == expected);
+    CHECK(ctx == nullptr);
+    CHECK(std::strstr(cudot_last_error(nullptr), message_part) != nullptr);
+}
+
+TEST_CASE("init rejects bad arguments with a status and a message", "[api]") {
+    CHECK(cudot_init(nullptr, 10, nullptr) == CUDOT_ERROR_INVALID_ARGUMENT);
+    CHECK(std::strstr(cudot_last_error(nullptr), "NULL") != nullptr);
+
+    cudot_config c = CUDOT_CONFIG_INIT;
+    c.memory = CUDOT_MEMORY_HOST;
+    SECTION("config sizes smaller than the first version") {
+        for (uint32_t size : {0u, 4u, 8u, 15u}) {
+            c.size = size;
+            expect_init_failure(10, &c, CUDOT_ERROR_INVALID_ARGUMENT, "config->size");
+        }
+    }
+    SECTION("unknown dtype") {
+        for (int32_t dtype : {-1, 3, 99}) {
+            c.dtype = dtype;
+            expect_init_failure(10, &c, CUDOT_ERROR_INVALID_ARGUMENT, "dtype");
+        }
+    }
+    SECTION("unknown memory strategy") {
+        for (int32_t memory : {-1, 5, 1000}) {
+            c.memory = memory;
+            expect_init_failure(10, &c, CUDOT_ERROR_INVALID_ARGUMENT, "memory");
+        }
+    }
+    SECTION("negative device for a strategy that uses one") {
+        c.memory = CUDOT_MEMORY_AUTO;
+        c.device = -1;
+        expect_init_failure(10, &c, CUDOT_ERROR_UNSUPPORTED, "device -1");
+        c.device = -7;
+        expect_init_failure(10, &c, CUDOT_ERROR_INVALID_ARGUMENT, "device");
+    }
+    SECTION("n whose byte count overflows") {
+        expect_init_failure(std::numeric_limits<std::size_t>::max(), &c, CUDOT_ERROR_INVALID_ARGUMENT, "overflow");
+        c.dtype = CUDOT_F64;
+        expect_init_failure(std::numeric_limits<std::size_t>::max() / 4, &c, CUDOT_ERROR_INVALID_ARGUMENT, "overflow");
+    }
+    SECTION("n beyond the machine's memory") {
+        expect_init_failure(std::size_t(1) << 60, &c, CUDOT_ERROR_OUT_OF_MEMORY, "physical memory");
+    }
+}
+
+TEST_CASE("config structs from older and newer callers", "[api]") {
+    struct Bigger {
+        cudot_config base;
+        int32_t future_field;
+        int32_t future_field2;
+    } big;
+    std::memset(&big, 0, sizeof big);
+    big.base.size = sizeof big;
+    big.base.memory = CUDOT_MEMORY_HOST;
+    cudot_ctx *ctx = nullptr;
+    SECTION("larger struct, unknown tail all zero: accepted") {
+        REQUIRE(cudot_init(&ctx, 5, &big.base) == CUDOT_OK);
+        cudot_deinit(ctx);
+    }
+    SECTION("larger struct asking for something unknown: refused") {
+        big.future_field2 = 1;
+        expect_init_failure(5, &big.base, CUDOT_ERROR_UNSUPPORTED, "newer than this library");
+    }
+    SECTION("absurd size: refused without reading beyond") {
+        big.base.size = 1u << 31;
+        expect_init_failure(5, &big.base, CUDOT_ERROR_INVALID_ARGUMENT, "config->size");
+    }
+    SECTION("zero fields mean defaults") {
+        cudot_config zero;
+        std::memset(&zero, 0, sizeof zero);
+        zero.size = sizeof zero;
+        REQUIRE(cudot_init(&ctx, 5, &zero) == CUDOT_OK);
+        int32_t memory = -1;
+        REQUIRE(cudot_get_memory(ctx, &memory, nullptr) == CUDOT_OK);
+        CHECK(memory != CUDOT_MEMORY_AUTO);
+        cudot_deinit(ctx);
+    }
+}
+
+TEST_CASE("NULL config means F32 and AUTO", "[api]") {
+    cudot_ctx *ctx = nullptr;
+    REQUIRE(cudot_init(&ctx, 100, nullptr) == CUDOT_OK);
+    int32_t memory = -1, device = -1;
+    REQUIRE(cudot_get_memory(ctx, &memory, &device) == CUDOT_OK);
+    CHECK(memory != CUDOT_MEMORY_AUTO);
+    if (memory == CUDOT_MEMORY_HOST) CHECK(device == CUDOT_DEVICE_NONE);
+    else CHECK(device == 0);
+    std::size_t cap = 0;
+    REQUIRE(cudot_get_capacity(ctx, &cap) == CUDOT_OK);
+    CHECK(cap == 100);
+    float *x = nullptr, *y = nullptr;
+    REQUIRE(cudot_get_inputs(ctx, reinterpret_cast<void **>(&x), reinterpret_cast<void **>(&y)) == CUDOT_OK);
+    for (int i = 0; i < 100; ++i) x[i] = y[i] = 0.5f;  // F32 buffers: 100 floats each
+    double r = 0;
+    REQUIRE(cudot_dot(ctx, &r) == CUDOT_OK);
+    CHECK(r == 25.0);
+    CHECK(cudot_deinit(ctx) == CUDOT_OK);
+}
+
+TEST_CASE("GPU strategies without a usable GPU say so; AUTO falls back to HOST", "[api]") {
+    for (int32_t memory : {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED}) {
+        Ctx c(64, CUDOT_F32, memory);
+        INFO(test::memory_name(memory) << ": " << c.init_error);
+        if (c.status == CUDOT_ERROR_NO_DEVICE) {
+            CHECK(c.ctx == nullptr);
+            CHECK_FALSE(c.init_error.empty());
+            Ctx a(64, CUDOT_F32, CUDOT_MEMORY_AUTO);
+            REQUIRE(a.status == CUDOT_OK);
+            int32_t resolved = -1, device = 0;
+            cudot_get_memory(a.ctx, &resolved, &device);
+            CHECK(resolved == CUDOT_MEMORY_HOST);
+            CHECK(device == CUDOT_DEVICE_NONE);
+        } else {
+            CHECK(c.status == CUDOT_OK);  // a machine with a GPU: test_gpu covers it
+        }
+    }
+}
+
+TEST_CASE("HOST ignores the device field", "[api]") {
+    Ctx c(8, CUDOT_F64, CUDOT_MEMORY_HOST, -5);
+    REQUIRE(c.status == CUDOT_OK);
+}
+
+TEST_CASE("calls on NULL or with NULL out-pointers fail cleanly", "[api]") {
+    double r = 1.0;
+    CHECK(cudot_dot(nullptr, &r) == CUDOT_ERROR_INVALID_ARGUMENT);
+    CHECK(cudot_dot_n(nullptr, 0, &r) == CUDOT_ERROR_INVALID_ARGUMENT);
+    CHECK(r == 1.0);
+    void *p = nullptr;
+    CHECK(cudot_get_inputs(nullptr, &p, &p) == CUDOT_ERROR_INVALID_ARGUMENT);
+    CHECK(cudot_get_memory(nullptr, nullptr, nullptr) == CUDOT_ERROR_INVALID_ARGUMENT);
+    std::size_t cap = 0;
+    CHECK(cudot_get_capacity(nullptr, &cap) == CUDOT_ERROR_INVALID_ARGUMENT);
+    CHECK(cudot_deinit(nullptr) == CUDOT_OK);
+    CHECK(cudot_last_error(nullptr) != nullptr);
+
+    Ctx c(10, CUDOT_F32, CUDOT_MEMORY_HOST);
+    REQUIRE(c.status == CUDOT_OK);
+    CHECK(std::string(cudot_last_error(c.ctx)).empty());
+    CHECK(cudot_dot(c.ctx, nullptr) == CUDOT_ERROR_INVALID_ARGUMENT);
+    CHECK(std::strstr(cudot_last_error(c.ctx), "result") != nullptr);
+    CHECK(cudot_get_capacity(c.ctx, nullptr) == CUDOT_ERROR_INVALID_ARGUMENT);
+    CHECK(cudot_get_inputs(c.ctx, nullptr, nullptr) == CUDOT_OK);
+    CHECK(cudot_get_memory(c.ctx, nullptr, nullptr) == CUDOT_OK);
+}
+
+TEST_CASE("a failed call leaves the context usable and its message in place", "[api]") {
+    Ctx c(10, CUDOT_F32, CUDOT_MEMORY_HOST);
+    REQUIRE(c.status == CUDOT_OK);
+    for (int i = 0; i < 10; ++i) c.x<float>()[i] = c.y<float>()[i] = 1.0f;
+    double r = 0;
+    CHECK(cudot_dot_n(c.ctx, 11, &r) == CUDOT_ERROR_INVALID_ARGUMENT);
+    std::string message = cudot_last_error(c.ctx);
+    CHECK(message.find("capacity") != std::string::npos);
+    CHECK(c.dot() == 10.0);
+    CHECK(message == cudot_last_error(c.ctx));  // success does not clear the last failure
+}
+
+TEST_CASE("inputs are aligned, distinct and stable", "[api]") {
+    for (int32_t dtype : {CUDOT_F32, CUDOT_F64}) {
+        Ctx c(1001, dtype, CUDOT_MEMORY_HOST);
+        REQUIRE(c.status == CUDOT_OK);
+        void *x1, *y1, *x2, *y2;
+        cudot_get_inputs(c.ctx, &x1, &y1);
+        cudot_get_inputs(c.ctx, &x2, &y2);
+        CHECK(x1 == x2);
+        CHECK(y1 == y2);
+        CHECK(x1 != y1);
+        CHECK(reinterpret_cast<std::uintptr_t>(x1) % 64 == 0);
+        CHECK(reinterpret_cast<std::uintptr_t>(y1) % 64 == 0);
+    }
+}
+
+TEST_CASE("n = 0: a context with no elements, every dot exactly +0.0", "[api]") {
+    for (int32_t dtype : {CUDOT_F32, CUDOT_F64}) {
+        Ctx c(0, dtype, CUDOT_MEMORY_HOST);
+        REQUIRE(c.status == CUDOT_OK);
+        void *x = nullptr, *y = nullptr;
+        REQUIRE(cudot_get_inputs(c.ctx, &x, &y) == CUDOT_OK);
+        CHECK(x != nullptr);
+        CHECK(y != nullptr);
+        double r = c.dot();
+        CHECK(test::bits(r) == test::bits(0.0));
+        CHECK(test::bits(c.dot_n(0)) == test::bits(0.0));
+        CHECK(cudot_dot_n(c.ctx, 1, &r) == CUDOT_ERROR_INVALID_ARGUMENT);
+    }
+}
+
+TEST_CASE("dot_n reads only the first n and matches a context of capacity n", "[api]") {
+    const std::size_t cap = 50000;
+    Ctx big(cap, CUDOT_F64, CUDOT_MEMORY_HOST);
+    REQUIRE(big.status == CUDOT_OK);
+    test::fill_random(big.x<double>(), big.y<double>(), cap, 7);
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(8191), std::size_t(8193), cap - 1, cap}) {
+        Ctx small(n, CUDOT_F64, CUDOT_MEMORY_HOST);
+        REQUIRE(small.status == CUDOT_OK);
+        std::memcpy(small.x<double>(), big.x<double>(), n * sizeof(double));
+        std::memcpy(small.y<double>(), big.y<double>(), n * sizeof(double));
+        INFO("n = " << n);
+        CHECK(test::bits(big.dot_n(n)) == test::bits(small.dot()));
+    }
+    // Poison beyond n: dot_n must not see it.
+    big.x<double>()[100] = std::numeric_limits<double>::quiet_NaN();
+    CHECK_FALSE(std::isnan(big.dot_n(100)));
+    CHECK(std::isnan(big.dot_n(101)));
+    double r;
+    CHECK(cudot_dot_n(big.ctx, cap + 1, &r) == CUDOT_ERROR_INVALID_ARGUMENT);
+    CHECK(cudot_dot_n(big.ctx, std::numeric_limits<std::size_t>::max(), &r) == CUDOT_ERROR_INVALID_ARGUMENT);
+}
