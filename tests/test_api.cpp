@@ -149,7 +149,7 @@ TEST_CASE("NULL config means F32 and AUTO", "[api]") {
     CHECK(cudot_deinit(ctx) == CUDOT_OK);
 }
 
-TEST_CASE("GPU strategies without a usable GPU say so; AUTO falls back to HOST", "[api]") {
+TEST_CASE("GPU strategies without a usable GPU say so and AUTO falls back to HOST", "[api]") {
     for (int32_t memory : {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED}) {
         Ctx c(64, CUDOT_F32, memory);
         INFO(test::memory_name(memory) << ": " << c.init_error);

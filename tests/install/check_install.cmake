@@ -18,9 +18,15 @@ execute_process(COMMAND ${WORK_DIR}/consumer/consumer RESULT_VARIABLE rc OUTPUT_
 if(NOT rc EQUAL 0 OR NOT out MATCHES "consumer ok")
   message(FATAL_ERROR "the find_package consumer failed: ${out}")
 endif()
-file(GLOB pcdir LIST_DIRECTORIES true ${WORK_DIR}/prefix/lib*/pkgconfig)
+find_program(PKG_CONFIG pkg-config)
+if(NOT PKG_CONFIG)
+  message(STATUS "find_package consumer ok; SKIPPED the pkg-config half: pkg-config is not installed")
+  return()
+endif()
+file(GLOB_RECURSE pcfile ${WORK_DIR}/prefix/cudot.pc)
+get_filename_component(pcdir "${pcfile}" DIRECTORY)
 set(ENV{PKG_CONFIG_PATH} "${pcdir}")
-execute_process(COMMAND pkg-config --cflags --libs cudot OUTPUT_VARIABLE flags RESULT_VARIABLE rc
+execute_process(COMMAND ${PKG_CONFIG} --cflags --libs cudot OUTPUT_VARIABLE flags RESULT_VARIABLE rc
                 OUTPUT_STRIP_TRAILING_WHITESPACE)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "pkg-config cannot find cudot in ${pcdir}")
