@@ -126,21 +126,30 @@ template <> struct Arith<double> {
 };
 
 // Host-side walk of steps 3 and 4 (the GPU does the same with shuffles; see cuda/kernels/).
-// Joins v[0..kLanes) in place by the adjacent-pair tree and returns the root.
+//
+// Joins v[0..used) in place by the adjacent-pair tree and returns the root, where lanes used..kLanes
+// are known to be zero. Merging with a zero changes nothing that finish() can see: a sum that started
+// at +0 is never -0, so s + 0 == s; and where s is Inf or NaN (the only case in which TwoSum with a
+// zero disturbs the error term) it stays non-finite up the tree and finish() ignores the error term.
+// So at each level a lone last value moves up unmerged, and the result equals the full tree over
+// kLanes lanes bit for bit (tests/test_host_dot.cpp checks this against the literal full tree).
 template <class T>
-CUDOT_HD typename Arith<T>::Acc lane_tree(typename Arith<T>::Acc *v) {
-    for (std::size_t width = kLanes / 2; width >= 1; width /= 2)
-        for (std::size_t i = 0; i < width; ++i) v[i] = Arith<T>::merge(v[2 * i], v[2 * i + 1]);
+CUDOT_HD typename Arith<T>::Acc lane_tree(typename Arith<T>::Acc *v, std::size_t used = kLanes) {
+    if (used == 0) return Arith<T>::zero();
+    for (std::size_t width = used; width > 1; width = (width + 1) / 2) {
+        for (std::size_t i = 0; i < width / 2; ++i) v[i] = Arith<T>::merge(v[2 * i], v[2 * i + 1]);
+        if (width % 2) v[width / 2] = v[width - 1];
+    }
     return v[0];
 }
 
 template <class T>
 inline typename Arith<T>::Acc join_tiles(const typename Arith<T>::Acc *partials, std::size_t tiles) {
     typename Arith<T>::Acc lanes[kLanes];
-    for (std::size_t l = 0; l < kLanes; ++l) lanes[l] = Arith<T>::zero();
-    for (std::size_t t = 0; t < tiles; ++t)
-        lanes[t % kLanes] = Arith<T>::merge(lanes[t % kLanes], partials[t]);
-    return lane_tree<T>(lanes);
+    const std::size_t used = tiles < kLanes ? tiles : kLanes;
+    for (std::size_t l = 0; l < used; ++l) lanes[l] = Arith<T>::merge(Arith<T>::zero(), partials[l]);
+    for (std::size_t t = kLanes; t < tiles; ++t) lanes[t % kLanes] = Arith<T>::merge(lanes[t % kLanes], partials[t]);
+    return lane_tree<T>(lanes, used);
 }
 
 }  // namespace order

@@ -2,7 +2,9 @@
 // reproducibility across calls, thread counts and instruction-set variants.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "checks.hpp"
@@ -102,4 +104,58 @@ TEST_CASE("HOST: a large vector (2^24 + 3)", "[host][large]") {
     const std::size_t n = (std::size_t(1) << 24) + 3;
     test::check_accuracy<float>(CUDOT_MEMORY_HOST, CUDOT_F32, n, 11);
     test::check_accuracy<double>(CUDOT_MEMORY_HOST, CUDOT_F64, n, 12);
+}
+
+// The canonical order of src/order.hpp written out literally: every lane of every tile (zeros
+// included), every level of both trees. The library's CPU path skips zero lanes and the GPU uses
+// shuffles; both must agree with this bit for bit.
+template <class T>
+static double literal_canonical_dot(const T *x, const T *y, std::size_t n) {
+    using namespace cudot::order;
+    using A = Arith<T>;
+    auto full_tree = [](std::vector<typename A::Acc> v) {
+        for (std::size_t width = kLanes / 2; width >= 1; width /= 2)
+            for (std::size_t i = 0; i < width; ++i) v[i] = A::merge(v[2 * i], v[2 * i + 1]);
+        return v[0];
+    };
+    std::vector<typename A::Acc> partials;
+    for (std::size_t begin = 0; begin < n; begin += kTile) {
+        std::vector<typename A::Acc> lanes(kLanes, A::zero());
+        for (std::size_t j = 0; j < kSteps; ++j)
+            for (std::size_t l = 0; l < kLanes; ++l) {
+                std::size_t i = begin + j * kLanes + l;
+                if (i < n) A::add_product(lanes[l], x[i], y[i]);
+            }
+        partials.push_back(full_tree(lanes));
+    }
+    std::vector<typename A::Acc> join(kLanes, A::zero());
+    for (std::size_t t = 0; t < partials.size(); ++t) join[t % kLanes] = A::merge(join[t % kLanes], partials[t]);
+    double r = A::finish(full_tree(join));
+    return std::isnan(r) ? std::numeric_limits<double>::quiet_NaN() : r;
+}
+
+template <class T>
+static void check_literal(std::size_t n, int kind) {
+    Ctx c(n, sizeof(T) == 4 ? CUDOT_F32 : CUDOT_F64, CUDOT_MEMORY_HOST);
+    REQUIRE(c.status == CUDOT_OK);
+    T *x = c.x<T>(), *y = c.y<T>();
+    test::fill_random(x, y, n, n * 3 + kind);
+    const T inf = std::numeric_limits<T>::infinity();
+    if (kind == 1) x[n / 2] = inf;                          // a lone Inf, in a short tile when n is small
+    if (kind == 2) { x[0] = inf; x[n - 1] = -inf; }         // Inf - Inf
+    if (kind == 3) x[n - 1] = std::numeric_limits<T>::quiet_NaN();
+    if (kind == 4)                                          // huge and tiny magnitudes: the error terms matter
+        for (std::size_t i = 0; i < n; i += 3) x[i] = std::ldexp(x[i], static_cast<int>(i % 200) - 100);
+    INFO("n=" << n << " kind=" << kind);
+    CHECK(test::bits(c.dot()) == test::bits(literal_canonical_dot(x, y, n)));
+}
+
+TEST_CASE("HOST: equals a literal implementation of the canonical order", "[host][determinism]") {
+    for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(5), std::size_t(1000),
+                          std::size_t(1024), std::size_t(1025), std::size_t(5000), std::size_t(8192),
+                          std::size_t(8193), std::size_t(40000), std::size_t(8192 * 1025 + 3)})
+        for (int kind = 0; kind <= 4; ++kind) {
+            check_literal<float>(n, kind);
+            check_literal<double>(n, kind);
+        }
 }

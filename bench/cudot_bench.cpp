@@ -1,0 +1,267 @@
+// cudot_bench.cpp - cudot-bench: every strategy x dtype x size, fresh and resident inputs, with the
+// ceilings and peers measured in the same run. Prints a table, writes JSON (and a PNG via plot.py).
+//
+//   cudot-bench [--quick] [--json FILE] [--max-log2 K] [--reps R]
+//
+// fresh:    the host rewrites every input element before each call (not timed), as when new data
+//           arrives every time; the dot must carry it over the bus (or read it from host memory).
+// resident: repeated calls on unchanged inputs. Only MANAGED can keep inputs on the GPU between calls
+//           (PINNED and MAPPED re-read host memory by design, so their bound stays the bus).
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ceilings.hpp"
+#include "cudot.h"
+
+using namespace bench;
+
+namespace {
+
+struct Options {
+    bool quick = false;
+    std::string json = "cudot-bench.json";
+    int max_log2 = 28;
+    int reps = 30;
+};
+
+struct Row {
+    std::string what;      // strategy or peer name
+    std::string dtype;
+    std::size_t n = 0;
+    std::string scenario;  // fresh | resident | peer
+    Stats t;
+    double GBps = 0;
+    std::string bound;     // which ceiling bounds it
+    double ratio = 0;      // achieved / ceiling (bandwidth), or latency ceiling / time
+    bool checked = true;   // result bitwise equal to HOST on the same data
+};
+
+const char *kMemoryNames[] = {"auto", "pinned", "mapped", "managed", "host"};
+
+double bytes_of(int dtype, std::size_t n) { return 2.0 * n * (dtype == CUDOT_F64 ? 8 : 4); }
+
+// The ceiling that bounds a row, and the achieved fraction of it.
+void bound_row(Row &r, int memory, const Ceilings &c, double bytes) {
+    r.GBps = bytes / (r.t.median_us * 1e3);
+    if (memory == CUDOT_MEMORY_HOST || !c.gpu) {
+        r.bound = "host-read";
+        r.ratio = r.GBps / c.host_read_GBps;
+    } else if (memory == CUDOT_MEMORY_MANAGED && r.scenario == "resident") {
+        // On the GPU: bounded by HBM for large n, by launch + sync for small n.
+        double floor_us = bytes / (c.d2d_GBps * 1e3) + c.launch_us;
+        r.bound = "d2d+launch";
+        r.ratio = floor_us / r.t.median_us;
+    } else {
+        double floor_us = bytes / (c.h2d_GBps * 1e3) + c.launch_us;
+        r.bound = "h2d+launch";
+        r.ratio = floor_us / r.t.median_us;
+    }
+}
+
+// Writes new values into the inputs (untimed): every element changes on every call.
+template <class T>
+void rewrite(T *x, T *y, std::size_t n, int round) {
+    parallel_for(n, [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) {
+            x[i] = static_cast<T>(static_cast<int>((i * 7 + round) % 2001) - 1000) * T(0.001);
+            y[i] = static_cast<T>(static_cast<int>((i * 13 + 3 * round) % 1999) - 999) * T(0.002);
+        }
+    });
+}
+
+// Dot of the same values on HOST, to check the measured strategy's last result bit for bit.
+double host_reference(int dtype, const void *x, const void *y, std::size_t n) {
+    cudot_config cfg = CUDOT_CONFIG_INIT;
+    cfg.dtype = dtype;
+    cfg.memory = CUDOT_MEMORY_HOST;
+    cudot_ctx *ctx = nullptr;
+    if (cudot_init(&ctx, n, &cfg) != CUDOT_OK) return std::nan("");
+    void *hx, *hy;
+    cudot_get_inputs(ctx, &hx, &hy);
+    std::size_t es = dtype == CUDOT_F64 ? 8 : 4;
+    std::memcpy(hx, x, n * es);
+    std::memcpy(hy, y, n * es);
+    double r = std::nan("");
+    cudot_dot(ctx, &r);
+    cudot_deinit(ctx);
+    return r;
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// One strategy, dtype and size: both scenarios. Returns false if the strategy is unavailable.
+bool bench_strategy(int memory, int dtype, std::size_t n, const Options &o, const Ceilings &c, std::vector<Row> &rows) {
+    cudot_config cfg = CUDOT_CONFIG_INIT;
+    cfg.dtype = dtype;
+    cfg.memory = memory;
+    cudot_ctx *ctx = nullptr;
+    if (cudot_init(&ctx, n, &cfg) != CUDOT_OK) return false;
+    void *x, *y;
+    cudot_get_inputs(ctx, &x, &y);
+    auto fill = [&](int round) {
+        if (dtype == CUDOT_F64) rewrite(static_cast<double *>(x), static_cast<double *>(y), n, round);
+        else rewrite(static_cast<float *>(x), static_cast<float *>(y), n, round);
+    };
+    const double bytes = bytes_of(dtype, n);
+    double last = 0;
+    auto call = [&] { return cudot_dot(ctx, &last) == CUDOT_OK; };
+    for (const char *scenario : {"fresh", "resident"}) {
+        Row r{kMemoryNames[memory], dtype == CUDOT_F64 ? "f64" : "f32", n, scenario};
+        bool ok = true;
+        if (std::strcmp(scenario, "fresh") == 0) r.t = time_calls(3, o.reps, fill, call, &ok);
+        else r.t = time_calls(5, o.reps, nullptr, call, &ok);
+        if (!ok) std::fprintf(stderr, "bench: %s dot failed: %s\n", kMemoryNames[memory], cudot_last_error(ctx));
+        r.checked = ok && same_bits(last, host_reference(dtype, x, y, n));
+        bound_row(r, memory, c, bytes);
+        rows.push_back(r);
+    }
+    cudot_deinit(ctx);
+    return true;
+}
+
+void peer_rows(int dtype, std::size_t n, const Options &o, const Ceilings &c, std::vector<Row> &rows) {
+    const char *dt = dtype == CUDOT_F64 ? "f64" : "f32";
+    const double bytes = bytes_of(dtype, n);
+    if (c.gpu) {
+        Row r{"cublas", dt, n, "peer", cublas_dot(dtype, n, o.reps)};
+        r.GBps = bytes / (r.t.median_us * 1e3);
+        r.bound = "d2d+launch";
+        r.ratio = (bytes / (c.d2d_GBps * 1e3) + c.launch_us) / r.t.median_us;
+        rows.push_back(r);
+    }
+    for (int threads : {0, 1}) {
+        if (threads == 1 && n > (std::size_t(1) << 24)) continue;  // only small sizes need it
+        Row r{threads ? "openblas-1t" : "openblas", dt, n, "peer", openblas_dot(dtype, n, o.reps, threads)};
+        r.GBps = bytes / (r.t.median_us * 1e3);
+        r.bound = "host-read";
+        r.ratio = r.GBps / c.host_read_GBps;
+        rows.push_back(r);
+    }
+}
+
+// cudot_init / cudot_deinit cost per strategy and size (page-locking large buffers is slow).
+struct InitRow {
+    std::string memory;
+    std::size_t n;
+    Stats init, deinit;
+};
+
+std::vector<InitRow> init_costs(const Options &o, bool gpu) {
+    std::vector<InitRow> out;
+    std::vector<std::size_t> sizes = o.quick ? std::vector<std::size_t>{1u << 20}
+                                             : std::vector<std::size_t>{1u << 20, 1u << 24, std::size_t(1) << o.max_log2};
+    for (int memory = 0; memory <= 4; ++memory) {
+        if (!gpu && memory >= 1 && memory <= 3) continue;
+        for (std::size_t n : sizes) {
+            cudot_config cfg = CUDOT_CONFIG_INIT;
+            cfg.memory = memory;
+            std::vector<double> ti, td;
+            for (int rep = 0; rep < (n > (1u << 24) ? 3 : 7); ++rep) {
+                cudot_ctx *ctx = nullptr;
+                double t0 = now_us();
+                if (cudot_init(&ctx, n, &cfg) != CUDOT_OK) break;
+                double t1 = now_us();
+                cudot_deinit(ctx);
+                td.push_back(now_us() - t1);
+                ti.push_back(t1 - t0);
+            }
+            if (!ti.empty()) out.push_back({kMemoryNames[memory], n, summarize(ti), summarize(td)});
+        }
+    }
+    return out;
+}
+
+void write_json(const Options &o, const Ceilings &c, const std::vector<Row> &rows, const std::vector<InitRow> &inits) {
+    FILE *f = std::fopen(o.json.c_str(), "w");
+    if (!f) {
+        std::fprintf(stderr, "bench: cannot write %s\n", o.json.c_str());
+        return;
+    }
+    std::fprintf(f, "{\n  \"cudot_version\": \"%s\", \"quick\": %s,\n", cudot_version_string(), o.quick ? "true" : "false");
+    std::fprintf(f, "  \"ceilings\": {\"gpu\": \"%s\", \"h2d_GBps\": %.2f, \"d2d_GBps\": %.1f, \"launch_us\": %.2f, "
+                    "\"host_read_GBps\": %.2f, \"host_read_1t_GBps\": %.2f},\n",
+                 c.gpu ? c.gpu_name.c_str() : "", c.h2d_GBps, c.d2d_GBps, c.launch_us, c.host_read_GBps, c.host_read_1t_GBps);
+    std::fprintf(f, "  \"rows\": [\n");
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const Row &r = rows[i];
+        std::fprintf(f, "    {\"what\": \"%s\", \"dtype\": \"%s\", \"n\": %zu, \"scenario\": \"%s\", \"median_us\": %.3f, "
+                        "\"p10_us\": %.3f, \"p90_us\": %.3f, \"samples\": %d, \"GBps\": %.3f, \"bound\": \"%s\", "
+                        "\"ratio\": %.4f, \"checked\": %s}%s\n",
+                     r.what.c_str(), r.dtype.c_str(), r.n, r.scenario.c_str(), r.t.median_us, r.t.p10_us, r.t.p90_us,
+                     r.t.samples, r.GBps, r.bound.c_str(), r.ratio, r.checked ? "true" : "false",
+                     i + 1 < rows.size() ? "," : "");
+    }
+    std::fprintf(f, "  ],\n  \"init\": [\n");
+    for (std::size_t i = 0; i < inits.size(); ++i)
+        std::fprintf(f, "    {\"memory\": \"%s\", \"n\": %zu, \"init_us\": %.1f, \"deinit_us\": %.1f}%s\n",
+                     inits[i].memory.c_str(), inits[i].n, inits[i].init.median_us, inits[i].deinit.median_us,
+                     i + 1 < inits.size() ? "," : "");
+    std::fprintf(f, "  ]\n}\n");
+    std::fclose(f);
+}
+
+Options parse(int argc, char **argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--quick") o.quick = true;
+        else if (a == "--json" && i + 1 < argc) o.json = argv[++i];
+        else if (a == "--max-log2" && i + 1 < argc) o.max_log2 = std::atoi(argv[++i]);
+        else if (a == "--reps" && i + 1 < argc) o.reps = std::max(30, std::atoi(argv[++i]));
+        else {
+            std::fprintf(stderr, "usage: cudot-bench [--quick] [--json FILE] [--max-log2 K] [--reps R>=30]\n");
+            std::exit(2);
+        }
+    }
+    if (o.quick) o.max_log2 = std::min(o.max_log2, 20);
+    return o;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    Options o = parse(argc, argv);
+    cudot_config probe_cfg = CUDOT_CONFIG_INIT;
+    probe_cfg.memory = CUDOT_MEMORY_PINNED;
+    cudot_ctx *probe = nullptr;
+    const bool gpu = cudot_init(&probe, 1, &probe_cfg) == CUDOT_OK;
+    if (!gpu) std::printf("no usable GPU (%s): GPU strategies, ceilings and cuBLAS skipped\n", cudot_last_error(nullptr));
+    cudot_deinit(probe);
+
+    Ceilings c = measure_ceilings(gpu, o.quick);
+    std::printf("cudot %s  ceilings: h2d %.1f GB/s, d2d %.0f GB/s, launch+sync %.2f us, host read %.1f GB/s "
+                "(1 thread %.1f)%s%s\n",
+                cudot_version_string(), c.h2d_GBps, c.d2d_GBps, c.launch_us, c.host_read_GBps, c.host_read_1t_GBps,
+                c.gpu ? "  GPU: " : "", c.gpu_name.c_str());
+
+    std::vector<Row> rows;
+    for (int dtype : {CUDOT_F32, CUDOT_F64})
+        for (int lg = 10; lg <= o.max_log2; lg += (o.quick ? 5 : 2)) {
+            std::size_t n = std::size_t(1) << lg;
+            for (int memory = 0; memory <= 4; ++memory) {
+                if (!gpu && memory >= 1 && memory <= 3) continue;
+                bench_strategy(memory, dtype, n, o, c, rows);
+            }
+            peer_rows(dtype, n, o, c, rows);
+        }
+    std::vector<InitRow> inits = init_costs(o, gpu);
+
+    std::printf("\n%-12s %-4s %10s %-9s %11s %11s %11s %9s %-11s %6s %s\n", "what", "type", "n", "scenario",
+                "median_us", "p10_us", "p90_us", "GB/s", "bound", "ratio", "check");
+    for (const Row &r : rows)
+        std::printf("%-12s %-4s %10zu %-9s %11.2f %11.2f %11.2f %9.2f %-11s %6.3f %s\n", r.what.c_str(), r.dtype.c_str(),
+                    r.n, r.scenario.c_str(), r.t.median_us, r.t.p10_us, r.t.p90_us, r.GBps, r.bound.c_str(), r.ratio,
+                    r.scenario == "peer" ? "" : (r.checked ? "ok" : "MISMATCH"));
+    std::printf("\n%-8s %10s %12s %12s\n", "init", "n", "init_us", "deinit_us");
+    for (const InitRow &i : inits)
+        std::printf("%-8s %10zu %12.1f %12.1f\n", i.memory.c_str(), i.n, i.init.median_us, i.deinit.median_us);
+    write_json(o, c, rows, inits);
+    std::printf("\nwrote %s\n", o.json.c_str());
+    for (const Row &r : rows)
+        if (r.scenario != "peer" && !r.checked) return 1;  // a wrong result is a failed benchmark
+    return 0;
+}

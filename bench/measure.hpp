@@ -1,0 +1,57 @@
+// measure.hpp - timing helpers shared by the benchmark's parts: wall-clock samples and their quantiles.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+namespace bench {
+
+struct Stats {
+    double median_us = 0, p10_us = 0, p90_us = 0;
+    int samples = 0;
+};
+
+inline double now_us() {
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+inline Stats summarize(std::vector<double> t) {
+    Stats s;
+    if (t.empty()) return s;
+    std::sort(t.begin(), t.end());
+    auto at = [&](double q) { return t[static_cast<std::size_t>(q * (t.size() - 1) + 0.5)]; };
+    s.median_us = at(0.5);
+    s.p10_us = at(0.1);
+    s.p90_us = at(0.9);
+    s.samples = static_cast<int>(t.size());
+    return s;
+}
+
+// Runs prepare() (untimed) then body() (timed), warmup + reps times; returns the timed quantiles.
+// body returns false to abort (the failure is the caller's to report).
+inline Stats time_calls(int warmup, int reps, const std::function<void(int)> &prepare,
+                        const std::function<bool()> &body, bool *ok = nullptr) {
+    std::vector<double> t;
+    t.reserve(reps);
+    for (int i = 0; i < warmup + reps; ++i) {
+        if (prepare) prepare(i);
+        double t0 = now_us();
+        bool good = body();
+        double dt = now_us() - t0;
+        if (!good) {
+            if (ok) *ok = false;
+            return summarize(t);
+        }
+        if (i >= warmup) t.push_back(dt);
+    }
+    if (ok) *ok = true;
+    return summarize(t);
+}
+
+// Fills [0, n) with fn(i) on several threads (untimed preparation of "fresh" inputs).
+void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)> &fn);
+
+}  // namespace bench

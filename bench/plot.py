@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""plot.py - turn cudot-bench's JSON into a PNG: GB/s against n per strategy, ceilings as lines.
+
+usage: plot.py BENCH.json OUT.png      (needs matplotlib: Debian's python3-matplotlib)
+"""
+import json
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def main(src, dst):
+    with open(src) as f:
+        data = json.load(f)
+    c = data["ceilings"]
+    panels = [(dt, sc) for dt in ("f32", "f64") for sc in ("fresh", "resident")]
+    fig, axes = plt.subplots(2, 2, figsize=(13, 9), sharex=True)
+    for ax, (dtype, scenario) in zip(axes.flat, panels):
+        series = {}
+        for r in data["rows"]:
+            if r["dtype"] != dtype or r["scenario"] not in (scenario, "peer"):
+                continue
+            series.setdefault(r["what"], []).append((r["n"], r["GBps"]))
+        for name, pts in sorted(series.items()):
+            pts.sort()
+            style = "--" if name.startswith(("cublas", "openblas")) else "-"
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", ms=3, label=name)
+        for key, label, color in (("h2d_GBps", "host->device copy", "k"), ("d2d_GBps", "device copy", "r"),
+                                  ("host_read_GBps", "host read (all threads)", "g")):
+            if c.get(key):
+                ax.axhline(c[key], color=color, lw=0.8, ls=":", label=f"ceiling: {label} {c[key]:.0f} GB/s")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(f"{dtype}, {scenario} inputs")
+        ax.set_xlabel("n (elements)")
+        ax.set_ylabel("GB/s (input bytes / time)")
+        ax.grid(True, which="both", lw=0.3)
+        ax.legend(fontsize=7)
+    gpu = c.get("gpu") or "no GPU"
+    fig.suptitle(f"cudot-bench {data['cudot_version']} on {gpu}{' (--quick)' if data['quick'] else ''}")
+    fig.tight_layout()
+    fig.savefig(dst, dpi=110)
+    print(f"wrote {dst}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])

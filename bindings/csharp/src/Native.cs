@@ -1,0 +1,108 @@
+// Native.cs - the raw P/Invoke declarations of cudot.h and the only code that calls them.
+//
+// Every signature is blittable (IntPtr, int, uint, UIntPtr for size_t, double, pointers), so no
+// marshalling code runs and nothing is copied. Strings come back as IntPtr and are decoded by Utf8.
+using System;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Text;
+
+namespace Cudot
+{
+    // cudot_config, first version: 16 bytes, fields in header order.
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct NativeConfig
+    {
+        public uint Size;
+        public int DType;
+        public int Memory;
+        public int Device;
+    }
+
+    internal static class Native
+    {
+        // The soname of every 1.x release: importing it (not "cudot", which would look for the
+        // development symlink libcudot.so) binds this binding to ABI major 1, and it is the name the
+        // CUDOT_LIBRARY preload in CudotLibrary.cs answers to.
+        internal const string Lib = "libcudot.so.1";
+
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern unsafe int cudot_init(out IntPtr ctx, UIntPtr n, NativeConfig* config);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int cudot_get_inputs(IntPtr ctx, out IntPtr x, out IntPtr y);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int cudot_dot(IntPtr ctx, out double result);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int cudot_dot_n(IntPtr ctx, UIntPtr n, out double result);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int cudot_deinit(IntPtr ctx);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int cudot_get_memory(IntPtr ctx, out int memory, out int device);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int cudot_get_capacity(IntPtr ctx, out UIntPtr n);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern IntPtr cudot_status_string(int status);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern IntPtr cudot_last_error(IntPtr ctx);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern uint cudot_version();
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern IntPtr cudot_version_string();
+    }
+
+    // The forwarders through which all other code reaches Native. Why they exist: Mono resolves a
+    // DllImport when it JIT-compiles the *calling* method, not when the call runs, and a failed
+    // lookup is compiled into a wrapper that throws forever. Keeping every native call in its own
+    // never-inlined method means the lookup happens at that method's first call, which comes after
+    // CudotLibrary.EnsureLoaded has preloaded CUDOT_LIBRARY. Rule: call EnsureLoaded before any Api
+    // method (a context exists only after it ran, so CudotContext members need not repeat it).
+    internal static class Api
+    {
+        const MethodImplOptions NoInline = MethodImplOptions.NoInlining;
+
+        [MethodImpl(NoInline)]
+        internal static unsafe int Init(out IntPtr ctx, ulong n, NativeConfig* config)
+        {
+            return Native.cudot_init(out ctx, new UIntPtr(n), config);
+        }
+        [MethodImpl(NoInline)]
+        internal static int GetInputs(IntPtr ctx, out IntPtr x, out IntPtr y) { return Native.cudot_get_inputs(ctx, out x, out y); }
+        [MethodImpl(NoInline)]
+        internal static int Dot(IntPtr ctx, out double r) { return Native.cudot_dot(ctx, out r); }
+        [MethodImpl(NoInline)]
+        internal static int DotN(IntPtr ctx, ulong n, out double r) { return Native.cudot_dot_n(ctx, new UIntPtr(n), out r); }
+        [MethodImpl(NoInline)]
+        internal static int Deinit(IntPtr ctx) { return Native.cudot_deinit(ctx); }
+        [MethodImpl(NoInline)]
+        internal static int GetMemory(IntPtr ctx, out int memory, out int device) { return Native.cudot_get_memory(ctx, out memory, out device); }
+        [MethodImpl(NoInline)]
+        internal static int GetCapacity(IntPtr ctx, out ulong n)
+        {
+            UIntPtr v;
+            int s = Native.cudot_get_capacity(ctx, out v);
+            n = v.ToUInt64();
+            return s;
+        }
+        [MethodImpl(NoInline)]
+        internal static IntPtr StatusStringPtr(int status) { return Native.cudot_status_string(status); }
+        [MethodImpl(NoInline)]
+        internal static string StatusString(int status) { return Utf8(Native.cudot_status_string(status)); }
+        [MethodImpl(NoInline)]
+        internal static string LastError(IntPtr ctx) { return Utf8(Native.cudot_last_error(ctx)); }
+        [MethodImpl(NoInline)]
+        internal static uint Version() { return Native.cudot_version(); }
+        [MethodImpl(NoInline)]
+        internal static string VersionString() { return Utf8(Native.cudot_version_string()); }
+
+        // NUL-terminated UTF-8 to string, without relying on Marshal.PtrToStringUTF8 (absent from
+        // older Mono profiles) or PtrToStringAnsi (not UTF-8 on every platform).
+        internal static unsafe string Utf8(IntPtr p)
+        {
+            if (p == IntPtr.Zero) return "";
+            byte* b = (byte*)p;
+            int len = 0;
+            while (b[len] != 0) len++;
+            return Encoding.UTF8.GetString(b, len);
+        }
+    }
+}

@@ -1,0 +1,195 @@
+package cudot
+
+import (
+	"math"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// bindingMajor is the major version of cudot.h this binding was written for.
+const bindingMajor = 1
+
+var (
+	loadOnce sync.Once
+	loadErr  error
+)
+
+// Load finds and loads the library now, once per process; New calls it for you. Use it to report a
+// missing library early. Later calls return the first result.
+func Load() error {
+	loadOnce.Do(func() { loadErr = load() })
+	return loadErr
+}
+
+func load() error {
+	candidates := libraryNames
+	if path := os.Getenv("CUDOT_LIBRARY"); path != "" {
+		candidates = []string{path} // an explicit choice: no silent fallback to another copy
+	}
+	var firstErr error
+	for _, name := range candidates {
+		err := openLibrary(name)
+		if err == nil {
+			return checkVersion(libVersion())
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return firstErr
+}
+
+func checkVersion(v uint32) error {
+	if v/10000 != bindingMajor {
+		return &versionError{got: v}
+	}
+	return nil
+}
+
+// LibraryVersion is the loaded library's cudot_version(): major*10000 + minor*100 + patch.
+func LibraryVersion() (uint32, error) {
+	if err := Load(); err != nil {
+		return 0, err
+	}
+	return libVersion(), nil
+}
+
+// Context owns a cudot context: two input buffers of Capacity elements and what computes on them.
+type Context struct {
+	mu     sync.Mutex
+	h      unsafe.Pointer // the cudot_ctx; nil once closed
+	x, y   unsafe.Pointer // the library's input buffers
+	n      int
+	dtype  DType
+	memory Memory
+	device int
+}
+
+// live counts contexts created and not yet destroyed; tests use it to see the finalizer work.
+var live atomic.Int64
+
+// New creates a context with input buffers for n elements (n may be 0). Load failures are reported
+// here too (they wrap ErrLoad).
+func New(n int, opts Options) (*Context, error) {
+	if err := Load(); err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		return nil, &Error{Op: "New", Status: StatusInvalidArgument, Message: "negative capacity"}
+	}
+	if opts.Device < math.MinInt32 || opts.Device > math.MaxInt32 {
+		return nil, &Error{Op: "New", Status: StatusInvalidArgument, Message: "device ordinal out of range"}
+	}
+	h, st, msg := libInit(uint64(n), int32(opts.DType), int32(opts.Memory), int32(opts.Device))
+	if st != StatusOK {
+		return nil, statusError("New", st, msg)
+	}
+	live.Add(1)
+	c := &Context{h: h, n: n, dtype: opts.DType}
+	if c.dtype == 0 {
+		c.dtype = Float32
+	}
+	var mem, dev int32
+	if st = libGetMemory(h, &mem, &dev); st == StatusOK {
+		c.x, c.y, st = libGetInputs(h)
+	}
+	if st != StatusOK {
+		err := statusError("New", st, libLastError(h))
+		c.destroy()
+		return nil, err
+	}
+	c.memory, c.device = Memory(mem), int(dev)
+	// A backstop only: a forgotten Context still frees its buffers. The finalizer cannot race a
+	// method call, because every method keeps c reachable until it has unlocked c.mu.
+	runtime.SetFinalizer(c, func(c *Context) { _ = c.Close() })
+	return c, nil
+}
+
+// destroy frees the C context; the caller holds c.mu or owns c exclusively.
+func (c *Context) destroy() Status {
+	if c.h == nil {
+		return StatusOK
+	}
+	st := libDeinit(c.h)
+	c.h, c.x, c.y = nil, nil, nil
+	live.Add(-1)
+	return st
+}
+
+// Close destroys the context and frees its buffers: slices from the input accessors become invalid.
+// It waits for a Dot running in another goroutine. Calling it again does nothing and returns nil.
+func (c *Context) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.h == nil {
+		return nil
+	}
+	runtime.SetFinalizer(c, nil)
+	// The message of a failed deinit lived in the context it destroyed, so only the status remains.
+	return statusError("Close", c.destroy(), "cudot_deinit failed; the context is destroyed anyway")
+}
+
+// Float32Inputs returns x and y, each Capacity elements long, aliasing the library's buffers: write
+// the inputs into them in place. It returns nil slices if the context is closed or is not Float32.
+// The slices are valid until Close; see the package documentation.
+func (c *Context) Float32Inputs() (x, y []float32) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.h == nil || c.dtype != Float32 {
+		return nil, nil
+	}
+	return unsafe.Slice((*float32)(c.x), c.n), unsafe.Slice((*float32)(c.y), c.n)
+}
+
+// Float64Inputs is Float32Inputs for a Float64 context; it returns nil slices for any other.
+func (c *Context) Float64Inputs() (x, y []float64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.h == nil || c.dtype != Float64 {
+		return nil, nil
+	}
+	return unsafe.Slice((*float64)(c.x), c.n), unsafe.Slice((*float64)(c.y), c.n)
+}
+
+// Dot returns the dot product of all Capacity elements of x and y, as last written.
+func (c *Context) Dot() (float64, error) { return c.dot("Dot", c.n, true) }
+
+// DotN returns the dot product of the first n elements (0 <= n <= Capacity); it equals what a context
+// of capacity n would return for the same values.
+func (c *Context) DotN(n int) (float64, error) {
+	if n < 0 {
+		return 0, &Error{Op: "DotN", Status: StatusInvalidArgument, Message: "negative n"}
+	}
+	return c.dot("DotN", n, false)
+}
+
+// dot calls cudot_dot when all is set, else cudot_dot_n(n).
+func (c *Context) dot(op string, n int, all bool) (float64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.h == nil {
+		return 0, ErrClosed
+	}
+	r, st := libDot(c.h, uint64(n), all)
+	runtime.KeepAlive(c) // c, and so the finalizer's claim on c.h, must outlive the C call
+	if st != StatusOK {
+		// Read now, under the lock: the next failing call on this context rewrites the message.
+		return 0, statusError(op, st, libLastError(c.h))
+	}
+	return r, nil
+}
+
+// Capacity is the n given to New.
+func (c *Context) Capacity() int { return c.n }
+
+// DType is the element type (Float32 when Options.DType was left zero).
+func (c *Context) DType() DType { return c.dtype }
+
+// Memory is the strategy in use: what Auto resolved to, never Auto.
+func (c *Context) Memory() Memory { return c.memory }
+
+// Device is the CUDA device ordinal in use, or DeviceNone for Host.
+func (c *Context) Device() int { return c.device }

@@ -1,0 +1,406 @@
+package cudot_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+	"unsafe"
+
+	"cudot.example/cudot"
+)
+
+func TestExactIntegers(t *testing.T) {
+	for _, dtype := range dtypes {
+		for _, n := range []int{0, 1, 1000, 8193, 1<<20 + 3} {
+			t.Run(fmt.Sprintf("%v/n=%d", dtype, n), func(t *testing.T) {
+				ctx := newContext(t, n, cudot.Options{DType: dtype})
+				if ctx.Capacity() != n || ctx.DType() != dtype {
+					t.Fatalf("Capacity %d DType %v, want %d %v", ctx.Capacity(), ctx.DType(), n, dtype)
+				}
+				xs, ys, prefix := intData(n)
+				fill(t, ctx, xs, ys)
+				r, err := ctx.Dot()
+				if err != nil || r != float64(prefix[n]) {
+					t.Fatalf("Dot = %v, %v; want %d", r, err, prefix[n])
+				}
+				if n == 0 && math.Signbit(r) {
+					t.Fatalf("empty Dot = -0, want +0")
+				}
+				for _, k := range []int{0, 1, n / 2, n - 1, n} {
+					if k < 0 || k > n {
+						continue
+					}
+					r, err := ctx.DotN(k)
+					if err != nil || r != float64(prefix[k]) {
+						t.Fatalf("DotN(%d) = %v, %v; want %d", k, r, err, prefix[k])
+					}
+				}
+			})
+		}
+	}
+}
+
+// gamma is the classic bound k*u/(1-k*u) on the relative error of summing k+1 terms in float64.
+func gamma(k int) float64 {
+	const u = 0x1p-53
+	return float64(k) * u / (1 - float64(k)*u)
+}
+
+func TestRandomAgainstReference(t *testing.T) {
+	for _, dtype := range dtypes {
+		for _, n := range []int{1000, 100003} {
+			t.Run(fmt.Sprintf("%v/n=%d", dtype, n), func(t *testing.T) {
+				ctx := newContext(t, n, cudot.Options{DType: dtype})
+				xs, ys := randomData(n, dtype, int64(n))
+				fill(t, ctx, xs, ys)
+				r, err := ctx.Dot()
+				if err != nil {
+					t.Fatal(err)
+				}
+				exact, absSum := exactDot(xs, ys)
+				// Float32: products are exact in float64, so only the float64 sum errs (any order).
+				// Float64: Dot2 is as accurate as twice the working precision, rounded once.
+				bound := gamma(n) * absSum
+				if dtype == cudot.Float64 {
+					bound = 0x1p-53*math.Abs(exact) + gamma(n)*gamma(n)*absSum
+				}
+				if err := math.Abs(r - exact); !(err <= bound*1.01) {
+					t.Fatalf("Dot = %.17g, exact %.17g: error %.3g exceeds bound %.3g", r, exact, err, bound)
+				}
+			})
+		}
+	}
+}
+
+func TestRepeatIsBitwiseEqual(t *testing.T) {
+	const n = 50001
+	for _, dtype := range dtypes {
+		t.Run(dtype.String(), func(t *testing.T) {
+			ctx := newContext(t, n, cudot.Options{DType: dtype})
+			xs, ys := randomData(n, dtype, 7)
+			fill(t, ctx, xs, ys)
+			first, err := ctx.Dot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 5; i++ {
+				if r, err := ctx.Dot(); err != nil || !bitsEqual(r, first) {
+					t.Fatalf("call %d: %v, %v; first call gave %v", i, r, err, first)
+				}
+			}
+			if r, err := ctx.DotN(n); err != nil || !bitsEqual(r, first) {
+				t.Fatalf("DotN(capacity) = %v, %v; Dot gave %v", r, err, first)
+			}
+			// DotN(k) must equal a context of capacity k holding the same values.
+			for _, k := range []int{1, 777, 32768} {
+				small := newContext(t, k, cudot.Options{DType: dtype})
+				fill(t, small, xs[:k], ys[:k])
+				want, err1 := small.Dot()
+				got, err2 := ctx.DotN(k)
+				if err1 != nil || err2 != nil || !bitsEqual(got, want) {
+					t.Fatalf("DotN(%d) = %v (%v), capacity-%d context gives %v (%v)", k, got, err2, k, want, err1)
+				}
+			}
+		})
+	}
+}
+
+func TestInputsAliasLibraryMemory(t *testing.T) {
+	ctx := newContext(t, 3, cudot.Options{DType: cudot.Float64})
+	x, y := ctx.Float64Inputs()
+	x2, _ := ctx.Float64Inputs()
+	if len(x) != 3 || len(y) != 3 || cap(x) != 3 || unsafe.Pointer(&x[0]) != unsafe.Pointer(&x2[0]) {
+		t.Fatalf("slices should be 3 long and share one buffer: len %d cap %d", len(x), cap(x))
+	}
+	copy(x, []float64{1, 2, 3})
+	copy(y, []float64{1, 1, 1})
+	if r, _ := ctx.Dot(); r != 6 {
+		t.Fatalf("Dot = %v, want 6", r)
+	}
+	x[2] = 30 // written in place, seen by the next call without any copy
+	if r, _ := ctx.Dot(); r != 33 {
+		t.Fatalf("Dot after in-place write = %v, want 33", r)
+	}
+	ctx0 := newContext(t, 0, cudot.Options{})
+	if x, y := ctx0.Float32Inputs(); x == nil || y == nil || len(x) != 0 {
+		t.Fatalf("capacity 0 should give empty, non-nil slices: %v %v", x, y)
+	}
+}
+
+func TestGPUStrategies(t *testing.T) {
+	const n = 1<<20 + 3
+	for _, memory := range []cudot.Memory{cudot.Pinned, cudot.Mapped, cudot.Managed} {
+		for _, dtype := range dtypes {
+			t.Run(fmt.Sprintf("%v/%v", memory, dtype), func(t *testing.T) {
+				ctx, err := cudot.New(n, cudot.Options{DType: dtype, Memory: memory})
+				if errors.Is(err, cudot.ErrNoDevice) {
+					var e *cudot.Error
+					if !errors.As(err, &e) || e.Status != cudot.StatusNoDevice || e.Message == "" || e.Op != "New" {
+						t.Fatalf("NO_DEVICE error should carry status, op and message: %#v", e)
+					}
+					if gpuRequired {
+						t.Fatalf("CUDOT_TEST_GPU=1 but %v", err)
+					}
+					t.Skipf("no GPU: %v", err)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ctx.Close()
+				if ctx.Memory() != memory || ctx.Device() != 0 {
+					t.Fatalf("Memory %v Device %d, want %v 0", ctx.Memory(), ctx.Device(), memory)
+				}
+				host := newContext(t, n, cudot.Options{DType: dtype, Memory: cudot.Host})
+				xs, ys := randomData(n, dtype, 99)
+				fill(t, ctx, xs, ys)
+				fill(t, host, xs, ys)
+				for _, k := range []int{n, 0, 1, 1000, n / 3} {
+					got, err1 := ctx.DotN(k)
+					want, err2 := host.DotN(k)
+					if err1 != nil || err2 != nil || !bitsEqual(got, want) {
+						t.Fatalf("DotN(%d): %v gives %v (%v), host %v (%v)", k, memory, got, err1, want, err2)
+					}
+				}
+				got, err1 := ctx.Dot()
+				want, _ := host.Dot()
+				if err1 != nil || !bitsEqual(got, want) {
+					t.Fatalf("Dot: %v gives %v (%v), host %v", memory, got, err1, want)
+				}
+			})
+		}
+	}
+}
+
+func TestAutoResolves(t *testing.T) {
+	ctx := newContext(t, 10, cudot.Options{})
+	switch m := ctx.Memory(); {
+	case m == cudot.Auto:
+		t.Fatal("Memory() must report what Auto chose, not Auto")
+	case m == cudot.Host && gpuRequired:
+		t.Fatal("CUDOT_TEST_GPU=1 but Auto chose Host")
+	case m == cudot.Host && ctx.Device() != cudot.DeviceNone:
+		t.Fatalf("Host context reports device %d, want DeviceNone", ctx.Device())
+	case m != cudot.Host && ctx.Device() < 0:
+		t.Fatalf("%v context reports device %d", m, ctx.Device())
+	}
+	if ctx.DType() != cudot.Float32 {
+		t.Fatalf("default DType %v, want float32", ctx.DType())
+	}
+	host := newContext(t, 10, cudot.Options{Memory: cudot.Host})
+	if host.Memory() != cudot.Host || host.Device() != cudot.DeviceNone {
+		t.Fatalf("Host context: %v %d", host.Memory(), host.Device())
+	}
+}
+
+func TestErrors(t *testing.T) {
+	ctx := newContext(t, 100, cudot.Options{Memory: cudot.Host})
+	dotN := func(n int) func() error { return func() error { _, err := ctx.DotN(n); return err } }
+	newWith := func(n int, o cudot.Options) func() error {
+		return func() error {
+			c, err := cudot.New(n, o)
+			if c != nil {
+				c.Close()
+			}
+			return err
+		}
+	}
+	for _, tc := range []struct {
+		name       string
+		call       func() error
+		is         error
+		status     cudot.Status
+		op         string
+		libMessage bool // the message comes from the library, so it must not be empty
+	}{
+		{"bad memory", newWith(10, cudot.Options{Memory: 99}), cudot.ErrInvalidArgument, cudot.StatusInvalidArgument, "New", true},
+		{"bad dtype", newWith(10, cudot.Options{DType: 7}), cudot.ErrInvalidArgument, cudot.StatusInvalidArgument, "New", true},
+		{"negative n", newWith(-1, cudot.Options{}), cudot.ErrInvalidArgument, cudot.StatusInvalidArgument, "New", false},
+		{"huge n", newWith(math.MaxInt, cudot.Options{Memory: cudot.Host}), nil, 0, "New", true},
+		{"dot_n beyond capacity", dotN(101), cudot.ErrInvalidArgument, cudot.StatusInvalidArgument, "DotN", true},
+		{"negative dot_n", dotN(-1), cudot.ErrInvalidArgument, cudot.StatusInvalidArgument, "DotN", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.call()
+			var e *cudot.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("want a *cudot.Error, got %v", err)
+			}
+			if tc.is != nil && (!errors.Is(err, tc.is) || e.Status != tc.status) {
+				t.Fatalf("got %v (status %v), want %v", err, e.Status, tc.is)
+			}
+			if tc.is == nil && e.Status != cudot.StatusInvalidArgument && e.Status != cudot.StatusOutOfMemory {
+				t.Fatalf("got %v, want INVALID_ARGUMENT or OUT_OF_MEMORY", err)
+			}
+			if e.Op != tc.op || (tc.libMessage && e.Message == "") {
+				t.Fatalf("op %q message %q", e.Op, e.Message)
+			}
+			if errors.Is(err, cudot.ErrNoDevice) || errors.Is(err, cudot.ErrClosed) || errors.Is(err, cudot.ErrLoad) {
+				t.Fatalf("%v matches an unrelated sentinel", err)
+			}
+			if errors.Is(err, &cudot.Error{Status: e.Status, Message: "some other text"}) {
+				t.Fatal("a target with a message must match exactly, not by status")
+			}
+		})
+	}
+	// A failing call leaves the context usable.
+	if r, err := ctx.DotN(0); err != nil || r != 0 {
+		t.Fatalf("DotN(0) after failures: %v, %v", r, err)
+	}
+}
+
+func TestErrorText(t *testing.T) {
+	err := error(&cudot.Error{Op: "Dot", Status: cudot.StatusCUDA, Message: "cudaMemcpy failed"})
+	if got := err.Error(); got != "cudot: Dot: CUDOT_ERROR_CUDA: cudaMemcpy failed" {
+		t.Fatalf("Error() = %q", got)
+	}
+	if !errors.Is(fmt.Errorf("wrapped: %w", err), cudot.ErrCUDA) {
+		t.Fatal("errors.Is must see through wrapping")
+	}
+}
+
+func TestStatusStringsMatchLibrary(t *testing.T) {
+	for s := cudot.Status(-1); s <= 8; s++ {
+		if got, want := s.String(), cudot.LibStatusString(s); got != want {
+			t.Errorf("Status(%d).String() = %q, library says %q", s, got, want)
+		}
+	}
+}
+
+func TestCheckVersion(t *testing.T) {
+	for v, ok := range map[uint32]bool{10000: true, 10203: true, 19999: true, 9999: false, 20000: false, 0: false} {
+		err := cudot.CheckVersion(v)
+		if (err == nil) != ok || (!ok && !(errors.Is(err, cudot.ErrVersion) && errors.Is(err, cudot.ErrLoad))) {
+			t.Errorf("CheckVersion(%d) = %v", v, err)
+		}
+	}
+	if v, err := cudot.LibraryVersion(); err != nil || v/10000 != 1 {
+		t.Errorf("LibraryVersion() = %d, %v", v, err)
+	}
+}
+
+func TestCloseTwiceAndUseAfterClose(t *testing.T) {
+	before := cudot.LiveContexts()
+	ctx, err := cudot.New(16, cudot.Options{Memory: cudot.Host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cudot.LiveContexts() != before+1 {
+		t.Fatalf("live contexts %d, want %d", cudot.LiveContexts(), before+1)
+	}
+	if err := ctx.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ctx.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if cudot.LiveContexts() != before {
+		t.Fatalf("live contexts %d after Close, want %d", cudot.LiveContexts(), before)
+	}
+	if _, err := ctx.Dot(); !errors.Is(err, cudot.ErrClosed) {
+		t.Fatalf("Dot after Close: %v", err)
+	}
+	if _, err := ctx.DotN(1); !errors.Is(err, cudot.ErrClosed) {
+		t.Fatalf("DotN after Close: %v", err)
+	}
+	if x, y := ctx.Float32Inputs(); x != nil || y != nil {
+		t.Fatal("Float32Inputs after Close should be nil")
+	}
+	if ctx.Capacity() != 16 || ctx.Memory() != cudot.Host {
+		t.Fatal("accessors should keep describing the closed context")
+	}
+}
+
+func TestWrongDType(t *testing.T) {
+	f32 := newContext(t, 8, cudot.Options{DType: cudot.Float32})
+	f64 := newContext(t, 8, cudot.Options{DType: cudot.Float64})
+	if x, y := f32.Float64Inputs(); x != nil || y != nil {
+		t.Error("Float64Inputs on a float32 context should be nil")
+	}
+	if x, y := f64.Float32Inputs(); x != nil || y != nil {
+		t.Error("Float32Inputs on a float64 context should be nil")
+	}
+	if x, _ := f32.Float32Inputs(); len(x) != 8 {
+		t.Error("Float32Inputs on a float32 context should have 8 elements")
+	}
+	if x, _ := f64.Float64Inputs(); len(x) != 8 {
+		t.Error("Float64Inputs on a float64 context should have 8 elements")
+	}
+}
+
+func TestFinalizerReleasesForgottenContexts(t *testing.T) {
+	before := cudot.LiveContexts()
+	func() {
+		for i := 0; i < 20; i++ {
+			if _, err := cudot.New(1<<16, cudot.Options{Memory: cudot.Host}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}()
+	if cudot.LiveContexts() != before+20 {
+		t.Fatalf("live contexts %d, want %d", cudot.LiveContexts(), before+20)
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		runtime.GC()
+		if cudot.LiveContexts() == before {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%d forgotten contexts were never released", cudot.LiveContexts()-before)
+}
+
+func TestCloseWaitsForConcurrentDots(t *testing.T) {
+	const n = 1 << 20
+	ctx, err := cudot.New(n, cudot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs, ys, prefix := intData(n)
+	fill(t, ctx, xs, ys)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	results, closed := 0, 0
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				r, err := ctx.Dot()
+				mu.Lock()
+				switch {
+				case errors.Is(err, cudot.ErrClosed):
+					closed++
+				case err != nil || r != float64(prefix[n]):
+					t.Errorf("Dot = %v, %v; want %d", r, err, prefix[n])
+				default:
+					results++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	time.Sleep(5 * time.Millisecond)
+	if err := ctx.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if results+closed != 8*50 {
+		t.Fatalf("%d results + %d closed, want %d calls", results, closed, 8*50)
+	}
+	t.Logf("%d dots finished before Close, %d saw ErrClosed", results, closed)
+}
+
+func TestMemoryNames(t *testing.T) {
+	for _, m := range []cudot.Memory{cudot.Auto, cudot.Pinned, cudot.Mapped, cudot.Managed, cudot.Host} {
+		if got, err := cudot.ParseMemory(m.String()); err != nil || got != m {
+			t.Errorf("ParseMemory(%q) = %v, %v", m.String(), got, err)
+		}
+	}
+	if _, err := cudot.ParseMemory("gpu"); err == nil {
+		t.Error(`ParseMemory("gpu") should fail`)
+	}
+}

@@ -1,0 +1,3 @@
+module cudot.example/cudot
+
+go 1.19

@@ -1,0 +1,27 @@
+//go:build !windows && !cgo
+
+package cudot
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Without cgo there is no dlopen: the package still builds, and New reports why it cannot work.
+
+var libraryNames = []string{"libcudot.so.1"}
+
+func openLibrary(string) error {
+	return fmt.Errorf("%w: this program was built with CGO_ENABLED=0; the Linux binding needs cgo", ErrLoad)
+}
+
+func libVersion() uint32 { return 0 }
+func libInit(uint64, int32, int32, int32) (unsafe.Pointer, Status, string) {
+	return nil, StatusInternal, "not loaded"
+}
+func libGetInputs(unsafe.Pointer) (x, y unsafe.Pointer, st Status) { return nil, nil, StatusInternal }
+func libDot(unsafe.Pointer, uint64, bool) (float64, Status)        { return 0, StatusInternal }
+func libDeinit(unsafe.Pointer) Status                              { return StatusInternal }
+func libGetMemory(unsafe.Pointer, *int32, *int32) Status           { return StatusInternal }
+func libLastError(unsafe.Pointer) string                           { return "" }
+func libStatusString(Status) string                                { return "" }

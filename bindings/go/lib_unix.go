@@ -1,0 +1,167 @@
+//go:build !windows && cgo
+
+package cudot
+
+/*
+#cgo linux LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// The few cudot.h declarations we need, repeated so that this package builds without the header or the
+// library: the C ABI is stable, so they cannot drift. The context stays an opaque void*.
+typedef struct { uint32_t size; int32_t dtype, memory, device; } cd_config;
+typedef int (*cd_init_fn)(void **, size_t, const cd_config *);
+typedef int (*cd_get_inputs_fn)(void *, void **, void **);
+typedef int (*cd_dot_fn)(void *, double *);
+typedef int (*cd_dot_n_fn)(void *, size_t, double *);
+typedef int (*cd_deinit_fn)(void *);
+typedef int (*cd_get_memory_fn)(const void *, int32_t *, int32_t *);
+typedef const char *(*cd_status_string_fn)(int);
+typedef const char *(*cd_last_error_fn)(const void *);
+typedef uint32_t (*cd_version_fn)(void);
+
+static cd_init_fn p_init;
+static cd_get_inputs_fn p_get_inputs;
+static cd_dot_fn p_dot;
+static cd_dot_n_fn p_dot_n;
+static cd_deinit_fn p_deinit;
+static cd_get_memory_fn p_get_memory;
+static cd_status_string_fn p_status_string;
+static cd_last_error_fn p_last_error;
+static cd_version_fn p_version;
+
+static void cd_copy(char *dst, size_t cap, const char *src) {
+	snprintf(dst, cap, "%s", src ? src : "");
+}
+
+// Opens path and binds every symbol, or fails without binding any. dlerror() is per thread, so it is
+// read here, in the same C call as the dlopen/dlsym that set it.
+static int cd_open(const char *path, char *err, size_t cap) {
+	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) { cd_copy(err, cap, dlerror()); return -1; }
+	static const char *names[] = {"cudot_init", "cudot_get_inputs", "cudot_dot", "cudot_dot_n", "cudot_deinit",
+		"cudot_get_memory", "cudot_status_string", "cudot_last_error", "cudot_version"};
+	void *syms[9];
+	for (int i = 0; i < 9; i++) {
+		syms[i] = dlsym(lib, names[i]);
+		if (!syms[i]) {
+			snprintf(err, cap, "%s: missing symbol %s", path, names[i]);
+			dlclose(lib);
+			return -1;
+		}
+	}
+	// Never dlclosed: contexts and the finalizer may use the library until the process exits.
+	p_init = (cd_init_fn)syms[0];
+	p_get_inputs = (cd_get_inputs_fn)syms[1];
+	p_dot = (cd_dot_fn)syms[2];
+	p_dot_n = (cd_dot_n_fn)syms[3];
+	p_deinit = (cd_deinit_fn)syms[4];
+	p_get_memory = (cd_get_memory_fn)syms[5];
+	p_status_string = (cd_status_string_fn)syms[6];
+	p_last_error = (cd_last_error_fn)syms[7];
+	p_version = (cd_version_fn)syms[8];
+	return 0;
+}
+
+// cudot_last_error(NULL) is thread-local and Go may move the goroutine to another thread between two
+// cgo calls, so the message of a failed init is copied out in the same C call as the init.
+static int cd_init(void **ctx, size_t n, int32_t dtype, int32_t memory, int32_t device, char *msg, size_t cap) {
+	cd_config cfg = {sizeof(cd_config), dtype, memory, device};
+	int st = p_init(ctx, n, &cfg);
+	if (st != 0) cd_copy(msg, cap, p_last_error(NULL));
+	return st;
+}
+
+static int cd_get_inputs(void *ctx, void **x, void **y) { return p_get_inputs(ctx, x, y); }
+static int cd_dot(void *ctx, double *r) { return p_dot(ctx, r); }
+static int cd_dot_n(void *ctx, size_t n, double *r) { return p_dot_n(ctx, n, r); }
+static int cd_deinit(void *ctx) { return p_deinit(ctx); }
+static int cd_get_memory(void *ctx, int32_t *m, int32_t *d) { return p_get_memory(ctx, m, d); }
+static const char *cd_status_string(int st) { return p_status_string(st); }
+static const char *cd_last_error(void *ctx) { return p_last_error(ctx); }
+static uint32_t cd_version(void) { return p_version(); }
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+)
+
+var libraryNames = func() []string {
+	if runtime.GOOS == "darwin" {
+		return []string{"libcudot.1.dylib", "libcudot.dylib"}
+	}
+	return []string{"libcudot.so.1", "libcudot.so"}
+}()
+
+const msgCap = 1024
+
+// cBuffer turns a NUL-terminated Go byte buffer filled by C into a string.
+func cBuffer(b []byte) string {
+	for i, c := range b {
+		if c == 0 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}
+
+func openLibrary(path string) error {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	buf := make([]byte, msgCap)
+	if C.cd_open(cpath, (*C.char)(unsafe.Pointer(&buf[0])), msgCap) != 0 {
+		return fmt.Errorf("%w: %s", ErrLoad, cBuffer(buf))
+	}
+	return nil
+}
+
+func libVersion() uint32 { return uint32(C.cd_version()) }
+
+func libInit(n uint64, dtype, memory, device int32) (unsafe.Pointer, Status, string) {
+	var h unsafe.Pointer
+	buf := make([]byte, msgCap)
+	st := Status(C.cd_init(&h, C.size_t(n), C.int32_t(dtype), C.int32_t(memory), C.int32_t(device),
+		(*C.char)(unsafe.Pointer(&buf[0])), msgCap))
+	if st != StatusOK {
+		return nil, st, cBuffer(buf)
+	}
+	if h == nil {
+		return nil, StatusInternal, "cudot_init returned CUDOT_OK without a context"
+	}
+	return h, st, ""
+}
+
+func libGetInputs(h unsafe.Pointer) (x, y unsafe.Pointer, st Status) {
+	st = Status(C.cd_get_inputs(h, &x, &y))
+	return x, y, st
+}
+
+func libDot(h unsafe.Pointer, n uint64, all bool) (float64, Status) {
+	var r C.double
+	var st C.int
+	if all {
+		st = C.cd_dot(h, &r)
+	} else {
+		st = C.cd_dot_n(h, C.size_t(n), &r)
+	}
+	return float64(r), Status(st)
+}
+
+func libDeinit(h unsafe.Pointer) Status { return Status(C.cd_deinit(h)) }
+
+func libGetMemory(h unsafe.Pointer, memory, device *int32) Status {
+	var m, d C.int32_t
+	st := Status(C.cd_get_memory(h, &m, &d))
+	*memory, *device = int32(m), int32(d)
+	return st
+}
+
+func libLastError(h unsafe.Pointer) string { return C.GoString(C.cd_last_error(h)) }
+
+func libStatusString(st Status) string { return C.GoString(C.cd_status_string(C.int(st))) }

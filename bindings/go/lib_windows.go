@@ -1,0 +1,118 @@
+//go:build windows
+
+package cudot
+
+import (
+	"fmt"
+	"runtime"
+	"syscall"
+	"unsafe"
+)
+
+// On Windows the DLL is reached through syscall, without cgo. Every cudot function takes and returns
+// integers or pointers, so Proc.Call is enough; doubles come back through out-parameters.
+
+var libraryNames = []string{"cudot.dll"}
+
+var procs struct {
+	init, getInputs, dot, dotN, deinit, getMemory, statusString, lastError, version *syscall.Proc
+}
+
+func openLibrary(path string) error {
+	dll, err := syscall.LoadDLL(path)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrLoad, path, err)
+	}
+	for _, p := range []struct {
+		name string
+		dst  **syscall.Proc
+	}{
+		{"cudot_init", &procs.init}, {"cudot_get_inputs", &procs.getInputs}, {"cudot_dot", &procs.dot},
+		{"cudot_dot_n", &procs.dotN}, {"cudot_deinit", &procs.deinit}, {"cudot_get_memory", &procs.getMemory},
+		{"cudot_status_string", &procs.statusString}, {"cudot_last_error", &procs.lastError},
+		{"cudot_version", &procs.version},
+	} {
+		if *p.dst, err = dll.FindProc(p.name); err != nil {
+			dll.Release()
+			return fmt.Errorf("%w: %s: %v", ErrLoad, path, err)
+		}
+	}
+	return nil // the DLL is never released: contexts may use it until the process exits
+}
+
+// goString copies a NUL-terminated C string returned in a register. Reading the uintptr's bytes as a
+// pointer (rather than converting it) keeps go vet's unsafeptr check quiet; the memory is C's.
+func goString(r uintptr) string {
+	p := *(**byte)(unsafe.Pointer(&r))
+	if p == nil {
+		return ""
+	}
+	n := 0
+	for *(*byte)(unsafe.Add(unsafe.Pointer(p), n)) != 0 {
+		n++
+	}
+	return string(unsafe.Slice(p, n))
+}
+
+type config struct {
+	size                  uint32
+	dtype, memory, device int32
+}
+
+func libVersion() uint32 {
+	r, _, _ := procs.version.Call()
+	return uint32(r)
+}
+
+func libInit(n uint64, dtype, memory, device int32) (unsafe.Pointer, Status, string) {
+	// cudot_last_error(NULL) is per OS thread: keep the goroutine on one thread across both calls.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cfg := config{uint32(unsafe.Sizeof(config{})), dtype, memory, device}
+	var h unsafe.Pointer
+	r, _, _ := procs.init.Call(uintptr(unsafe.Pointer(&h)), uintptr(n), uintptr(unsafe.Pointer(&cfg)))
+	if st := Status(int32(r)); st != StatusOK {
+		m, _, _ := procs.lastError.Call(0)
+		return nil, st, goString(m)
+	}
+	if h == nil {
+		return nil, StatusInternal, "cudot_init returned CUDOT_OK without a context"
+	}
+	return h, StatusOK, ""
+}
+
+func libGetInputs(h unsafe.Pointer) (x, y unsafe.Pointer, st Status) {
+	r, _, _ := procs.getInputs.Call(uintptr(h), uintptr(unsafe.Pointer(&x)), uintptr(unsafe.Pointer(&y)))
+	return x, y, Status(int32(r))
+}
+
+func libDot(h unsafe.Pointer, n uint64, all bool) (float64, Status) {
+	var res float64
+	var r uintptr
+	if all {
+		r, _, _ = procs.dot.Call(uintptr(h), uintptr(unsafe.Pointer(&res)))
+	} else {
+		r, _, _ = procs.dotN.Call(uintptr(h), uintptr(n), uintptr(unsafe.Pointer(&res)))
+	}
+	return res, Status(int32(r))
+}
+
+func libDeinit(h unsafe.Pointer) Status {
+	r, _, _ := procs.deinit.Call(uintptr(h))
+	return Status(int32(r))
+}
+
+func libGetMemory(h unsafe.Pointer, memory, device *int32) Status {
+	r, _, _ := procs.getMemory.Call(uintptr(h), uintptr(unsafe.Pointer(memory)), uintptr(unsafe.Pointer(device)))
+	return Status(int32(r))
+}
+
+func libLastError(h unsafe.Pointer) string {
+	r, _, _ := procs.lastError.Call(uintptr(h))
+	return goString(r)
+}
+
+func libStatusString(st Status) string {
+	r, _, _ := procs.statusString.Call(uintptr(st))
+	return goString(r)
+}

@@ -1,0 +1,262 @@
+"""Context: one cudot_ctx, its two input buffers as numpy views, and the rules for freeing it."""
+import ctypes
+import enum
+import operator
+import weakref
+
+import numpy as np
+
+from . import _lib
+
+_F32, _F64 = 1, 2
+_NUMPY_TYPES = {_F32: np.dtype(np.float32), _F64: np.dtype(np.float64)}
+MEMORY_NAMES = ("auto", "pinned", "mapped", "managed", "host")  # index == CUDOT_MEMORY_* value
+_DEVICE_NONE = -2
+
+
+class Status(enum.IntEnum):
+    """cudot_status values; equal to the plain ints of the C enum."""
+    OK = 0
+    INVALID_ARGUMENT = 1
+    OUT_OF_MEMORY = 2
+    NO_DEVICE = 3
+    UNSUPPORTED = 4
+    CUDA = 5
+    INTERNAL = 6
+
+
+class CudotError(Exception):
+    """A non-OK status from the library. `.status` is a Status (a plain int for values newer than this
+    binding), `.status_name` the library's name for it, `.message` the library's explanation."""
+
+    def __init__(self, status, message=""):
+        super().__init__(status, message)  # keeps the error picklable
+        try:
+            status = Status(status)
+        except ValueError:
+            pass
+        self.status = status
+        self.status_name = _lib.status_string(status)
+        self.message = message
+
+    def __str__(self):
+        return f"{self.status_name}: {self.message}" if self.message else self.status_name
+
+
+# Pointers of the contexts not yet given to cudot_deinit; lets the tests see when memory is freed.
+_open_pointers = set()
+
+
+def _release(deinit, ptr, status_cell, open_pointers):
+    # Called once, by close() or by the garbage collector in any thread: must never raise or print.
+    try:
+        open_pointers.discard(ptr)  # before deinit, so a new context at the same address stays listed
+        status_cell[0] = deinit(ptr)
+    except Exception:
+        status_cell[0] = Status.INTERNAL
+
+
+class _Handle:
+    """Owns one cudot_ctx. The Context and every numpy view reference it; cudot_deinit runs when the last
+    reference goes. A call in flight holds a reference too, so deinit can never race with it."""
+    __slots__ = ("ptr", "deinit_status", "__weakref__")
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+        self.deinit_status = [None]
+        _open_pointers.add(ptr)
+        fin = weakref.finalize(self, _release, _lib.lib.cudot_deinit, ptr, self.deinit_status, _open_pointers)
+        # Not at interpreter exit: a daemon thread may still be inside a call, and the OS frees it all.
+        fin.atexit = False
+
+    def __reduce__(self):
+        raise TypeError("a cudot context cannot be pickled or copied")
+
+
+class _Buffer:
+    """The base numpy sees under a view: the address of a library buffer, plus the handle keeping it alive."""
+    __slots__ = ("_handle", "_interface")
+
+    def __init__(self, handle, address, n, dtype):
+        self._handle = handle
+        self._interface = {"version": 3, "shape": (n,), "typestr": dtype.str, "data": (address, False)}
+
+    @property
+    def __array_interface__(self):
+        return self._interface
+
+
+def _dtype_code(dtype):
+    if isinstance(dtype, str) and dtype.lower() in ("f32", "f64"):
+        return _F32 if dtype.lower() == "f32" else _F64
+    try:  # numpy reads None as float64, which is not our default: refuse it
+        dt = np.dtype(dtype) if dtype is not None else None
+    except (TypeError, ValueError):
+        dt = None
+    if dt is not None:  # never compare None with a dtype: numpy would call them equal (both float64)
+        for code, known in _NUMPY_TYPES.items():
+            if dt == known:
+                return code
+    raise TypeError(f"cudot: dtype must be float32 or float64 (numpy.float32, 'f32', numpy.float64, 'f64'), "
+                    f"not {dtype!r}")
+
+
+def _memory_code(memory):
+    if not isinstance(memory, str):
+        raise TypeError(f"cudot: memory must be a string, one of {', '.join(MEMORY_NAMES)}; got {memory!r}")
+    try:
+        return MEMORY_NAMES.index(memory.lower())
+    except ValueError:
+        raise ValueError(f"cudot: unknown memory {memory!r}; use one of {', '.join(MEMORY_NAMES)}") from None
+
+
+def _count(n, what, limit):
+    n = operator.index(n)  # TypeError for floats and other non-integers
+    if not 0 <= n <= limit:
+        raise ValueError(f"cudot: {what} must be between 0 and {limit}, got {n}")
+    return n
+
+
+class Context:
+    """Input buffers for up to n elements and what computes their dot product.
+
+    ctx.x and ctx.y are numpy arrays over the library's own memory: fill them in place (ctx.x[:] = ...),
+    then call ctx.dot(). close() (or leaving a with-block) ends the context; the memory itself is freed
+    once no numpy view of it is referenced any more.
+    """
+
+    def __init__(self, n, dtype=np.float32, memory="auto", device=0):
+        self._handle = self._views = self._dtype = None  # what close() and repr() expect, even if init fails
+        n = _count(n, "n", _lib.SIZE_MAX)
+        device = operator.index(device)
+        if not -2 ** 31 <= device < 2 ** 31:
+            raise ValueError(f"cudot: device {device} does not fit a 32-bit int")
+        code = _dtype_code(dtype)
+        config = _lib.Config(ctypes.sizeof(_lib.Config), code, _memory_code(memory), device)
+        ptr = ctypes.c_void_p()
+        status = _lib.lib.cudot_init(ctypes.byref(ptr), n, ctypes.byref(config))
+        if status != Status.OK:
+            # Same Python call, so same OS thread: the thread-local message is this failure's.
+            raise CudotError(status, _lib.last_error(None))
+        self._handle = _Handle(ptr.value)
+        self._dtype = _NUMPY_TYPES[code]
+
+    # -- state --------------------------------------------------------------------------------------
+    def _live(self):
+        handle = self._handle
+        if handle is None:
+            raise ValueError("cudot: the context is closed")
+        return handle
+
+    @staticmethod
+    def _check(status, handle):
+        if status != Status.OK:
+            raise CudotError(status, _lib.last_error(handle.ptr))
+
+    @property
+    def closed(self):
+        return self._handle is None
+
+    @property
+    def dtype(self):
+        """numpy.float32 or numpy.float64 (as a numpy.dtype); readable after close()."""
+        return self._dtype
+
+    def _memory_device(self):
+        handle = self._live()
+        memory, device = ctypes.c_int32(), ctypes.c_int32()
+        self._check(_lib.lib.cudot_get_memory(handle.ptr, ctypes.byref(memory), ctypes.byref(device)), handle)
+        return memory.value, device.value
+
+    @property
+    def memory(self):
+        """The strategy in use, never 'auto': 'pinned', 'mapped', 'managed' or 'host'."""
+        code = self._memory_device()[0]
+        return MEMORY_NAMES[code] if 0 <= code < len(MEMORY_NAMES) else code
+
+    @property
+    def device(self):
+        """The CUDA device ordinal, or None when the context runs on the CPU."""
+        device = self._memory_device()[1]
+        return None if device == _DEVICE_NONE else device
+
+    @property
+    def capacity(self):
+        handle = self._live()
+        n = ctypes.c_size_t()
+        self._check(_lib.lib.cudot_get_capacity(handle.ptr, ctypes.byref(n)), handle)
+        return n.value
+
+    # -- buffers -------------------------------------------------------------------------------------
+    def inputs(self, dtype=None):
+        """(x, y): writable numpy views of the two input buffers (no copy). Pass dtype to assert the
+        element type your code expects; a mismatch raises TypeError instead of reinterpreting bytes."""
+        handle = self._live()
+        if dtype is not None and _NUMPY_TYPES[_dtype_code(dtype)] != self._dtype:
+            raise TypeError(f"cudot: this context holds {self._dtype.name}, not "
+                            f"{_NUMPY_TYPES[_dtype_code(dtype)].name}")
+        views = self._views
+        if views is None:
+            x, y = ctypes.c_void_p(), ctypes.c_void_p()
+            self._check(_lib.lib.cudot_get_inputs(handle.ptr, ctypes.byref(x), ctypes.byref(y)), handle)
+            n = self.capacity
+            views = tuple(np.asarray(_Buffer(handle, p.value, n, self._dtype)) for p in (x, y))
+            if self._handle is handle:  # not closed meanwhile by another thread: keep them
+                self._views = views
+        return views
+
+    @property
+    def x(self):
+        return self.inputs()[0]
+
+    @property
+    def y(self):
+        return self.inputs()[1]
+
+    # -- compute -------------------------------------------------------------------------------------
+    def dot(self, n=None):
+        """Dot product of x and y over all capacity elements, or over the first n."""
+        handle = self._live()  # this local keeps the context alive for the call, even if closed meanwhile
+        result = ctypes.c_double()
+        if n is None:
+            status = _lib.lib.cudot_dot(handle.ptr, ctypes.byref(result))
+        else:  # n beyond capacity goes to the library, which says why it refuses
+            n = _count(n, "n", _lib.SIZE_MAX)
+            status = _lib.lib.cudot_dot_n(handle.ptr, n, ctypes.byref(result))
+        self._check(status, handle)
+        return result.value
+
+    def dot_n(self, n):
+        """Dot product of the first n elements (n <= capacity)."""
+        if n is None:
+            raise TypeError("cudot: dot_n needs an integer n")
+        return self.dot(n)
+
+    # -- lifetime ------------------------------------------------------------------------------------
+    def close(self):
+        """End the context. Idempotent. Frees the buffers now if no view of them is referenced, else
+        when the last view goes. Raises CudotError if freeing them now reported an error."""
+        handle, self._handle, self._views = self._handle, None, None
+        if handle is None:
+            return
+        cell = handle.deinit_status
+        del handle  # in CPython the finalizer runs right here when that was the last reference
+        if cell[0] not in (None, Status.OK):
+            raise CudotError(cell[0], "cudot_deinit reported an error while freeing the context "
+                                      "(the context is destroyed anyway)")
+
+    def __enter__(self):
+        self._live()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __reduce__(self):
+        raise TypeError("a cudot context cannot be pickled or copied")
+
+    def __repr__(self):
+        if self._handle is None:
+            return "<cudot.Context closed>"
+        return (f"<cudot.Context capacity={self.capacity}, dtype={self._dtype.name}, memory={self.memory!r}, "
+                f"device={self.device}>")

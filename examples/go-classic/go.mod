@@ -1,0 +1,3 @@
+module cudot.example/go-classic
+
+go 1.19

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# test.sh - install what the tests need (Debian packages), build everything, run every test: the C/C++
+# suite through CTest (GPU cases report "skipped" where no GPU is usable) and each binding's tests.
+# Environment: CUDOT_CMAKE_ARGS (extra configure arguments, e.g. -DCMAKE_CUDA_ARCHITECTURES=90),
+#              CUDOT_SKIP_INSTALL=1 (do not run apt-get), BUILD_DIR (default: build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+build=${BUILD_DIR:-build}
+
+packages=(cmake g++ pkg-config catch2 python3-numpy python3-pytest golang-go mono-mcs mono-devel nunit-console)
+command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
+if [[ "${CUDOT_SKIP_INSTALL:-0}" != 1 ]]; then
+  missing=()
+  for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  if ((${#missing[@]})); then
+    echo "test.sh: installing ${missing[*]}"
+    sudo_cmd=""; [[ $(id -u) -ne 0 ]] && sudo_cmd=sudo
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+fi
+
+# shellcheck disable=SC2086
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release ${CUDOT_CMAKE_ARGS:-}
+cmake --build "$build" -j"$(nproc)"
+
+failed=()
+echo "==== C/C++ suite (CTest)"
+(cd "$build" && ctest --output-on-failure -j"$(nproc)") || failed+=(ctest)
+
+export CUDOT_LIBRARY=$root/$build/libcudot.so
+export CUDOT_CLASSIC_LIBRARY=$root/$build/libcudot_classic.so
+for binding in python go csharp julia; do
+  script=bindings/$binding/test.sh
+  [[ -x $script ]] || { echo "==== $binding: $script missing"; failed+=("$binding"); continue; }
+  echo "==== $binding binding"
+  "$script" || failed+=("$binding")
+done
+
+if ((${#failed[@]})); then
+  echo "test.sh: FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "test.sh: all test suites passed"
