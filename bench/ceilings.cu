@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <cstdio>
 #include <thread>
@@ -38,31 +39,38 @@ void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size
     for (auto &th : pool) th.join();
 }
 
-// Host read bandwidth: `threads` threads each summing x*y over their share of two float arrays.
-static double host_read(unsigned threads, std::size_t n, int reps) {
-    std::vector<float> x(n, 1.0f), y(n, 0.5f);
+// Host read bandwidth: `threads` threads each streaming through their share of two arrays of
+// `bytes` bytes (integer XOR-adds: cheap enough that only memory bandwidth limits them).
+static double host_read(unsigned threads, std::size_t bytes, int reps) {
+    const std::size_t words = bytes / 8;
+    std::vector<std::uint64_t> a(words), b(words);
+    parallel_for(words, [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t i = lo; i < hi; ++i) a[i] = b[i] = i * 0x9e3779b97f4a7c15ULL;
+    });
     std::vector<double> times;
-    std::atomic<float> sink{0};
+    std::atomic<std::uint64_t> sink{0};
     for (int r = 0; r < reps + 1; ++r) {
         double t0 = now_us();
         std::vector<std::thread> pool;
-        std::size_t chunk = (n + threads - 1) / threads;
+        std::size_t chunk = (words + threads - 1) / threads;
         for (unsigned t = 0; t < threads; ++t)
             pool.emplace_back([&, t] {
-                std::size_t b = t * chunk, e = std::min(n, b + chunk);
-                float acc[8] = {0};
-                std::size_t i = b;
-                for (; i + 8 <= e; i += 8)
-                    for (int k = 0; k < 8; ++k) acc[k] += x[i + k] * y[i + k];
-                float s = 0;
-                for (; i < e; ++i) s += x[i] * y[i];
-                for (float a : acc) s += a;
-                sink.store(s, std::memory_order_relaxed);
+                std::size_t lo = t * chunk, hi = std::min(words, lo + chunk);
+                std::uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+                std::size_t i = lo;
+                for (; i + 4 <= hi; i += 4) {
+                    s0 += a[i] ^ b[i];
+                    s1 += a[i + 1] ^ b[i + 1];
+                    s2 += a[i + 2] ^ b[i + 2];
+                    s3 += a[i + 3] ^ b[i + 3];
+                }
+                for (; i < hi; ++i) s0 += a[i] ^ b[i];
+                sink.fetch_add(s0 + s1 + s2 + s3, std::memory_order_relaxed);
             });
         for (auto &th : pool) th.join();
         if (r > 0) times.push_back(now_us() - t0);
     }
-    return 2.0 * n * sizeof(float) / (summarize(times).median_us * 1e3);
+    return 2.0 * words * 8 / (summarize(times).median_us * 1e3);
 }
 
 static Ceilings gpu_ceilings(Ceilings c) {
@@ -100,9 +108,10 @@ static Ceilings gpu_ceilings(Ceilings c) {
 
 Ceilings measure_ceilings(bool with_gpu, bool quick) {
     Ceilings c;
-    std::size_t n = quick ? (std::size_t(1) << 24) : (std::size_t(1) << 26);
-    c.host_read_GBps = host_read(std::max(1u, std::thread::hardware_concurrency()), n, quick ? 5 : 15);
-    c.host_read_1t_GBps = host_read(1, n, quick ? 3 : 5);
+    // Two arrays of 256 MiB each (64 MiB in --quick): far larger than any cache.
+    std::size_t bytes = quick ? (std::size_t(64) << 20) : (std::size_t(256) << 20);
+    c.host_read_GBps = host_read(std::max(1u, std::thread::hardware_concurrency()), bytes, quick ? 5 : 15);
+    c.host_read_1t_GBps = host_read(1, bytes, quick ? 3 : 5);
     if (with_gpu) {
         Ceilings g = gpu_ceilings(c);
         if (g.gpu) c = g;

@@ -175,6 +175,72 @@ std::vector<InitRow> init_costs(const Options &o, bool gpu) {
     return out;
 }
 
+// ---- the targets of docs/PERFORMANCE.md, evaluated on this run's rows ----------------------------
+const Row *find(const std::vector<Row> &rows, const char *what, const char *dtype, std::size_t n, const char *scenario) {
+    for (const Row &r : rows)
+        if (r.what == what && r.dtype == dtype && r.n == n && r.scenario == scenario) return &r;
+    return nullptr;
+}
+
+struct Target {
+    std::string name, detail;
+    double value = 0, goal = 0;
+    bool higher_is_better = true, measured = false;
+};
+
+void check(Target &t, double v) {
+    if (!t.measured) t.value = v;
+    else t.value = t.higher_is_better ? std::min(t.value, v) : std::max(t.value, v);
+    t.measured = true;
+}
+
+std::vector<Target> evaluate_targets(const std::vector<Row> &rows, const Ceilings &c) {
+    std::vector<Target> out;
+    if (!c.gpu) return out;
+    for (const char *dt : {"f32", "f64"}) {
+        std::string d = dt;
+        Target t1a{"1 " + d + " managed resident 2^26 vs device copy", "GB/s / d2d", 0, 0.95};
+        Target t1b{"1 " + d + " managed resident 2^26 vs cuBLAS", "cuBLAS time / ours", 0, 1.0};
+        Target t1c{"1 " + d + " managed resident n<=2^20 vs launch+sync", "time / launch (worst)", 0, 1.3, false};
+        Target t2a{"2 " + d + " pinned+mapped fresh n>=2^22 vs h2d copy", "GB/s / h2d (worst)", 0, 0.9};
+        Target t2b{"2 " + d + " pinned+mapped fresh 2^20 vs copy+launch", "time / (8n/h2d + launch) (worst)", 0, 1.25, false};
+        Target t3{"3 " + d + " managed fresh n>=2^22 vs h2d copy", "GB/s / h2d (worst)", 0, 0.8};
+        Target t4a{"4 " + d + " host n>=2^24 vs host read", "GB/s / host read (worst)", 0, 0.8};
+        Target t4b{"4 " + d + " host n<=2^16 vs OpenBLAS 1 thread", "time / OpenBLAS-1t (worst)", 0, 1.0, false};
+        Target t5a{"5 " + d + " auto fresh n>=2^24 vs h2d copy", "GB/s / h2d (worst)", 0, 1.3};
+        Target t5b{"5 " + d + " auto fresh vs best single strategy", "time / best (worst n)", 0, 1.1, false};
+        for (int lg = 10; lg <= 28; lg += 2) {
+            std::size_t n = std::size_t(1) << lg;
+            const Row *mr = find(rows, "managed", dt, n, "resident");
+            if (mr && lg == 26) check(t1a, mr->GBps / c.d2d_GBps);
+            const Row *cb = find(rows, "cublas", dt, n, "peer");
+            if (mr && cb && lg == 26) check(t1b, cb->t.median_us / mr->t.median_us);
+            if (mr && lg <= 20) check(t1c, mr->t.median_us / c.launch_us);
+            for (const char *m : {"pinned", "mapped"}) {
+                const Row *f = find(rows, m, dt, n, "fresh");
+                if (f && lg >= 22) check(t2a, f->GBps / c.h2d_GBps);
+                if (f && lg == 20) check(t2b, f->t.median_us / (bytes_of(d == "f64" ? 2 : 1, n) / (c.h2d_GBps * 1e3) + c.launch_us));
+            }
+            const Row *mf = find(rows, "managed", dt, n, "fresh");
+            if (mf && lg >= 22) check(t3, mf->GBps / c.h2d_GBps);
+            const Row *h = find(rows, "host", dt, n, "fresh");
+            if (h && lg >= 24) check(t4a, h->GBps / c.host_read_GBps);
+            const Row *hr = find(rows, "host", dt, n, "resident");
+            const Row *ob = find(rows, "openblas-1t", dt, n, "peer");
+            if (hr && ob && lg <= 16) check(t4b, hr->t.median_us / ob->t.median_us);
+            const Row *a = find(rows, "auto", dt, n, "fresh");
+            if (a && lg >= 24) check(t5a, a->GBps / c.h2d_GBps);
+            double best = 1e300;
+            for (const char *m : {"pinned", "mapped", "managed", "host"})
+                if (const Row *f = find(rows, m, dt, n, "fresh")) best = std::min(best, f->t.median_us);
+            if (a && best < 1e300) check(t5b, a->t.median_us / best);
+        }
+        for (Target *t : {&t1a, &t1b, &t1c, &t2a, &t2b, &t3, &t4a, &t4b, &t5a, &t5b})
+            if (t->measured) out.push_back(*t);
+    }
+    return out;
+}
+
 void write_json(const Options &o, const Ceilings &c, const std::vector<Row> &rows, const std::vector<InitRow> &inits) {
     FILE *f = std::fopen(o.json.c_str(), "w");
     if (!f) {
@@ -259,6 +325,14 @@ int main(int argc, char **argv) {
     std::printf("\n%-8s %10s %12s %12s\n", "init", "n", "init_us", "deinit_us");
     for (const InitRow &i : inits)
         std::printf("%-8s %10zu %12.1f %12.1f\n", i.memory.c_str(), i.n, i.init.median_us, i.deinit.median_us);
+    std::vector<Target> targets = evaluate_targets(rows, c);
+    if (!targets.empty()) {
+        std::printf("\n%-52s %-34s %8s %6s %s\n", "target", "measure", "value", "goal", "verdict");
+        for (const Target &t : targets)
+            std::printf("%-52s %-34s %8.3f %s%-5.2f %s\n", t.name.c_str(), t.detail.c_str(), t.value,
+                        t.higher_is_better ? ">=" : "<=", t.goal,
+                        (t.higher_is_better ? t.value >= t.goal : t.value <= t.goal) ? "met" : "MISSED");
+    }
     write_json(o, c, rows, inits);
     std::printf("\nwrote %s\n", o.json.c_str());
     for (const Row &r : rows)

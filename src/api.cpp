@@ -75,6 +75,7 @@ cudot_status build_context(cudot_ctx &ctx, const cudot_config &config, ErrorSink
         cudot_status probe = cuda::probe(config.device, err);
         if (probe == CUDOT_ERROR_INVALID_ARGUMENT) return probe;  // GPUs exist but not this ordinal
         memory = probe == CUDOT_OK ? cuda::auto_strategy(config.device) : CUDOT_MEMORY_HOST;
+        ctx.hybrid = memory == CUDOT_MEMORY_MAPPED;  // CPU threads and the GPU share each dot
         err.text[0] = '\0';  // a missing GPU is not an error for AUTO
     } else if (memory != CUDOT_MEMORY_HOST) {
         cudot_status probe = cuda::probe(config.device, err);
@@ -159,6 +160,8 @@ namespace testing {
 void set_cpu_threads(cudot_ctx *ctx, unsigned threads) { ctx->hooks.cpu_threads = threads; }
 void set_cpu_always_parallel(cudot_ctx *ctx, bool on) { ctx->hooks.cpu_always_parallel = on; }
 void set_gpu_blocks(cudot_ctx *ctx, unsigned blocks) { ctx->hooks.gpu_blocks = blocks; }
+void set_hybrid_share(cudot_ctx *ctx, double share) { ctx->hooks.hybrid_share = share; }
+double hybrid_share(const cudot_ctx *ctx) { return cuda::current_hybrid_share(*ctx); }
 }  // namespace testing
 
 }  // namespace cudot

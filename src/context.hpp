@@ -39,6 +39,7 @@ struct TestHooks {
     unsigned cpu_threads = 0;  // cap on CPU threads used by one dot
     unsigned gpu_blocks = 0;   // forced grid size of the dot kernel
     bool cpu_always_parallel = false;  // use the thread pool even for tiny n
+    double hybrid_share = -1;  // fixed GPU share of an AUTO dot (0..1); negative: adapt
 };
 
 }  // namespace cudot
@@ -53,6 +54,7 @@ struct cudot_ctx {
     int32_t dtype = CUDOT_F32;
     int32_t memory = CUDOT_MEMORY_HOST;  // resolved: never AUTO
     int32_t device = CUDOT_DEVICE_NONE;
+    bool hybrid = false;  // AUTO with a GPU: MAPPED buffers, each dot split between CPU threads and the GPU
     void *x = nullptr;  // the buffers handed to the caller
     void *y = nullptr;
     cudot::cpu::HostState *host = nullptr;      // set for HOST

@@ -163,3 +163,44 @@ TEST_CASE("GPU: private contexts on 8 threads", "[gpu][threads]") {
 TEST_CASE("GPU: one context shared by 8 threads", "[gpu][threads]") {
     for (int32_t memory : kGpuStrategies) test::check_shared_context(memory, 8, 30);
 }
+
+template <class T>
+static void check_hybrid(int32_t dtype, std::size_t n) {
+    Ctx host(n, dtype, CUDOT_MEMORY_HOST);
+    Ctx autoc(n, dtype, CUDOT_MEMORY_AUTO);
+    REQUIRE(host.status == CUDOT_OK);
+    REQUIRE(autoc.status == CUDOT_OK);
+    test::fill_random(host.x<T>(), host.y<T>(), n, 4321 + n);
+    for (std::size_t i = 0; i < n; i += 5) host.x<T>()[i] = std::ldexp(host.x<T>()[i], static_cast<int>(i % 60) - 30);
+    std::memcpy(autoc.x<T>(), host.x<T>(), n * sizeof(T));
+    std::memcpy(autoc.y<T>(), host.y<T>(), n * sizeof(T));
+    const double expected = host.dot();
+    for (double share : {0.0, 0.01, 0.3, 0.5, 0.77, 1.0, -1.0}) {
+        cudot::testing::set_hybrid_share(autoc.ctx, share);
+        INFO("n=" << n << " share=" << share);
+        for (int call = 0; call < 3; ++call) CHECK(test::bits(autoc.dot()) == test::bits(expected));
+        CHECK(test::bits(autoc.dot_n(n - n / 3)) == test::bits(host.dot_n(n - n / 3)));
+    }
+}
+
+TEST_CASE("GPU: AUTO splits dots between CPU and GPU with the same bits as HOST", "[gpu][determinism]") {
+    for (std::size_t n : {std::size_t(1000), std::size_t(8193), std::size_t(1 << 20),
+                          std::size_t(8192 * 300 + 1), std::size_t((1 << 24) + 5)}) {
+        check_hybrid<float>(CUDOT_F32, n);
+        check_hybrid<double>(CUDOT_F64, n);
+    }
+}
+
+TEST_CASE("GPU: AUTO adapts the GPU's share of a dot and stays correct", "[gpu]") {
+    const std::size_t n = std::size_t(1) << 23;
+    Ctx c(n, CUDOT_F32, CUDOT_MEMORY_AUTO);
+    REQUIRE(c.status == CUDOT_OK);
+    for (std::size_t i = 0; i < n; ++i) c.x<float>()[i] = c.y<float>()[i] = 1.0f;
+    const double before = cudot::testing::hybrid_share(c.ctx);
+    for (int i = 0; i < 20; ++i) CHECK(c.dot() == static_cast<double>(n));
+    const double after = cudot::testing::hybrid_share(c.ctx);
+    WARN("AUTO GPU share: " << before << " -> " << after);
+    CHECK(after > 0.0);
+    CHECK(after < 1.0);
+    CHECK(after != before);  // it measured and moved
+}

@@ -101,44 +101,62 @@ struct Job {
     const T *x;
     const T *y;
     std::size_t n;
-    std::size_t tiles;
+    std::size_t first, last;  // tiles to compute
     typename order::Arith<T>::Acc *partials;
     const TileKernels *kernels;
 
-    void run_tiles(std::size_t first, std::size_t last) const;
+    void run_tiles(std::size_t from, std::size_t to) const;
     static void task(void *self, std::size_t index) {
         const Job &job = *static_cast<const Job *>(self);
-        std::size_t first = index * kTilesPerTask;
-        std::size_t last = first + kTilesPerTask < job.tiles ? first + kTilesPerTask : job.tiles;
-        job.run_tiles(first, last);
+        std::size_t from = job.first + index * kTilesPerTask;
+        std::size_t to = from + kTilesPerTask < job.last ? from + kTilesPerTask : job.last;
+        job.run_tiles(from, to);
     }
 };
 
 template <>
-void Job<float>::run_tiles(std::size_t first, std::size_t last) const {
-    kernels->f32(x, y, n, first, last, partials);
+void Job<float>::run_tiles(std::size_t from, std::size_t to) const {
+    kernels->f32(x, y, n, from, to, partials);
 }
 template <>
-void Job<double>::run_tiles(std::size_t first, std::size_t last) const {
-    kernels->f64(x, y, n, first, last, partials);
+void Job<double>::run_tiles(std::size_t from, std::size_t to) const {
+    kernels->f64(x, y, n, from, to, partials);
 }
 
 template <class T>
-static double dot_typed(cudot_ctx &ctx, std::size_t n) {
+static void partials_typed(const void *x, const void *y, std::size_t n, std::size_t first, std::size_t last,
+                           void *partials, const TestHooks &hooks) {
     using Acc = typename order::Arith<T>::Acc;
-    Job<T> job{static_cast<const T *>(ctx.x), static_cast<const T *>(ctx.y), n, order::tile_count(n),
-               static_cast<Acc *>(ctx.host->partials), &tile_kernels()};
-    std::size_t tasks = (job.tiles + kTilesPerTask - 1) / kTilesPerTask;
-    if (job.tiles <= kSerialTiles && !ctx.hooks.cpu_always_parallel) {
-        job.run_tiles(0, job.tiles);
+    if (first >= last) return;
+    Job<T> job{static_cast<const T *>(x), static_cast<const T *>(y), n, first, last, static_cast<Acc *>(partials),
+               &tile_kernels()};
+    const std::size_t tiles = last - first;
+    if (tiles <= kSerialTiles && !hooks.cpu_always_parallel) {
+        job.run_tiles(first, last);
     } else {
-        ThreadPool::instance().run(tasks, ctx.hooks.cpu_threads, &Job<T>::task, &job);
+        ThreadPool::instance().run((tiles + kTilesPerTask - 1) / kTilesPerTask, hooks.cpu_threads, &Job<T>::task, &job);
     }
-    return order::Arith<T>::finish(order::join_tiles<T>(job.partials, job.tiles));
+}
+
+void compute_partials(int32_t dtype, const void *x, const void *y, std::size_t n, std::size_t first,
+                      std::size_t last, void *partials, const TestHooks &hooks) {
+    if (dtype == CUDOT_F64)
+        partials_typed<double>(x, y, n, first, last, partials, hooks);
+    else
+        partials_typed<float>(x, y, n, first, last, partials, hooks);
+}
+
+double join_partials(int32_t dtype, const void *partials, std::size_t tiles) {
+    if (dtype == CUDOT_F64)
+        return order::Arith<double>::finish(
+            order::join_tiles<double>(static_cast<const order::SumF64 *>(partials), tiles));
+    return order::Arith<float>::finish(order::join_tiles<float>(static_cast<const order::SumF32 *>(partials), tiles));
 }
 
 cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
-    *result = ctx.dtype == CUDOT_F64 ? dot_typed<double>(ctx, n) : dot_typed<float>(ctx, n);
+    const std::size_t tiles = order::tile_count(n);
+    compute_partials(ctx.dtype, ctx.x, ctx.y, n, 0, tiles, ctx.host->partials, ctx.hooks);
+    *result = join_partials(ctx.dtype, ctx.host->partials, tiles);
     return CUDOT_OK;
 }
 

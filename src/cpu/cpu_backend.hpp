@@ -14,6 +14,13 @@ void destroy(cudot_ctx &ctx);
 // The canonical dot of the first n elements of x and y (n <= capacity).
 cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result);
 
+// The pieces dot() is made of, for the hybrid CPU+GPU path (cuda_backend.cu):
+// partials of tiles [first, last) of an n-element dot of `dtype` inputs, on the pool when worth it...
+void compute_partials(int32_t dtype, const void *x, const void *y, std::size_t n, std::size_t first,
+                      std::size_t last, void *partials, const TestHooks &hooks);
+// ...and the canonical join of `tiles` partials into the result.
+double join_partials(int32_t dtype, const void *partials, std::size_t tiles);
+
 // Page-aligned host memory that is refused (nullptr) rather than overcommitted beyond physical RAM.
 void *allocate_host(std::size_t bytes);
 void free_host(void *p);

@@ -2,9 +2,21 @@
 #include "thread_pool.hpp"
 
 #include <algorithm>
+#include <chrono>
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+#define CUDOT_CPU_RELAX() _mm_pause()
+#else
+#define CUDOT_CPU_RELAX() std::this_thread::yield()
+#endif
 
 namespace cudot {
 namespace cpu {
+
+// How long an idle worker keeps polling for the next job before it sleeps. Long enough to cover the
+// gap between two dots in a loop, short enough not to burn a core when the caller does other work.
+constexpr auto kSpin = std::chrono::microseconds(100);
 
 ThreadPool &ThreadPool::instance() {
     // Function-local static: created on first use, thread-safe, joined at process exit or unload.
@@ -41,11 +53,15 @@ void ThreadPool::drain() {
 void ThreadPool::worker_main(unsigned index) {
     std::uint64_t seen = 0;
     for (;;) {
+        const auto until = std::chrono::steady_clock::now() + kSpin;
+        while (generation_.load(std::memory_order_acquire) == seen && !stopping_.load(std::memory_order_relaxed) &&
+               std::chrono::steady_clock::now() < until)
+            for (int i = 0; i < 64; ++i) CUDOT_CPU_RELAX();
         {
             std::unique_lock<std::mutex> lock(mutex_);
-            wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+            wake_.wait(lock, [&] { return stopping_.load() || generation_.load() != seen; });
             if (stopping_) return;
-            seen = generation_;
+            seen = generation_.load();
             if (index >= helpers_wanted_) continue;  // this job is too small to need us
         }
         drain();
@@ -73,7 +89,7 @@ void ThreadPool::run(std::size_t count, unsigned max_threads, Task task, void *a
         next_.store(0, std::memory_order_relaxed);
         helpers_wanted_ = helpers;
         helpers_busy_ = helpers;
-        ++generation_;
+        generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     drain();

@@ -1,7 +1,8 @@
 // thread_pool.hpp - one process-wide pool of persistent worker threads for the CPU backend.
 //
 // Threads are created once, on first use, and sleep on a condition variable between jobs, so a dot
-// never pays for thread creation. The caller of run() works too, so a job on k threads wakes k - 1
+// never pays for thread creation. After a job, workers spin for a short while (kSpinMicroseconds)
+// before sleeping, so dots called back to back do not pay the wake-up latency each time either. The caller of run() works too, so a job on k threads wakes k - 1
 // workers. One job runs at a time; concurrent callers (different contexts) take turns.
 #pragma once
 
@@ -44,8 +45,8 @@ class ThreadPool {
     std::condition_variable wake_;
     std::condition_variable done_;
     std::vector<std::thread> workers_;
-    std::uint64_t generation_ = 0;  // bumped for every job
-    bool stopping_ = false;
+    std::atomic<std::uint64_t> generation_{0};  // bumped (under mutex_) for every job; read lock-free while spinning
+    std::atomic<bool> stopping_{false};
     // The current job (written under mutex_ before generation_ is bumped).
     Task task_ = nullptr;
     void *arg_ = nullptr;

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <new>
 
 #include "../cpu/cpu_backend.hpp"
@@ -21,7 +22,16 @@ struct DeviceState {
     double *d_result = nullptr;
     cudaStream_t stream = nullptr;
     unsigned resident_blocks = 1;  // blocks of the dot kernel the whole device holds at once
+    // Hybrid (AUTO) only: tile partials in mapped host memory, written by both the GPU and the CPU.
+    void *h_partials = nullptr;
+    void *d_partials = nullptr;
+    cudaEvent_t gpu_start = nullptr, gpu_stop = nullptr;
+    double share = 0.25;  // fraction of tiles the GPU takes; adapted after every hybrid dot
 };
+
+// Hybrid dots below this many tiles run on the CPU alone: the launch and synchronization would cost
+// more than the GPU could take off the CPU's hands.
+constexpr std::size_t kHybridMinTiles = 128;  // 2^20 elements
 
 constexpr std::size_t kTicketBytes = 256;  // keeps the partials after it 256-byte aligned
 
@@ -160,6 +170,13 @@ static cudot_status create_state(cudot_ctx &ctx, DeviceState &s, ErrorSink err) 
     s.h_result = static_cast<double *>(result);
     CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&result, s.h_result, 0));
     s.d_result = static_cast<double *>(result);
+    if (ctx.hybrid) {
+        CUDOT_CUDA_TRY(err, cudaHostAlloc(&s.h_partials, tiles * partial_bytes(ctx.dtype),
+                                          cudaHostAllocMapped | cudaHostAllocPortable));
+        CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&s.d_partials, s.h_partials, 0));
+        CUDOT_CUDA_TRY(err, cudaEventCreate(&s.gpu_start));
+        CUDOT_CUDA_TRY(err, cudaEventCreate(&s.gpu_stop));
+    }
     CUDOT_CUDA_TRY(err, cudaStreamSynchronize(s.stream));
     return CUDOT_OK;
 }
@@ -188,6 +205,9 @@ cudot_status destroy(cudot_ctx &ctx, ErrorSink err) {
         if (s->stream) release(first, err, cudaStreamDestroy(s->stream), "cudaStreamDestroy");
         if (s->scratch) release(first, err, cudaFree(s->scratch), "cudaFree(scratch)");
         if (s->h_result) release(first, err, cudaFreeHost(s->h_result), "cudaFreeHost(result)");
+        if (s->h_partials) release(first, err, cudaFreeHost(s->h_partials), "cudaFreeHost(partials)");
+        if (s->gpu_start) release(first, err, cudaEventDestroy(s->gpu_start), "cudaEventDestroy");
+        if (s->gpu_stop) release(first, err, cudaEventDestroy(s->gpu_stop), "cudaEventDestroy");
         if (s->own_device_inputs) {
             if (s->d_x) release(first, err, cudaFree(s->d_x), "cudaFree(d_x)");
             if (s->d_y) release(first, err, cudaFree(s->d_y), "cudaFree(d_y)");
@@ -202,21 +222,68 @@ cudot_status destroy(cudot_ctx &ctx, ErrorSink err) {
     return first;
 }
 
+// Launches the dot kernel on the first n elements. partials/result: see dot_kernel (result nullptr:
+// partials only).
 template <class T>
-static cudot_status launch(cudot_ctx &ctx, DeviceState &s, std::size_t n) {
+static cudot_status launch(cudot_ctx &ctx, DeviceState &s, std::size_t n, void *partials, double *result) {
     const std::size_t tiles = order::tile_count(n);
     unsigned blocks = ctx.hooks.gpu_blocks ? ctx.hooks.gpu_blocks : s.resident_blocks;
     blocks = static_cast<unsigned>(std::min<std::size_t>(blocks, tiles));
     dot_kernel<T><<<blocks, kThreads, 0, s.stream>>>(static_cast<const T *>(s.d_x), static_cast<const T *>(s.d_y), n,
-                                                     static_cast<Acc<T> *>(static_cast<void *>(
-                                                         static_cast<char *>(s.scratch) + kTicketBytes)),
-                                                     static_cast<unsigned *>(s.scratch), s.d_result);
+                                                     static_cast<Acc<T> *>(partials),
+                                                     static_cast<unsigned *>(s.scratch), result);
     cudaError_t e = cudaGetLastError();
     return e == cudaSuccess ? CUDOT_OK : cuda_fail(ctx.sink(), e, sizeof(T) == 4 ? "dot_kernel<float> launch" : "dot_kernel<double> launch");
 }
 
+static cudot_status launch_any(cudot_ctx &ctx, DeviceState &s, std::size_t n, void *partials, double *result) {
+    return ctx.dtype == CUDOT_F64 ? launch<double>(ctx, s, n, partials, result)
+                                  : launch<float>(ctx, s, n, partials, result);
+}
+
+double current_hybrid_share(const cudot_ctx &ctx) {
+    if (!ctx.gpu) return 0.0;
+    return ctx.hooks.hybrid_share >= 0 ? ctx.hooks.hybrid_share : ctx.gpu->share;
+}
+
+// AUTO with a GPU: the GPU reads tiles [0, g) of the mapped buffers over the bus while the CPU threads
+// compute tiles [g, tiles) from host memory; both write tile partials into one mapped array, which
+// the CPU joins in the canonical order. The split only decides who computes a tile, so the result is
+// the same bits for any g. After each dot, g moves toward the split that makes both finish together.
+static cudot_status hybrid_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
+    ErrorSink err = ctx.sink();
+    const std::size_t tiles = order::tile_count(n);
+    const double share = current_hybrid_share(ctx);
+    std::size_t g = tiles < kHybridMinTiles && ctx.hooks.hybrid_share < 0
+                        ? 0
+                        : std::min(tiles, static_cast<std::size_t>(share * static_cast<double>(tiles) + 0.5));
+    if (g > 0) {
+        CUDOT_CUDA_TRY(err, cudaSetDevice(ctx.device));
+        CUDOT_CUDA_TRY(err, cudaEventRecord(s.gpu_start, s.stream));
+        cudot_status status = launch_any(ctx, s, std::min(n, g * order::kTile), s.d_partials, nullptr);
+        if (status != CUDOT_OK) return status;
+        CUDOT_CUDA_TRY(err, cudaEventRecord(s.gpu_stop, s.stream));
+    }
+    const auto cpu_start = std::chrono::steady_clock::now();
+    cpu::compute_partials(ctx.dtype, ctx.x, ctx.y, n, g, tiles, s.h_partials, ctx.hooks);
+    const double cpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cpu_start).count();
+    if (g > 0) {
+        CUDOT_CUDA_TRY(err, cudaStreamSynchronize(s.stream));
+        float gpu_ms = 0;
+        CUDOT_CUDA_TRY(err, cudaEventElapsedTime(&gpu_ms, s.gpu_start, s.gpu_stop));
+        if (g < tiles && gpu_ms > 0 && cpu_ms > 0) {
+            const double gpu_rate = g / static_cast<double>(gpu_ms), cpu_rate = (tiles - g) / cpu_ms;
+            const double balanced = gpu_rate / (gpu_rate + cpu_rate);
+            s.share = std::min(0.95, std::max(0.02, 0.5 * s.share + 0.5 * balanced));
+        }
+    }
+    *result = cpu::join_partials(ctx.dtype, s.h_partials, tiles);
+    return CUDOT_OK;
+}
+
 cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
     DeviceState &s = *ctx.gpu;
+    if (ctx.hybrid) return hybrid_dot(ctx, s, n, result);
     ErrorSink err = ctx.sink();
     CUDOT_CUDA_TRY(err, cudaSetDevice(ctx.device));
     const std::size_t bytes = n * element_size(ctx.dtype);
@@ -224,7 +291,8 @@ cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
         CUDOT_CUDA_TRY(err, cudaMemcpyAsync(s.d_x, ctx.x, bytes, cudaMemcpyHostToDevice, s.stream));
         CUDOT_CUDA_TRY(err, cudaMemcpyAsync(s.d_y, ctx.y, bytes, cudaMemcpyHostToDevice, s.stream));
     }
-    cudot_status status = ctx.dtype == CUDOT_F64 ? launch<double>(ctx, s, n) : launch<float>(ctx, s, n);
+    cudot_status status =
+        launch_any(ctx, s, n, static_cast<char *>(s.scratch) + kTicketBytes, s.d_result);
     if (status != CUDOT_OK) return status;
     CUDOT_CUDA_TRY(err, cudaStreamSynchronize(s.stream));
     *result = *static_cast<volatile double *>(s.h_result);

@@ -18,8 +18,11 @@ int32_t auto_strategy(int32_t device);
 cudot_status create(cudot_ctx &ctx, ErrorSink err);
 // Frees everything create took; reports the first CUDA error, if any, but always finishes.
 cudot_status destroy(cudot_ctx &ctx, ErrorSink err);
-// The canonical dot of the first n elements (1 <= n <= capacity), in one kernel launch.
+// The canonical dot of the first n elements (1 <= n <= capacity), in one kernel launch; for a hybrid
+// (AUTO) context, split between CPU threads and the GPU.
 cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result);
+// The GPU's share of the next hybrid dot (tests).
+double current_hybrid_share(const cudot_ctx &ctx);
 
 }  // namespace cuda
 }  // namespace cudot

@@ -10,6 +10,7 @@ cudot_status probe(int32_t, ErrorSink err) { return fail(err, CUDOT_ERROR_NO_DEV
 int32_t auto_strategy(int32_t) { return CUDOT_MEMORY_HOST; }
 cudot_status create(cudot_ctx &, ErrorSink err) { return fail(err, CUDOT_ERROR_NO_DEVICE, "%s", kWhy); }
 cudot_status destroy(cudot_ctx &, ErrorSink) { return CUDOT_OK; }
+double current_hybrid_share(const cudot_ctx &) { return 0.0; }
 cudot_status dot(cudot_ctx &ctx, std::size_t, double *) {
     return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU dot in a build without CUDA");
 }

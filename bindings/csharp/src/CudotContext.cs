@@ -4,8 +4,9 @@
 // buffers, which cudot_deinit frees. A Span obtained before Dispose must not be used after it. C#
 // keeps a Span on the stack (no fields, no boxing, no lambdas, no async), so in normal code it
 // cannot silently outlive the `using` block that owns the context; only code that calls Dispose
-// itself, or another thread, can break the rule. Every member other than the Spans checks for
-// disposal and throws ObjectDisposedException.
+// itself, or another thread, can break the rule. After Dispose every member (the Span getters
+// included; DType and IsDisposed excepted) throws ObjectDisposedException; a Span obtained earlier
+// cannot be checked.
 using System;
 
 namespace Cudot
@@ -18,6 +19,7 @@ namespace Cudot
         readonly CudotSafeHandle handle;
         readonly IntPtr x, y;       // stable until cudot_deinit, so fetched once
         readonly long capacity;
+        volatile bool disposed;     // set by Dispose before the handle closes; see Lease
 
         /// <summary>Element type chosen at creation.</summary>
         public DType DType { get; }
@@ -45,7 +47,7 @@ namespace Cudot
             capacity = n;
             try
             {
-                using (var lease = new HandleLease(handle))
+                using (var lease = Lease())
                     Check(Api.GetInputs(lease.Ptr, out x, out y), lease.Ptr);
             }
             catch
@@ -59,14 +61,14 @@ namespace Cudot
         public CudotSafeHandle Handle { get { return handle; } }
 
         /// <summary>True once Dispose ran (or the handle was closed some other way).</summary>
-        public bool IsDisposed { get { return handle.IsClosed; } }
+        public bool IsDisposed { get { return disposed || handle.IsClosed; } }
 
         /// <summary>Capacity in elements, from cudot_get_capacity.</summary>
         public long Capacity
         {
             get
             {
-                using (var lease = new HandleLease(handle))
+                using (var lease = Lease())
                 {
                     ulong n;
                     Check(Api.GetCapacity(lease.Ptr, out n), lease.Ptr);
@@ -89,7 +91,7 @@ namespace Cudot
 
         void QueryMemory(out int memory, out int device)
         {
-            using (var lease = new HandleLease(handle))
+            using (var lease = Lease())
                 Check(Api.GetMemory(lease.Ptr, out memory, out device), lease.Ptr);
         }
 
@@ -117,7 +119,7 @@ namespace Cudot
 
         unsafe Span<T> View<T>(IntPtr buffer, DType want, long start, int length)
         {
-            if (handle.IsClosed) throw new ObjectDisposedException(GetType().FullName);
+            if (IsDisposed) throw new ObjectDisposedException(GetType().FullName);
             // A float view of double data (or the reverse) would read garbage: refuse it.
             if (DType != want)
                 throw new InvalidOperationException("this context holds " + DType + " elements, not " + want);
@@ -131,7 +133,7 @@ namespace Cudot
         /// <summary>Dot product of all Capacity elements (cudot_dot).</summary>
         public double Dot()
         {
-            using (var lease = new HandleLease(handle))
+            using (var lease = Lease())
             {
                 double r;
                 Check(Api.Dot(lease.Ptr, out r), lease.Ptr);
@@ -143,7 +145,7 @@ namespace Cudot
         public double Dot(long n)
         {
             if (n < 0) throw new ArgumentOutOfRangeException("n", n, "element count cannot be negative");
-            using (var lease = new HandleLease(handle))
+            using (var lease = Lease())
             {
                 double r;
                 Check(Api.DotN(lease.Ptr, (ulong)n, out r), lease.Ptr);
@@ -151,8 +153,28 @@ namespace Cudot
             }
         }
 
-        /// <summary>Frees the context now. Idempotent; waits for native calls in flight on other threads.</summary>
-        public void Dispose() { handle.Dispose(); }
+        /// <summary>Frees the context: at once, or, while native calls on other threads are in flight,
+        /// when the last of them returns. Idempotent. Every later call throws ObjectDisposedException.</summary>
+        public void Dispose()
+        {
+            disposed = true;
+            handle.Dispose();
+        }
+
+        // A reference on the handle for one native call. SafeHandle alone still lets new references
+        // be taken after Dispose while another thread holds one (the handle is only "closed" once the
+        // count drops to zero), so the disposed flag is checked after taking ours: either it is clear
+        // and our reference keeps the context alive, or we let go and throw.
+        HandleLease Lease()
+        {
+            var lease = new HandleLease(handle); // throws ObjectDisposedException once closed
+            if (disposed)
+            {
+                lease.Dispose();
+                throw new ObjectDisposedException(GetType().FullName);
+            }
+            return lease;
+        }
 
         // Called with the lease still held, so the context (and its message) is alive.
         static void Check(int status, IntPtr ctx)

@@ -9,7 +9,6 @@
 // Without CUDOT_LIBRARY the runtime's normal search for libcudot.so.1 applies (LD_LIBRARY_PATH,
 // the ld.so cache, Mono's dllmap).
 using System;
-using System.IO;
 using System.Reflection;
 using System.Runtime.InteropServices;
 
@@ -28,7 +27,7 @@ namespace Cudot
         public const int SupportedMajor = 1;
 
         static readonly object gate = new object();
-        static bool loaded;
+        static volatile bool loaded;
         static string failure; // set once loading failed: later calls fail the same way
 
         /// <summary>The CUDOT_LIBRARY path in use, or null when the normal search applied.</summary>
@@ -46,6 +45,7 @@ namespace Cudot
         /// <summary>Loads and checks the library if not yet done; throws CudotLibraryException.</summary>
         public static void EnsureLoaded()
         {
+            if (loaded) return; // the common case, without the lock
             lock (gate)
             {
                 if (loaded) return;

@@ -92,6 +92,64 @@ namespace Cudot.Tests
             }
         }
 
+        // The finalizer really calls cudot_deinit: buffers of this size are mmap()ed by malloc and
+        // returned to the system when freed, so the resident set shrinks by about their size.
+        [Test]
+        public void ReleaseReturnsNativeMemory([Values(true, false)] bool dispose)
+        {
+            const int n = 12 << 20;               // 48 MiB per float buffer: well above malloc's mmap threshold
+            const long bytes = 4L * 2 * 4 * n;    // 4 contexts, x and y each
+            long before = ResidentBytes();
+            long peak = Allocate(n, dispose);
+            for (int i = 0; i < 3; i++) { GC.Collect(); GC.WaitForPendingFinalizers(); }
+            long after = ResidentBytes();
+            Assert.Greater(peak - before, bytes * 9 / 10, "the buffers were not resident: the measurement is void");
+            Assert.Greater(peak - after, bytes * 9 / 10, "native buffers were not freed");
+        }
+
+        // What makes Dispose safe during a call on another thread: while a reference is held (each
+        // native call holds one), Dispose closes the context for new calls but frees nothing; the
+        // last release frees it. Checked on the resident set, as above.
+        [Test]
+        public void DisposeDefersFreeWhileAReferenceIsHeld()
+        {
+            const int n = 12 << 20;
+            const long bytes = 2L * 4 * n;
+            var ctx = new CudotContext(n, DType.Float32, Memory.Host);
+            ctx.XAsFloat32().Fill(1);
+            ctx.YAsFloat32().Fill(2);
+            bool added = false;
+            ctx.Handle.DangerousAddRef(ref added);
+            long held = ResidentBytes();
+            ctx.Dispose();
+            Assert.Throws<ObjectDisposedException>(() => ctx.Dot(), "closed for new calls at once");
+            Assert.Less(held - ResidentBytes(), bytes / 10, "freed while a reference was still held");
+            ctx.Handle.DangerousRelease();
+            Assert.Greater(held - ResidentBytes(), bytes * 9 / 10, "not freed by the last release");
+        }
+
+        static long Allocate(int n, bool dispose)
+        {
+            var contexts = new List<CudotContext>();
+            for (int i = 0; i < 4; i++)
+            {
+                var ctx = new CudotContext(n, DType.Float32, Memory.Host);
+                ctx.XAsFloat32().Fill(1);         // touch every page
+                ctx.YAsFloat32().Fill(2);
+                contexts.Add(ctx);
+            }
+            long peak = ResidentBytes();
+            if (dispose) foreach (var c in contexts) c.Dispose();
+            return peak;
+        }
+
+        static long ResidentBytes()
+        {
+            if (!System.IO.File.Exists("/proc/self/statm")) Assert.Ignore("needs Linux /proc");
+            string[] fields = System.IO.File.ReadAllText("/proc/self/statm").Split(' ');
+            return long.Parse(fields[1]) * Environment.SystemPageSize;
+        }
+
         // Dispose while another thread is inside cudot_dot: the SafeHandle reference count defers the
         // free until that call returns, and the next call sees ObjectDisposedException.
         [Test]

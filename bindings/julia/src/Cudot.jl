@@ -159,7 +159,8 @@ function _open_library()
 
     # Check the major version before looking up anything else: another major version may lack
     # or change the other functions.
-    vnum = Int(ccall(_sym(handle, :cudot_version, path, how), UInt32, ()))
+    version_fn = _sym(handle, :cudot_version, path, how)
+    vnum = Int(ccall(version_fn, UInt32, ()))
     major, minor, patch = vnum ÷ 10000, (vnum ÷ 100) % 100, vnum % 100
     if major != _ABI_MAJOR
         Libdl.dlclose(handle)
@@ -326,9 +327,9 @@ mutable struct CudotContext{T<:Union{Float32,Float64}}
 
         xr = Ref{Ptr{Cvoid}}(C_NULL)
         yr = Ref{Ptr{Cvoid}}(C_NULL)
-        st = ccall(h.get_inputs, Cint, (Ptr{Cvoid}, Ref{Ptr{Cvoid}}, Ref{Ptr{Cvoid}}), p, xr, yr)
-        if st != OK
-            err = CudotError(st, _last_error(h, p, "cudot_get_inputs"))
+        st2 = ccall(h.get_inputs, Cint, (Ptr{Cvoid}, Ref{Ptr{Cvoid}}, Ref{Ptr{Cvoid}}), p, xr, yr)
+        if st2 != OK
+            err = CudotError(st2, _last_error(h, p, "cudot_get_inputs"))
             _close_quietly(ctx)
             throw(err)
         end
@@ -597,10 +598,7 @@ Base.IndexStyle(::Type{<:CudotVector}) = IndexLinear()
     ctx = v.ctx
     _live_ptr(ctx)
     @boundscheck checkbounds(v, i)
-    GC.@preserve ctx begin
-        @inbounds r = v.data[i]
-    end
-    return r
+    return GC.@preserve ctx @inbounds v.data[i]
 end
 
 @inline function Base.setindex!(v::CudotVector{T}, val, i::Int) where {T}

@@ -108,7 +108,8 @@ __device__ __forceinline__ void partial_tile(const T *__restrict__ x, const T *_
 }
 
 // x, y: n >= 1 elements, 16-byte aligned. partials: tile_count(n) slots. ticket: 0 on entry, 0 on exit.
-// result: where the last block writes the dot (mapped host memory).
+// result: where the last block writes the dot (mapped host memory); nullptr means "partials only":
+// the caller (the hybrid CPU+GPU path) joins them itself.
 template <class T>
 __global__ void __launch_bounds__(kThreads) dot_kernel(const T *__restrict__ x, const T *__restrict__ y, std::size_t n,
                                                        Acc<T> *__restrict__ partials, unsigned *ticket,
@@ -128,8 +129,15 @@ __global__ void __launch_bounds__(kThreads) dot_kernel(const T *__restrict__ x, 
         else
             partial_tile<T>(x + begin, y + begin, n - begin, lane);
         Acc<T> root = block_tree<T>(lane, warp_roots);
-        if (threadIdx.x == 0) partials[tile] = root;
+        if (threadIdx.x == 0) {
+            if (tiles == 1 && result) {  // one tile: the join is a single merge, no ticket needed
+                *reinterpret_cast<volatile double *>(result) = A::finish(A::merge(A::zero(), root));
+                return;
+            }
+            partials[tile] = root;
+        }
     }
+    if (!result || tiles == 1) return;
 
     // Publish this block's partials, then count finished blocks; the last one joins.
     if (threadIdx.x == 0) {

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# test.sh - build the C# binding with mcs, run its NUnit tests and example on mono, then check how
+# the library is found (CUDOT_LIBRARY must win; wrong libraries must fail clearly).
+# Environment: CUDOT_LIBRARY (required: full path of libcudot.so), CUDOT_TEST_GPU=1 (GPU tests must
+# run, not skip), CUDOT_CS_BUILD (build folder, default bindings/csharp/build). Installs nothing.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+build=${CUDOT_CS_BUILD:-$here/build}
+
+: "${CUDOT_LIBRARY:?set CUDOT_LIBRARY to the full path of libcudot.so}"
+[[ -f $CUDOT_LIBRARY ]] || { echo "test.sh: CUDOT_LIBRARY=$CUDOT_LIBRARY is not a file" >&2; exit 2; }
+# Absolute, so the checks below may run from other folders; the file name itself is kept.
+CUDOT_LIBRARY=$(cd "$(dirname "$CUDOT_LIBRARY")" && pwd)/$(basename "$CUDOT_LIBRARY")
+export CUDOT_LIBRARY
+
+for tool in mcs mono nunit-console cc; do
+  command -v "$tool" >/dev/null || { echo "test.sh: $tool not found" >&2; exit 2; }
+done
+# Debian's NUnit 2.6: the framework assembly the tests compile against, as its pkg-config file says.
+nunit_fw=$(pkg-config --libs nunit 2>/dev/null | tr ' ' '\n' | sed -n 's/^-r://p' | grep '/nunit\.framework\.dll$' || true)
+nunit_fw=${nunit_fw:-/usr/lib/cli/nunit.framework-2.6.3/nunit.framework.dll}
+[[ -f $nunit_fw ]] || { echo "test.sh: nunit.framework.dll not found" >&2; exit 2; }
+
+echo "== building into $build"
+rm -rf "$build"
+mkdir -p "$build"
+mcs -nologo -unsafe -langversion:7.2 -target:library -out:"$build/Cudot.dll" "$here"/src/*.cs
+mcs -nologo -unsafe -target:library -out:"$build/Cudot.Tests.dll" -r:"$build/Cudot.dll" -r:"$nunit_fw" "$here"/tests/*.cs
+cp "$nunit_fw" "$build/"
+mcs -nologo -out:"$build/Example.exe" -r:"$build/Cudot.dll" "$here/example/Example.cs"
+
+failed=()
+
+echo "== NUnit tests"
+nunit-console -nologo -noshadow "$build/Cudot.Tests.dll" -result="$build/TestResult.xml" || failed+=(nunit)
+
+echo "== example"
+if out=$(mono "$build/Example.exe" 2>&1); then
+  echo "$out"
+  grep -q "dot of 1000000 elements = 1500000 " <<<"$out" || failed+=("example output")
+else
+  echo "$out"; failed+=(example)
+fi
+
+# Loader checks, each in a fresh process since a process loads the library once.
+fakes=$build/fakes
+mkdir -p "$fakes/v2" "$fakes/v1" "$fakes/soname2" "$fakes/real" "$fakes/decoy"
+fake() { cc -shared -fPIC -o "$1" "$here/tests/fake_cudot.c" "${@:2}"; }
+fake "$fakes/v2/libcudot.so.1" -DFAKE_VERSION=20000 -Wl,-soname,libcudot.so.1
+fake "$fakes/v1/libcudot.so.1" -DFAKE_VERSION=10000 -Wl,-soname,libcudot.so.1
+fake "$fakes/soname2/libcudot.so" -DFAKE_VERSION=20000 -Wl,-soname,libcudot.so.2
+cp -L "$CUDOT_LIBRARY" "$fakes/real/libcudot.so.1"
+cp "$build/Cudot.dll" "$build/Example.exe" "$fakes/decoy/"
+cp "$fakes/v1/libcudot.so.1" "$fakes/decoy/"   # Mono probes the folder of Cudot.dll first
+
+# expect_ok NAME ENV... : the example must succeed with that environment.
+expect_ok() {
+  local name=$1; shift
+  if env "$@" mono "$build/Example.exe" >/dev/null 2>&1; then echo "ok   $name"; else echo "FAIL $name"; failed+=("$name"); fi
+}
+# expect_error NAME PATTERN EXE ENV... : the program must fail and print PATTERN.
+expect_error() {
+  local name=$1 pattern=$2 exe=$3 out; shift 3
+  if out=$(env "$@" mono "$exe" 2>&1); then echo "FAIL $name: succeeded"; failed+=("$name"); return; fi
+  if grep -q "$pattern" <<<"$out"; then echo "ok   $name"; else echo "FAIL $name: $out"; failed+=("$name"); fi
+}
+
+echo "== library loading"
+expect_ok "CUDOT_LIBRARY wins over LD_LIBRARY_PATH" LD_LIBRARY_PATH="$fakes/v2"
+expect_ok "normal search without CUDOT_LIBRARY" -u CUDOT_LIBRARY LD_LIBRARY_PATH="$fakes/real"
+expect_error "other major version refused" "needs major version 1, but .* is version 2.0.0" \
+  "$build/Example.exe" CUDOT_LIBRARY="$fakes/v2/libcudot.so.1"
+expect_error "other major version refused (normal search)" "needs major version 1" \
+  "$build/Example.exe" -u CUDOT_LIBRARY LD_LIBRARY_PATH="$fakes/v2"
+expect_error "other soname refused" "SONAME differs" "$build/Example.exe" CUDOT_LIBRARY="$fakes/soname2/libcudot.so"
+expect_error "missing file refused" "cannot load CUDOT_LIBRARY=" "$build/Example.exe" CUDOT_LIBRARY="$fakes/nothing.so"
+expect_error "copy next to Cudot.dll detected" "another copy" "$fakes/decoy/Example.exe"
+expect_error "no library at all" "cannot load libcudot.so.1" "$build/Example.exe" -u CUDOT_LIBRARY LD_LIBRARY_PATH=
+
+if ((${#failed[@]})); then
+  echo "test.sh: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "test.sh: all C# checks passed"

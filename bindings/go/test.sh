@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Vets and tests the Go binding, runs its example, then builds and runs examples/go-classic.
+# Needs CUDOT_LIBRARY and CUDOT_CLASSIC_LIBRARY (full paths) and an installed Go; installs nothing.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+classic_dir="$(cd "$here/../../examples/go-classic" && pwd)"
+: "${CUDOT_LIBRARY:?set CUDOT_LIBRARY to the full path of libcudot.so}"
+: "${CUDOT_CLASSIC_LIBRARY:?set CUDOT_CLASSIC_LIBRARY to the full path of libcudot_classic.so}"
+command -v go >/dev/null || { echo "test.sh: go not found (install golang-go)" >&2; exit 1; }
+
+# Offline: standard library and cgo only. Caches go under /tmp unless the caller chose otherwise.
+export GOPROXY=off GOFLAGS=-mod=mod GOTOOLCHAIN=local
+export GOCACHE="${GOCACHE:-${TMPDIR:-/tmp}/cudot-go-cache}" GOPATH="${GOPATH:-${TMPDIR:-/tmp}/cudot-gopath}"
+export CUDOT_LIBRARY CUDOT_CLASSIC_LIBRARY
+log="$(mktemp)"
+bin="$(mktemp -d)"
+trap 'rm -rf "$log" "$bin"' EXIT
+
+cd "$here"
+echo "== go vet (linux, windows)"
+go vet ./...
+GOOS=windows go vet ./...
+
+echo "== go test"
+rc=0
+GODEBUG=cgocheck=2 go test -count=1 -v ./... 2>&1 | tee "$log" || rc=$?
+echo "== summary: $(grep -c -- '--- PASS' "$log" || true) passed, $(grep -c -- '--- SKIP' "$log" || true) skipped," \
+     "$(grep -c -- '--- FAIL' "$log" || true) failed (tests, subtests and examples)"
+[ "$rc" -eq 0 ] || { echo "test.sh: go test failed" >&2; exit "$rc"; }
+
+echo "== example"
+GODEBUG=cgocheck=2 go run ./example
+
+echo "== examples/go-classic"
+cd "$classic_dir"
+go vet ./...
+GOOS=windows go vet ./...
+go build -o "$bin/go-classic" .
+GODEBUG=cgocheck=2 "$bin/go-classic" -lib "$CUDOT_CLASSIC_LIBRARY"
+echo "== all Go checks passed"
