@@ -49,6 +49,21 @@ func fakeLibrary(t *testing.T, version string) string {
 	return lib
 }
 
+// searchDir offers the real library to the default dlopen search under one name only, through a
+// symlink in an otherwise empty LD_LIBRARY_PATH directory (CUDOT_LIBRARY stays unset).
+func searchDir(t *testing.T, real, name string) []string {
+	t.Helper()
+	abs, err := filepath.Abs(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(abs, filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"LD_LIBRARY_PATH=" + dir}
+}
+
 func TestLoadFailures(t *testing.T) {
 	real := os.Getenv("CUDOT_LIBRARY")
 	notALibrary := filepath.Join(t.TempDir(), "libcudot.so")
@@ -70,7 +85,9 @@ func TestLoadFailures(t *testing.T) {
 			[]string{"load=true version=false same=true", "missing symbol cudot_init"}},
 		{"major version 2", func(t *testing.T) []string { return []string{"CUDOT_LIBRARY=" + fakeLibrary(t, "20100")} },
 			[]string{"load=true version=true same=true", "version 2.1.0"}},
-		{"search path", func(*testing.T) []string { return []string{"LD_LIBRARY_PATH=" + filepath.Dir(real)} },
+		{"search finds libcudot.so.1", func(t *testing.T) []string { return searchDir(t, real, "libcudot.so.1") },
+			[]string{"load=false version=false same=true err=<nil>"}},
+		{"search falls back to libcudot.so", func(t *testing.T) []string { return searchDir(t, real, "libcudot.so") },
 			[]string{"load=false version=false same=true err=<nil>"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

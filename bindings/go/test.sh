@@ -12,6 +12,9 @@ command -v go >/dev/null || { echo "test.sh: go not found (install golang-go)" >
 # Offline: standard library and cgo only. Caches go under /tmp unless the caller chose otherwise.
 export GOPROXY=off GOFLAGS=-mod=mod GOTOOLCHAIN=local
 export GOCACHE="${GOCACHE:-${TMPDIR:-/tmp}/cudot-go-cache}" GOPATH="${GOPATH:-${TMPDIR:-/tmp}/cudot-gopath}"
+# The script changes directory, so make relative paths absolute first.
+[[ "$CUDOT_LIBRARY" == /* ]] || CUDOT_LIBRARY="$PWD/$CUDOT_LIBRARY"
+[[ "$CUDOT_CLASSIC_LIBRARY" == /* ]] || CUDOT_CLASSIC_LIBRARY="$PWD/$CUDOT_CLASSIC_LIBRARY"
 export CUDOT_LIBRARY CUDOT_CLASSIC_LIBRARY
 log="$(mktemp)"
 bin="$(mktemp -d)"
