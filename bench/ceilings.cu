@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <cstdio>
 #include <thread>
 #include <vector>
@@ -43,7 +44,10 @@ void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size
 // `bytes` bytes (integer XOR-adds: cheap enough that only memory bandwidth limits them).
 static double host_read(unsigned threads, std::size_t bytes, int reps) {
     const std::size_t words = bytes / 8;
-    std::vector<std::uint64_t> a(words), b(words);
+    // Uninitialized, so the first touch below (by the same threads and chunks that read later)
+    // places each page near its reader, as the library's own buffers are placed by a parallel fill.
+    std::unique_ptr<std::uint64_t[]> a_mem(new std::uint64_t[words]), b_mem(new std::uint64_t[words]);
+    std::uint64_t *a = a_mem.get(), *b = b_mem.get();
     parallel_for(words, [&](std::size_t lo, std::size_t hi) {
         for (std::size_t i = lo; i < hi; ++i) a[i] = b[i] = i * 0x9e3779b97f4a7c15ULL;
     });

@@ -5,12 +5,26 @@
 #   scripts/gpu-check.sh                 configure, build (needs Catch2: scripts/test.sh installs it) and test
 #   scripts/gpu-check.sh BUILD_DIR       test an existing build, e.g. one built on another machine and
 #                                        copied here (the GPU machine needs no compiler or Catch2 then)
+#   scripts/gpu-check.sh --prepare BUILD_DIR   (on the build machine) also compile the Go test binary and
+#                                        go-classic into BUILD_DIR/go-gpu, for GPU machines without Go
+# Then the bindings run against the GPU strategies (CUDOT_TEST_GPU=1: a missing GPU fails them) where
+# their runtimes exist: Python (any python3 with numpy and pytest), Go (the prepared binaries).
 # Logs go to $OUT (if set) or ./gpu-check-logs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 logs=${OUT:-$root/gpu-check-logs}
 mkdir -p "$logs"
+
+if [[ "${1:-}" == --prepare ]]; then
+  build=$(cd "$2" && pwd)
+  mkdir -p "$build/go-gpu"
+  export GOPROXY=off GOFLAGS=-mod=mod GOCACHE=${GOCACHE:-/tmp/cudot-go-cache} GOPATH=${GOPATH:-/tmp/cudot-gopath}
+  (cd bindings/go && go test -c -o "$build/go-gpu/cudot.test" .)
+  (cd examples/go-classic && go build -o "$build/go-gpu/go-classic" .)
+  echo "gpu-check: Go binaries in $build/go-gpu"
+  exit 0
+fi
 
 build=${1:-}
 if [[ -z "$build" ]]; then
@@ -43,5 +57,31 @@ status=0
 if grep -q "gpu:.*(Skipped)" "$logs/ctest.log"; then
   echo "gpu-check: GPU tests were skipped on a machine with a GPU" >&2
   status=1
+fi
+
+# ---- bindings against the GPU strategies ----
+export CUDOT_TEST_GPU=1 CUDOT_LIBRARY=$build/libcudot.so CUDOT_CLASSIC_LIBRARY=$build/libcudot_classic.so
+python=""
+for candidate in python3 /usr/bin/python3 /opt/torch/.venv/bin/python3; do
+  if command -v "$candidate" >/dev/null && "$candidate" -c "import numpy, pytest" 2>/dev/null; then
+    python=$(command -v "$candidate"); break
+  fi
+done
+if [[ -n "$python" ]]; then
+  echo "==== python binding on the GPU ($python)"
+  PYTHON=$python bindings/python/test.sh 2>&1 | tee "$logs/python.log" || status=1
+else
+  echo "==== python binding: NOT RUN (no python3 with numpy and pytest here)"
+fi
+if [[ -x "$build/go-gpu/cudot.test" ]]; then
+  echo "==== go binding on the GPU"
+  (cd bindings/go && "$build/go-gpu/cudot.test" -test.count=1 -test.v 2>&1) | tee "$logs/go.log" || status=1
+  echo "go: $(grep -c -- '--- PASS' "$logs/go.log" || true) passed, $(grep -c -- '--- SKIP' "$logs/go.log" || true)" \
+       "skipped, $(grep -c -- '--- FAIL' "$logs/go.log" || true) failed"
+  for memory in pinned mapped managed auto; do
+    CUDOT_MEMORY=$memory "$build/go-gpu/go-classic" -lib "$CUDOT_CLASSIC_LIBRARY" 2>&1 | tee -a "$logs/go.log" || status=1
+  done
+else
+  echo "==== go binding: NOT RUN (no prepared binaries: scripts/gpu-check.sh --prepare BUILD_DIR)"
 fi
 exit $status

@@ -192,7 +192,7 @@ TEST_CASE("GPU: AUTO splits dots between CPU and GPU with the same bits as HOST"
 }
 
 TEST_CASE("GPU: AUTO adapts the GPU's share of a dot and stays correct", "[gpu]") {
-    const std::size_t n = std::size_t(1) << 23;
+    const std::size_t n = (std::size_t(1) << 24) + 3;  // large enough for the GPU to take part
     Ctx c(n, CUDOT_F32, CUDOT_MEMORY_AUTO);
     REQUIRE(c.status == CUDOT_OK);
     for (std::size_t i = 0; i < n; ++i) c.x<float>()[i] = c.y<float>()[i] = 1.0f;
@@ -203,4 +203,25 @@ TEST_CASE("GPU: AUTO adapts the GPU's share of a dot and stays correct", "[gpu]"
     CHECK(after > 0.0);
     CHECK(after < 1.0);
     CHECK(after != before);  // it measured and moved
+}
+
+TEST_CASE("GPU: MANAGED stays correct while it switches between resident and migrating inputs", "[gpu]") {
+    const std::size_t n = (std::size_t(1) << 22) + 9;
+    for (int32_t dtype : {CUDOT_F32, CUDOT_F64}) {
+        Ctx m(n, dtype, CUDOT_MEMORY_MANAGED);
+        Ctx h(n, dtype, CUDOT_MEMORY_HOST);
+        REQUIRE(m.status == CUDOT_OK);
+        REQUIRE(h.status == CUDOT_OK);
+        const std::size_t es = dtype == CUDOT_F64 ? 8 : 4;
+        for (int round = 0; round < 12; ++round) {
+            if (round % 4 < 2) {  // rounds 0,1 and 4,5 ...: the host rewrites; others: resident
+                if (dtype == CUDOT_F64) test::fill_random(h.x<double>(), h.y<double>(), n, 50 + round);
+                else test::fill_random(h.x<float>(), h.y<float>(), n, 50 + round);
+                std::memcpy(m.x<char>(), h.x<char>(), n * es);
+                std::memcpy(m.y<char>(), h.y<char>(), n * es);
+            }
+            INFO("round " << round);
+            CHECK(test::bits(m.dot()) == test::bits(h.dot()));
+        }
+    }
 }
