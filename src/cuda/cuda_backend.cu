@@ -324,7 +324,7 @@ static cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, d
         float prefetch_ms = 0, kernel_ms = 0;
         CUDOT_CUDA_TRY(err, cudaEventElapsedTime(&prefetch_ms, ev[0], ev[1]));
         CUDOT_CUDA_TRY(err, cudaEventElapsedTime(&kernel_ms, ev[1], ev[2]));
-        const double slow_ms = 2.0 * bytes / (kMigratedGBps * 1e6) + 0.05;  // both inputs, plus 50 us of slack
+        const double slow_ms = 2.0 * bytes / (kMigratedGBps * 1e6) + 0.25;  // both inputs, plus 250 us of slack
         if (prefetch && prefetch_ms < slow_ms) s.prefetch = false;      // nothing had moved: resident
         if (!prefetch && kernel_ms > slow_ms) s.prefetch = true;        // the kernel faulted pages in
     }

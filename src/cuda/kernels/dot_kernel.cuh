@@ -1,9 +1,9 @@
 // dot_kernel.cuh - the one kernel of a GPU dot: tile partials, then the join, in a single launch.
 //
-// A 256-thread block computes one tile at a time (grid-stride over tiles). Thread t owns the four
-// adjacent canonical lanes 4t..4t+3 (src/order.hpp), so each step of a full tile is one 16-byte load of
-// x and one of y per thread (32 bytes for F64), coalesced across the warp. The lane tree is walked as
-// order.hpp prescribes: two levels inside the thread, five by warp shuffles, three across the warps.
+// A 256-thread block computes one tile at a time (grid-stride over tiles). Each thread owns four
+// canonical lanes (src/order.hpp), chosen so every load instruction of a warp reads 512 contiguous
+// bytes (LaneMap below), and the lane tree is walked exactly as order.hpp prescribes: the first level(s)
+// inside the thread, then warp shuffles, then three levels across the eight warps.
 // Each block then takes a ticket; the block that draws the last one joins all tile partials in the
 // canonical order and writes the result straight into mapped host memory. No managed memory, no
 // second launch, and the result does not depend on the grid size.
@@ -37,15 +37,53 @@ __device__ __forceinline__ order::SumF64 load_partial(const order::SumF64 *p) {
     return order::SumF64{v.x, v.y};
 }
 
-// Four consecutive elements starting at a 16-byte-aligned address.
-__device__ __forceinline__ void load4(const float *p, float (&v)[4]) {
-    float4 q = __ldg(reinterpret_cast<const float4 *>(p));
-    v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
-}
-__device__ __forceinline__ void load4(const double *p, double (&v)[4]) {
-    double2 a = __ldg(reinterpret_cast<const double2 *>(p));
-    double2 b = __ldg(reinterpret_cast<const double2 *>(p) + 1);
-    v[0] = a.x; v[1] = a.y; v[2] = b.x; v[3] = b.y;
+// Which four canonical lanes thread t of the block owns (k = 0..3), and how it loads them.
+//  F32: lanes 4t..4t+3 - one float4 per array per step; a warp's load covers 128 lanes, 512 bytes.
+//  F64: lanes 128w+2l, +1 and 128w+64+2l, +1 (warp w, lane l) - two double2 per array per step, each
+//       warp instruction covering 64 contiguous lanes (512 bytes). Four adjacent doubles per thread
+//       would make each instruction read every other 16 bytes of a 1 KiB span, which costs bus
+//       bandwidth when the data is read over PCIe (MAPPED).
+template <class T> struct LaneMap;
+template <> struct LaneMap<float> {
+    __device__ static std::size_t lane(int k) { return kLanesPerThread * threadIdx.x + k; }
+    __device__ static void load(const float *step, float (&v)[4]) {
+        float4 q = __ldg(reinterpret_cast<const float4 *>(step + kLanesPerThread * threadIdx.x));
+        v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
+    }
+};
+template <> struct LaneMap<double> {
+    __device__ static std::size_t lane(int k) {
+        return 128 * (threadIdx.x / 32) + (k < 2 ? 0 : 64) + 2 * (threadIdx.x % 32) + (k & 1);
+    }
+    __device__ static void load(const double *step, double (&v)[4]) {
+        const double *p = step + 128 * (threadIdx.x / 32) + 2 * (threadIdx.x % 32);
+        double2 a = __ldg(reinterpret_cast<const double2 *>(p));
+        double2 b = __ldg(reinterpret_cast<const double2 *>(p + 64));
+        v[0] = a.x; v[1] = a.y; v[2] = b.x; v[3] = b.y;
+    }
+};
+
+// The canonical tree over one warp's 128 lanes; the root lands in lane 0 of the warp. Lane L of the
+// warp merges lane L + offset; lanes whose partner is out of range compute values nobody reads. After
+// offset o, lanes that are multiples of 2o hold their subtree.
+template <class T>
+__device__ __forceinline__ Acc<T> warp_tree(const Acc<T> (&lane)[kLanesPerThread]) {
+    using A = order::Arith<T>;
+    if (sizeof(T) == 4) {  // lanes 4t..4t+3: two levels in the thread, five across the warp
+        Acc<T> v = A::merge(A::merge(lane[0], lane[1]), A::merge(lane[2], lane[3]));
+#pragma unroll
+        for (int offset = 1; offset < 32; offset *= 2) v = A::merge(v, shuffle_down(v, offset));
+        return v;
+    }
+    // Two runs of 64 lanes: one level in the thread, five across the warp, for each run; then the
+    // seventh level joins the two runs.
+    Acc<T> lo = A::merge(lane[0], lane[1]), hi = A::merge(lane[2], lane[3]);
+#pragma unroll
+    for (int offset = 1; offset < 32; offset *= 2) {
+        lo = A::merge(lo, shuffle_down(lo, offset));
+        hi = A::merge(hi, shuffle_down(hi, offset));
+    }
+    return A::merge(lo, hi);
 }
 
 // Joins the block's kLanes lane values (four per thread) by the canonical tree; the root lands in
@@ -53,11 +91,7 @@ __device__ __forceinline__ void load4(const double *p, double (&v)[4]) {
 template <class T>
 __device__ __forceinline__ Acc<T> block_tree(const Acc<T> (&lane)[kLanesPerThread], Acc<T> *warp_roots) {
     using A = order::Arith<T>;
-    Acc<T> v = A::merge(A::merge(lane[0], lane[1]), A::merge(lane[2], lane[3]));
-    // Lane L of the warp reads lane L + offset; lanes whose partner is out of range compute values
-    // nobody reads. After offset o, lanes that are multiples of 2o hold their subtree.
-#pragma unroll
-    for (int offset = 1; offset < 32; offset *= 2) v = A::merge(v, shuffle_down(v, offset));
+    Acc<T> v = warp_tree<T>(lane);
     int warp = threadIdx.x / 32, lane_id = threadIdx.x % 32;
     if (lane_id == 0) warp_roots[warp] = v;
     __syncthreads();
@@ -79,14 +113,13 @@ __device__ __forceinline__ void full_tile(const T *__restrict__ x, const T *__re
                                           Acc<T> (&lane)[kLanesPerThread]) {
     using A = order::Arith<T>;
     constexpr int kBatch = LoadBatch<T>::value;
-    const std::size_t first = kLanesPerThread * threadIdx.x;
 #pragma unroll
     for (int j0 = 0; j0 < static_cast<int>(order::kSteps); j0 += kBatch) {
         T xv[kBatch][4], yv[kBatch][4];
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) {
-            load4(x + (j0 + j) * order::kLanes + first, xv[j]);
-            load4(y + (j0 + j) * order::kLanes + first, yv[j]);
+            LaneMap<T>::load(x + (j0 + j) * order::kLanes, xv[j]);
+            LaneMap<T>::load(y + (j0 + j) * order::kLanes, yv[j]);
         }
 #pragma unroll
         for (int j = 0; j < kBatch; ++j)
@@ -102,7 +135,7 @@ __device__ __forceinline__ void partial_tile(const T *__restrict__ x, const T *_
     for (std::size_t j = 0; j < order::kSteps; ++j)
 #pragma unroll
         for (int k = 0; k < kLanesPerThread; ++k) {
-            std::size_t i = j * order::kLanes + kLanesPerThread * threadIdx.x + k;
+            std::size_t i = j * order::kLanes + LaneMap<T>::lane(k);
             if (i < count) A::add_product(lane[k], x[i], y[i]);
         }
 }
@@ -154,7 +187,7 @@ __global__ void __launch_bounds__(kThreads) dot_kernel(const T *__restrict__ x, 
     for (std::size_t round = 0; round * order::kLanes < tiles; ++round)
 #pragma unroll
         for (int k = 0; k < kLanesPerThread; ++k) {
-            std::size_t t = round * order::kLanes + kLanesPerThread * threadIdx.x + k;
+            std::size_t t = round * order::kLanes + LaneMap<T>::lane(k);
             if (t < tiles) lane[k] = A::merge(lane[k], load_partial(partials + t));
         }
     Acc<T> root = block_tree<T>(lane, warp_roots);
