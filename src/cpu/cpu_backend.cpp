@@ -19,7 +19,9 @@ namespace cudot {
 namespace cpu {
 
 // Below this many tiles a dot runs on the calling thread: waking workers costs more than it saves.
-constexpr std::size_t kSerialTiles = 16;  // 16 tiles = 2^17 elements
+// F64's compensated arithmetic costs about three times F32's per element, so it goes parallel sooner.
+constexpr std::size_t kSerialTilesF32 = 16;  // 2^17 elements
+constexpr std::size_t kSerialTilesF64 = 4;   // 2^15 elements
 // Tiles per pool task: big enough to amortize the task claim, small enough to balance threads.
 constexpr std::size_t kTilesPerTask = 8;
 
@@ -131,7 +133,8 @@ static void partials_typed(const void *x, const void *y, std::size_t n, std::siz
     Job<T> job{static_cast<const T *>(x), static_cast<const T *>(y), n, first, last, static_cast<Acc *>(partials),
                &tile_kernels()};
     const std::size_t tiles = last - first;
-    if (tiles <= kSerialTiles && !hooks.cpu_always_parallel) {
+    const std::size_t serial_tiles = sizeof(T) == 8 ? kSerialTilesF64 : kSerialTilesF32;
+    if (tiles <= serial_tiles && !hooks.cpu_always_parallel) {
         job.run_tiles(first, last);
     } else {
         ThreadPool::instance().run((tiles + kTilesPerTask - 1) / kTilesPerTask, hooks.cpu_threads, &Job<T>::task, &job);

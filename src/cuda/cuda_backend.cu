@@ -29,7 +29,6 @@ struct DeviceState {
     double share = 0.25;  // fraction of tiles the GPU takes; adapted after every hybrid dot
     // MANAGED only: whether the next dot first migrates the inputs in bulk (see managed_dot).
     bool prefetch = true;
-    cudaEvent_t managed_events[3] = {nullptr, nullptr, nullptr};
 };
 
 // Hybrid dots below this many tiles run on the CPU alone: the launch and synchronization would cost
@@ -39,7 +38,7 @@ constexpr std::size_t kHybridMinTiles = 2048;  // 2^24 elements
 
 // MANAGED dots on fewer bytes than this neither prefetch nor time themselves: latency dominates.
 constexpr std::size_t kManagedAdaptBytes = std::size_t(4) << 20;
-// A prefetch or kernel slower than this moved pages over the bus: the host had written to them.
+// A dot slower than this moved pages over the bus: the host had written to them.
 constexpr double kMigratedGBps = 300.0;
 
 constexpr std::size_t kTicketBytes = 256;  // keeps the partials after it 256-byte aligned
@@ -186,8 +185,6 @@ static cudot_status create_state(cudot_ctx &ctx, DeviceState &s, ErrorSink err) 
         CUDOT_CUDA_TRY(err, cudaEventCreate(&s.gpu_start));
         CUDOT_CUDA_TRY(err, cudaEventCreate(&s.gpu_stop));
     }
-    if (ctx.memory == CUDOT_MEMORY_MANAGED)
-        for (cudaEvent_t &e : s.managed_events) CUDOT_CUDA_TRY(err, cudaEventCreate(&e));
     CUDOT_CUDA_TRY(err, cudaStreamSynchronize(s.stream));
     return CUDOT_OK;
 }
@@ -219,8 +216,6 @@ cudot_status destroy(cudot_ctx &ctx, ErrorSink err) {
         if (s->h_partials) release(first, err, cudaFreeHost(s->h_partials), "cudaFreeHost(partials)");
         if (s->gpu_start) release(first, err, cudaEventDestroy(s->gpu_start), "cudaEventDestroy");
         if (s->gpu_stop) release(first, err, cudaEventDestroy(s->gpu_stop), "cudaEventDestroy");
-        for (cudaEvent_t e : s->managed_events)
-            if (e) release(first, err, cudaEventDestroy(e), "cudaEventDestroy");
         if (s->own_device_inputs) {
             if (s->d_x) release(first, err, cudaFree(s->d_x), "cudaFree(d_x)");
             if (s->d_y) release(first, err, cudaFree(s->d_y), "cudaFree(d_y)");
@@ -298,15 +293,15 @@ static cudot_status hybrid_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, do
 // across dots live in GPU memory, and a prefetch would only cost time (about twice the kernel at 2^26
 // on an H100). Inputs the host rewrote before each dot have migrated back to the host, and letting the
 // kernel fault them over page by page runs at ~8 GB/s where one bulk prefetch runs at ~47 GB/s. So
-// each dot watches itself: a prefetch that moved nothing turns prefetching off; a kernel that ran at
-// bus speed (it faulted pages in) turns it back on. Only timing changes, never the result.
+// each dot watches itself: a dot that ran at bus speed moved pages, and the next one prefetches; a dot
+// that ran faster found the inputs resident, and the next one does not. Only timing changes, never
+// the result.
 static cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
     ErrorSink err = ctx.sink();
     const std::size_t bytes = n * element_size(ctx.dtype);
     const bool adapt = bytes >= kManagedAdaptBytes;
     const bool prefetch = adapt && s.prefetch;
-    cudaEvent_t *ev = s.managed_events;
-    if (adapt) CUDOT_CUDA_TRY(err, cudaEventRecord(ev[0], s.stream));
+    const auto start = std::chrono::steady_clock::now();
     if (prefetch) {
         cudaMemLocation gpu{};
         gpu.type = cudaMemLocationTypeDevice;
@@ -314,19 +309,17 @@ static cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, d
         CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(ctx.x, bytes, gpu, 0, s.stream));
         CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(ctx.y, bytes, gpu, 0, s.stream));
     }
-    if (adapt) CUDOT_CUDA_TRY(err, cudaEventRecord(ev[1], s.stream));
     cudot_status status = launch_any(ctx, s, n, static_cast<char *>(s.scratch) + kTicketBytes, s.d_result);
     if (status != CUDOT_OK) return status;
-    if (adapt) CUDOT_CUDA_TRY(err, cudaEventRecord(ev[2], s.stream));
     CUDOT_CUDA_TRY(err, cudaStreamSynchronize(s.stream));
     *result = *static_cast<volatile double *>(s.h_result);
     if (adapt) {
-        float prefetch_ms = 0, kernel_ms = 0;
-        CUDOT_CUDA_TRY(err, cudaEventElapsedTime(&prefetch_ms, ev[0], ev[1]));
-        CUDOT_CUDA_TRY(err, cudaEventElapsedTime(&kernel_ms, ev[1], ev[2]));
+        // Timed on the host, around the whole dot: events would add microseconds to every call. A dot
+        // slower than bus speed moved pages (keep or start prefetching); a prefetching dot faster than
+        // that found them already on the GPU (stop prefetching).
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         const double slow_ms = 2.0 * bytes / (kMigratedGBps * 1e6) + 0.25;  // both inputs, plus 250 us of slack
-        if (prefetch && prefetch_ms < slow_ms) s.prefetch = false;      // nothing had moved: resident
-        if (!prefetch && kernel_ms > slow_ms) s.prefetch = true;        // the kernel faulted pages in
+        s.prefetch = ms > slow_ms;
     }
     return CUDOT_OK;
 }
