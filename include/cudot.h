@@ -74,15 +74,20 @@ typedef enum cudot_status {
 enum { CUDOT_F32 = 1, CUDOT_F64 = 2 };
 
 /* Memory strategies (cudot_config.memory): where the input buffers live and who computes.
- *  AUTO    - a GPU strategy when a usable GPU exists (currently MAPPED), otherwise HOST.
- *            Ask cudot_get_memory() which one was chosen.
+ *  AUTO    - with a usable GPU: MAPPED buffers, and each dot of 2^24 elements or more is split
+ *            between CPU threads (reading host memory) and the GPU (reading over the bus); smaller
+ *            dots run on the CPU threads alone. Without a GPU: HOST. cudot_get_memory() reports
+ *            MAPPED or HOST. Best for data the host rewrites before each dot.
+ *            (A GPU that cannot map host memory gets PINNED, without the CPU share.)
  *  PINNED  - page-locked host buffers (cudaMallocHost) plus device buffers; each dot copies the
  *            first n elements to the GPU, then computes there. Good for fresh data every call.
  *  MAPPED  - page-locked host buffers mapped into the GPU's address space (zero-copy); the kernel
  *            reads host memory over the bus. Good for fresh data every call, no device memory used.
  *  MANAGED - unified memory (cudaMallocManaged); pages migrate to the GPU and stay there while the
- *            host leaves them alone. Good when the inputs change rarely. Refused (OUT_OF_MEMORY),
- *            before allocating, when the buffers would not fit in the device's free memory.
+ *            host leaves them alone. Good when the inputs change rarely. When a dot finds that the
+ *            host rewrote them, the next dots migrate them in bulk before computing. Refused
+ *            (OUT_OF_MEMORY), before allocating, when the buffers would not fit in the device's free
+ *            memory.
  *  HOST    - ordinary aligned host memory, computed on the CPU by a persistent thread pool. Works
  *            everywhere, no GPU or driver needed. */
 enum {
