@@ -32,7 +32,7 @@
 
 /* Version of this header. cudot_version() returns the version of the library actually loaded. */
 #define CUDOT_VERSION_MAJOR 1
-#define CUDOT_VERSION_MINOR 0
+#define CUDOT_VERSION_MINOR 1
 #define CUDOT_VERSION_PATCH 0
 #define CUDOT_VERSION_NUMBER (CUDOT_VERSION_MAJOR * 10000 + CUDOT_VERSION_MINOR * 100 + CUDOT_VERSION_PATCH)
 
@@ -70,8 +70,10 @@ typedef enum cudot_status {
     CUDOT_ERROR_INTERNAL = 6          /* a bug in cudot; please report the message */
 } cudot_status;
 
-/* Element types (cudot_config.dtype). */
-enum { CUDOT_F32 = 1, CUDOT_F64 = 2 };
+/* Element types (cudot_config.dtype and .y_dtype). Buffers hold the native representation:
+ *  F32 float, F64 double, F16 IEEE binary16 and BF16 bfloat16 (each 16 bits, little-endian bits as
+ *  uint16_t), I8 int8_t, U8 uint8_t (also Bool data stored as 0/1 bytes). */
+enum { CUDOT_F32 = 1, CUDOT_F64 = 2, CUDOT_F16 = 3, CUDOT_BF16 = 4, CUDOT_I8 = 5, CUDOT_U8 = 6 };
 
 /* Memory strategies (cudot_config.memory): where the input buffers live and who computes.
  *  AUTO    - with a usable GPU: MAPPED buffers, and each dot of 2^24 elements or more is split
@@ -105,21 +107,24 @@ enum {
  * a zero in any field after size means "the default". The size field lets the struct grow: the
  * library reads only the first `size` bytes and uses defaults for fields an older caller lacks. */
 typedef struct cudot_config {
-    uint32_t size;   /* sizeof(cudot_config). At least 16 (the size of this first version); bytes past
-                        what this library knows must be zero (they would ask for features it lacks) */
-    int32_t  dtype;  /* CUDOT_F32 or CUDOT_F64; 0 means CUDOT_F32 */
-    int32_t  memory; /* a CUDOT_MEMORY_* value; 0 means CUDOT_MEMORY_AUTO */
-    int32_t  device; /* CUDA device ordinal (0-based); ignored by HOST, and by AUTO when no GPU exists */
+    uint32_t size;    /* sizeof(cudot_config). At least 16 (the size of the first version, which ended
+                         at `device`); bytes past what this library knows must be zero (they would ask
+                         for features it lacks) */
+    int32_t  dtype;   /* element type of x (and of y unless y_dtype says otherwise); 0 means CUDOT_F32 */
+    int32_t  memory;  /* a CUDOT_MEMORY_* value; 0 means CUDOT_MEMORY_AUTO */
+    int32_t  device;  /* CUDA device ordinal (0-based); ignored by HOST, and by AUTO when no GPU exists */
+    int32_t  y_dtype; /* element type of y; 0 means "the same as dtype". Since 1.1; a caller compiled
+                         against 1.0 passes size 16 and gets the default. */
 } cudot_config;
 
-#define CUDOT_CONFIG_INIT { (uint32_t)sizeof(cudot_config), CUDOT_F32, CUDOT_MEMORY_AUTO, 0 }
+#define CUDOT_CONFIG_INIT { (uint32_t)sizeof(cudot_config), CUDOT_F32, CUDOT_MEMORY_AUTO, 0, 0 }
 
 /*! cudot_init: create a context with input buffers for n elements.
  * @param ctx    out: the new context, or NULL on any failure. Must not be NULL itself.
  * @param n      capacity in elements (0 is allowed: every dot is then 0.0).
  * @param config options, read only during the call; NULL means all defaults (F32, AUTO, device 0).
  * @return CUDOT_OK;
- *         CUDOT_ERROR_INVALID_ARGUMENT  ctx NULL, config->size below 16, unknown dtype or memory,
+ *         CUDOT_ERROR_INVALID_ARGUMENT  ctx NULL, config->size below 16, unknown dtype, y_dtype or memory,
  *                                       negative or out-of-range device, n so large the byte count overflows;
  *         CUDOT_ERROR_OUT_OF_MEMORY     the buffers cannot be allocated, or would exceed the host's
  *                                       physical memory (HOST, PINNED, MAPPED) or the device's free
@@ -134,8 +139,9 @@ typedef struct cudot_config {
  * unspecified: fill them before the first dot. */
 CUDOT_API cudot_status cudot_init(cudot_ctx **ctx, size_t n, const cudot_config *config);
 
-/*! cudot_get_inputs: the two input buffers, each of capacity elements of the context's dtype
- * (float for CUDOT_F32, double for CUDOT_F64), aligned to at least 64 bytes. The library owns them:
+/*! cudot_get_inputs: the two input buffers, each of capacity elements: x of the context's dtype, y of
+ * its y_dtype (float for CUDOT_F32, double for CUDOT_F64, 16-bit patterns for F16/BF16, int8_t, uint8_t),
+ * aligned to at least 64 bytes. The library owns them:
  * write into them in place; they stay valid and at the same address until cudot_deinit. Do not free them.
  * Either out-pointer may be NULL if you do not need it. With n == 0 both are non-NULL and must not be
  * dereferenced. Do not write to them while a dot on this context is running in another thread.
@@ -143,8 +149,12 @@ CUDOT_API cudot_status cudot_init(cudot_ctx **ctx, size_t n, const cudot_config 
 CUDOT_API cudot_status cudot_get_inputs(cudot_ctx *ctx, void **x, void **y);
 
 /*! cudot_dot: *result = sum of x[i] * y[i] over all capacity elements, using what the host last wrote.
- * Accuracy: F32 inputs - each product exact in double, sums in double. F64 inputs - compensated (Dot2),
- * as if computed in twice the working precision and rounded once. NaN in any product gives NaN (always
+ * Accuracy, by the pair of element types:
+ *  - either side F64: compensated (Dot2), as if computed in twice the working precision, rounded once;
+ *  - both sides integer (I8, U8): the exact sum in 64-bit integers, converted to double (exact up to
+ *    2^53 in magnitude, correctly rounded beyond; the integer sum cannot overflow at any n that fits
+ *    in memory);
+ *  - otherwise (F32, F16, BF16, and integers with those): each product exact in double, sums in double. NaN in any product gives NaN (always
  * the same quiet NaN), a lone infinity gives that infinity, Inf * 0 gives NaN. An empty dot is +0.0.
  * @param result out: the dot product; written only on CUDOT_OK.
  * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT (ctx or result NULL, ctx not live);
@@ -170,6 +180,10 @@ CUDOT_API cudot_status cudot_deinit(cudot_ctx *ctx);
  * @param device out (may be NULL): the CUDA device ordinal, or CUDOT_DEVICE_NONE for HOST.
  * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT if ctx is NULL or not a live context. */
 CUDOT_API cudot_status cudot_get_memory(const cudot_ctx *ctx, int32_t *memory, int32_t *device);
+
+/*! cudot_get_dtypes: the element types of x and y (either out-pointer may be NULL).
+ * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT if ctx is NULL or not a live context. */
+CUDOT_API cudot_status cudot_get_dtypes(const cudot_ctx *ctx, int32_t *x_dtype, int32_t *y_dtype);
 
 /*! cudot_get_capacity: *n = the capacity given to cudot_init.
  * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT if ctx or n is NULL or ctx is not a live context. */

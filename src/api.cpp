@@ -1,5 +1,6 @@
 // api.cpp - every exported entry point: check the arguments, lock the context, dispatch to a backend,
 // and turn anything unexpected into a status. Nothing thrown or printed ever leaves this file.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include "cpu/cpu_backend.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "testing.hpp"
+#include "types.hpp"
 
 namespace cudot {
 
@@ -23,7 +25,7 @@ cudot_status fail(ErrorSink err, cudot_status status, const char *format, ...) {
     return status;
 }
 
-std::size_t element_size(int32_t dtype) { return dtype == CUDOT_F64 ? sizeof(double) : sizeof(float); }
+std::size_t element_size(int32_t dtype) { return types::size_of(dtype); }
 
 namespace {
 
@@ -38,6 +40,7 @@ bool live(const cudot_ctx *ctx) { return ctx && ctx->magic == cudot_ctx::kLiveMa
 // Copies the caller's config (of whatever version) over the defaults and checks every field.
 cudot_status read_config(const cudot_config *config, cudot_config &out, ErrorSink err) {
     out = cudot_config CUDOT_CONFIG_INIT;
+    out.y_dtype = out.dtype;
     if (!config) return CUDOT_OK;
     uint32_t size = config->size;
     if (size < kConfigV1Size || size > kConfigMaxSize)
@@ -51,12 +54,18 @@ cudot_status read_config(const cudot_config *config, cudot_config &out, ErrorSin
                         "config->size is %u and byte %u is set: the caller asks for options newer than this "
                         "library (version %s, config size %u)",
                         size, i, cudot_version_string(), static_cast<unsigned>(sizeof(cudot_config)));
+    out.y_dtype = 0;  // an older, shorter config leaves it at "same as dtype"
     std::memcpy(&out, config, size < sizeof(cudot_config) ? size : sizeof(cudot_config));
     out.size = sizeof(cudot_config);
     if (out.dtype == 0) out.dtype = CUDOT_F32;
-    if (out.dtype != CUDOT_F32 && out.dtype != CUDOT_F64)
-        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "config->dtype %d is not CUDOT_F32 (1) or CUDOT_F64 (2)",
+    if (!types::valid_dtype(out.dtype))
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "config->dtype %d is not an element type (CUDOT_F32 = 1 .. CUDOT_U8 = 6)",
                     static_cast<int>(out.dtype));
+    if (out.y_dtype == 0) out.y_dtype = out.dtype;  // also what a 16-byte (version 1.0) config gets
+    if (!types::valid_dtype(out.y_dtype))
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                    "config->y_dtype %d is not an element type (0 = same as dtype, CUDOT_F32 = 1 .. CUDOT_U8 = 6)",
+                    static_cast<int>(out.y_dtype));
     if (out.memory < CUDOT_MEMORY_AUTO || out.memory > CUDOT_MEMORY_HOST)
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "config->memory %d is not a CUDOT_MEMORY_* value (0..4)",
                     static_cast<int>(out.memory));
@@ -97,7 +106,7 @@ cudot_status init_impl(cudot_ctx **out, std::size_t n, const cudot_config *confi
     cudot_config cfg;
     cudot_status status = read_config(config, cfg, err);
     if (status != CUDOT_OK) return status;
-    std::size_t size = element_size(cfg.dtype);
+    std::size_t size = std::max(element_size(cfg.dtype), element_size(cfg.y_dtype));
     if (n > static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max()) / size)
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "n = %zu elements of %zu bytes overflows the address space",
                     n, size);
@@ -105,6 +114,7 @@ cudot_status init_impl(cudot_ctx **out, std::size_t n, const cudot_config *confi
     if (!ctx) return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the context");
     ctx->capacity = n;
     ctx->dtype = cfg.dtype;
+    ctx->y_dtype = cfg.y_dtype;
     status = build_context(*ctx, cfg, err);
     if (status != CUDOT_OK) {
         ctx->magic = cudot_ctx::kDeadMagic;
@@ -211,6 +221,13 @@ CUDOT_API cudot_status cudot_get_memory(const cudot_ctx *ctx, int32_t *memory, i
     if (!live(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
     if (memory) *memory = ctx->memory;
     if (device) *device = ctx->device;
+    return CUDOT_OK;
+}
+
+CUDOT_API cudot_status cudot_get_dtypes(const cudot_ctx *ctx, int32_t *x_dtype, int32_t *y_dtype) {
+    if (!live(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
+    if (x_dtype) *x_dtype = ctx->dtype;
+    if (y_dtype) *y_dtype = ctx->y_dtype;
     return CUDOT_OK;
 }
 

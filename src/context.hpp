@@ -51,7 +51,8 @@ struct cudot_ctx {
     std::uint64_t magic = kLiveMagic;  // checked by every entry point; overwritten by deinit
     std::mutex mutex;                  // serializes calls on this context
     std::size_t capacity = 0;
-    int32_t dtype = CUDOT_F32;
+    int32_t dtype = CUDOT_F32;    // element type of x
+    int32_t y_dtype = CUDOT_F32;  // element type of y
     int32_t memory = CUDOT_MEMORY_HOST;  // resolved: never AUTO
     int32_t device = CUDOT_DEVICE_NONE;
     bool hybrid = false;  // AUTO with a GPU: MAPPED buffers, each dot split between CPU threads and the GPU

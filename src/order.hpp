@@ -17,15 +17,18 @@
 // the same lanes with SIMD and walks the same tree. Grid size, SM count, thread count and strategy
 // change who computes a tile, never the order inside it.
 //
-// Arithmetic: F32 inputs - the product of two floats is exact in double, so a lane is a plain double
-// sum (fused or not, the result is the same). F64 inputs - Dot2 of Ogita, Rump & Oishi (2005): each
-// product split exactly by TwoProduct (an fma), each addition by TwoSum, the errors summed alongside.
+// Arithmetic, by the pair of element types (types.hpp): Double - the product of two of F32, F16, BF16,
+// I8, U8 is exact in double, so a lane is a plain double sum (fused or not, the same result). Dot2
+// (either side F64) - Ogita, Rump & Oishi (2005): each product split exactly by TwoProduct (an fma),
+// each addition by TwoSum, the errors summed alongside. Exact (both integer) - 64-bit integer sums.
 // Multiplications and additions that must not be fused or reordered go through mul_rn/add_rn.
 #pragma once
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+
+#include "types.hpp"
 
 // Everything here is force-inlined: the CPU inner loop is compiled twice with different instruction
 // sets (src/cpu/tile_kernels.inc), and an out-of-line copy shared between the two could hand AVX2
@@ -71,31 +74,38 @@ CUDOT_HD double fma_rn(double a, double b, double c) {
 #endif
 }
 
-// Accumulator for F32 inputs: one double.
+// Accumulator of the Double kind (F32, F16, BF16, and integers with them): one double.
 struct SumF32 {
     double s;
 };
 
-// Accumulator for F64 inputs: a running sum and the running sum of its rounding errors.
+// Accumulator of the Dot2 kind (either side F64): a running sum and the running sum of its rounding errors.
 struct SumF64 {
     double s;
     double c;
 };
 
-template <class T> struct Arith;
+// Accumulator of the Exact kind (both sides integer): a 64-bit integer sum.
+struct SumI64 {
+    std::int64_t s;
+};
 
-template <> struct Arith<float> {
+using types::Kind;
+
+template <Kind K> struct Arith;
+
+template <> struct Arith<Kind::Double> {
     using Acc = SumF32;
     CUDOT_HD static Acc zero() { return Acc{0.0}; }
-    CUDOT_HD static void add_product(Acc &a, float x, float y) {
-        // Exact product (24 + 24 bits < 53), one rounding in the addition.
-        a.s = add_rn(a.s, mul_rn(static_cast<double>(x), static_cast<double>(y)));
+    CUDOT_HD static void add_product(Acc &a, double x, double y) {
+        // Exact product (at most 24 + 24 bits < 53), one rounding in the addition.
+        a.s = add_rn(a.s, mul_rn(x, y));
     }
     CUDOT_HD static Acc merge(Acc a, Acc b) { return Acc{add_rn(a.s, b.s)}; }
     CUDOT_HD static double finish(Acc a) { return a.s; }
 };
 
-template <> struct Arith<double> {
+template <> struct Arith<Kind::Dot2> {
     using Acc = SumF64;
     CUDOT_HD static Acc zero() { return Acc{0.0, 0.0}; }
     // TwoSum (Knuth): s + e == a + b exactly, for finite values without overflow.
@@ -125,6 +135,32 @@ template <> struct Arith<double> {
     }
 };
 
+template <> struct Arith<Kind::Exact> {
+    using Acc = SumI64;
+    CUDOT_HD static Acc zero() { return Acc{0}; }
+    CUDOT_HD static void add_product(Acc &a, std::int64_t x, std::int64_t y) { a.s += x * y; }
+    CUDOT_HD static Acc merge(Acc a, Acc b) { return Acc{a.s + b.s}; }
+    // Exact below 2^53 in magnitude, correctly rounded (to nearest, ties to even) beyond.
+    CUDOT_HD static double finish(Acc a) { return static_cast<double>(a.s); }
+};
+
+// A pair of element types: its arithmetic, and one product added to an accumulator.
+template <class Tx, class Ty> struct Pair {
+    static constexpr Kind kind = types::kind_of<Tx, Ty>();
+    using A = Arith<kind>;
+    using Acc = typename A::Acc;
+    CUDOT_HD static void add(Acc &a, Tx x, Ty y) {
+        if constexpr (kind == Kind::Exact)
+            A::add_product(a, types::to_int(x), types::to_int(y));
+        else
+            A::add_product(a, types::to_double(x), types::to_double(y));
+    }
+};
+
+// Bytes of one tile partial of a kind (the largest is what buffers are sized for).
+constexpr std::size_t kMaxPartialBytes = sizeof(SumF64);
+constexpr std::size_t partial_bytes(Kind k) { return k == Kind::Dot2 ? sizeof(SumF64) : sizeof(SumF32); }
+
 // Host-side walk of steps 3 and 4 (the GPU does the same with shuffles; see cuda/kernels/).
 //
 // Joins v[0..used) in place by the adjacent-pair tree and returns the root, where lanes used..kLanes
@@ -133,23 +169,23 @@ template <> struct Arith<double> {
 // zero disturbs the error term) it stays non-finite up the tree and finish() ignores the error term.
 // So at each level a lone last value moves up unmerged, and the result equals the full tree over
 // kLanes lanes bit for bit (tests/test_host_dot.cpp checks this against the literal full tree).
-template <class T>
-CUDOT_HD typename Arith<T>::Acc lane_tree(typename Arith<T>::Acc *v, std::size_t used = kLanes) {
-    if (used == 0) return Arith<T>::zero();
+template <class A>
+CUDOT_HD typename A::Acc lane_tree(typename A::Acc *v, std::size_t used = kLanes) {
+    if (used == 0) return A::zero();
     for (std::size_t width = used; width > 1; width = (width + 1) / 2) {
-        for (std::size_t i = 0; i < width / 2; ++i) v[i] = Arith<T>::merge(v[2 * i], v[2 * i + 1]);
+        for (std::size_t i = 0; i < width / 2; ++i) v[i] = A::merge(v[2 * i], v[2 * i + 1]);
         if (width % 2) v[width / 2] = v[width - 1];
     }
     return v[0];
 }
 
-template <class T>
-inline typename Arith<T>::Acc join_tiles(const typename Arith<T>::Acc *partials, std::size_t tiles) {
-    typename Arith<T>::Acc lanes[kLanes];
+template <class A>
+inline typename A::Acc join_tiles(const typename A::Acc *partials, std::size_t tiles) {
+    typename A::Acc lanes[kLanes];
     const std::size_t used = tiles < kLanes ? tiles : kLanes;
-    for (std::size_t l = 0; l < used; ++l) lanes[l] = Arith<T>::merge(Arith<T>::zero(), partials[l]);
-    for (std::size_t t = kLanes; t < tiles; ++t) lanes[t % kLanes] = Arith<T>::merge(lanes[t % kLanes], partials[t]);
-    return lane_tree<T>(lanes, used);
+    for (std::size_t l = 0; l < used; ++l) lanes[l] = A::merge(A::zero(), partials[l]);
+    for (std::size_t t = kLanes; t < tiles; ++t) lanes[t % kLanes] = A::merge(lanes[t % kLanes], partials[t]);
+    return lane_tree<A>(lanes, used);
 }
 
 }  // namespace order

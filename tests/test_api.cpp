@@ -32,12 +32,18 @@ TEST_CASE("status strings name every status and never return NULL", "[api]") {
 }
 
 TEST_CASE("the ABI values are the documented ones", "[api]") {
-    CHECK(sizeof(cudot_config) == 16);
+    CHECK(sizeof(cudot_config) == 20);
     CHECK(offsetof(cudot_config, dtype) == 4);
     CHECK(offsetof(cudot_config, memory) == 8);
     CHECK(offsetof(cudot_config, device) == 12);
+    CHECK(offsetof(cudot_config, y_dtype) == 16);
+    CHECK(CUDOT_F16 == 3);
+    CHECK(CUDOT_BF16 == 4);
+    CHECK(CUDOT_I8 == 5);
+    CHECK(CUDOT_U8 == 6);
     cudot_config c = CUDOT_CONFIG_INIT;
-    CHECK(c.size == 16);
+    CHECK(c.size == 20);
+    CHECK(c.y_dtype == 0);
     CHECK(c.dtype == CUDOT_F32);
     CHECK(c.memory == CUDOT_MEMORY_AUTO);
     CHECK(c.device == 0);
@@ -67,9 +73,15 @@ TEST_CASE("init rejects bad arguments with a status and a message", "[api]") {
         }
     }
     SECTION("unknown dtype") {
-        for (int32_t dtype : {-1, 3, 99}) {
+        for (int32_t dtype : {-1, 7, 99}) {
             c.dtype = dtype;
             expect_init_failure(10, &c, CUDOT_ERROR_INVALID_ARGUMENT, "dtype");
+        }
+    }
+    SECTION("unknown y_dtype") {
+        for (int32_t y_dtype : {-1, 7, 1000}) {
+            c.y_dtype = y_dtype;
+            expect_init_failure(10, &c, CUDOT_ERROR_INVALID_ARGUMENT, "y_dtype");
         }
     }
     SECTION("unknown memory strategy") {
@@ -127,6 +139,63 @@ TEST_CASE("config structs from older and newer callers", "[api]") {
         CHECK(memory != CUDOT_MEMORY_AUTO);
         cudot_deinit(ctx);
     }
+}
+
+// The cudot_config of version 1.0, as a caller compiled against that header lays it out.
+struct ConfigV1 {
+    uint32_t size;
+    int32_t dtype, memory, device;
+};
+
+TEST_CASE("a caller compiled with the 1.0 config (16 bytes, no y_dtype) still works", "[api]") {
+    for (int32_t dtype : {CUDOT_F32, CUDOT_F64, CUDOT_I8}) {
+        // The 1.0 struct followed by bytes a newer library must not read as y_dtype.
+        struct {
+            ConfigV1 v1;
+            int32_t garbage;
+        } old;
+        old.v1 = ConfigV1{16, dtype, CUDOT_MEMORY_HOST, 0};
+        old.garbage = 99;
+        cudot_ctx *ctx = nullptr;
+        REQUIRE(cudot_init(&ctx, 10, reinterpret_cast<const cudot_config *>(&old.v1)) == CUDOT_OK);
+        int32_t xd = 0, yd = 0;
+        REQUIRE(cudot_get_dtypes(ctx, &xd, &yd) == CUDOT_OK);
+        CHECK(xd == dtype);
+        CHECK(yd == dtype);  // y_dtype defaulted to "same as dtype"
+        void *x, *y;
+        cudot_get_inputs(ctx, &x, &y);
+        for (int i = 0; i < 10; ++i) {
+            test::set_value(dtype, x, i, 2);
+            test::set_value(dtype, y, i, 3);
+        }
+        double r = 0;
+        REQUIRE(cudot_dot(ctx, &r) == CUDOT_OK);
+        CHECK(r == 60.0);
+        cudot_deinit(ctx);
+    }
+}
+
+TEST_CASE("mixed element types: x and y buffers of their own types", "[api]") {
+    for (int32_t xd : test::all_dtypes())
+        for (int32_t yd : test::all_dtypes()) {
+            Ctx c(37, xd, CUDOT_MEMORY_HOST, 0, yd);
+            INFO(test::dtype_name(xd) << " x " << test::dtype_name(yd));
+            REQUIRE(c.status == CUDOT_OK);
+            int32_t gx = 0, gy = 0;
+            REQUIRE(cudot_get_dtypes(c.ctx, &gx, &gy) == CUDOT_OK);
+            CHECK(gx == xd);
+            CHECK(gy == yd);
+            void *x, *y;
+            cudot_get_inputs(c.ctx, &x, &y);
+            for (int i = 0; i < 37; ++i) {
+                test::set_value(xd, x, i, i % 2 ? 1 : 2);  // 2,1,2,1,...
+                test::set_value(yd, y, i, i % 3);          // 0,1,2,0,...
+            }
+            double expected = 0;
+            for (int i = 0; i < 37; ++i) expected += (i % 2 ? 1 : 2) * (i % 3);
+            CHECK(c.dot() == expected);
+        }
+    CHECK(cudot_get_dtypes(nullptr, nullptr, nullptr) == CUDOT_ERROR_INVALID_ARGUMENT);
 }
 
 TEST_CASE("NULL config means F32 and AUTO", "[api]") {

@@ -225,3 +225,37 @@ TEST_CASE("GPU: MANAGED stays correct while it switches between resident and mig
         }
     }
 }
+
+TEST_CASE("GPU: every pair of element types on every strategy equals HOST bit for bit", "[gpu][determinism]") {
+    for (int32_t xd : test::all_dtypes())
+        for (int32_t yd : test::all_dtypes())
+            for (std::size_t n : {std::size_t(1), std::size_t(1000), std::size_t(8193), std::size_t(3 * 8192 * 5 + 11),
+                                  std::size_t((1 << 20) + 3)}) {
+                Ctx host(n, xd, CUDOT_MEMORY_HOST, 0, yd);
+                REQUIRE(host.status == CUDOT_OK);
+                void *hx, *hy;
+                cudot_get_inputs(host.ctx, &hx, &hy);
+                test::fill_random_any(xd, hx, n, 7 * n + xd);
+                test::fill_random_any(yd, hy, n, 11 * n + yd);
+                const double expected = host.dot();
+                const test::Reference ref = test::reference_any(xd, hx, yd, hy, n);
+                CHECK(test::within_bound(xd, yd, expected, ref, n));
+                for (int32_t memory : {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_AUTO}) {
+                    Ctx g(n, xd, memory, 0, yd);
+                    REQUIRE(g.status == CUDOT_OK);
+                    void *gx, *gy;
+                    cudot_get_inputs(g.ctx, &gx, &gy);
+                    std::memcpy(gx, hx, n * test::dtype_size(xd));
+                    std::memcpy(gy, hy, n * test::dtype_size(yd));
+                    if (memory == CUDOT_MEMORY_AUTO) cudot::testing::set_hybrid_share(g.ctx, 0.5);
+                    INFO(test::dtype_name(xd) << " x " << test::dtype_name(yd) << " n=" << n << " "
+                                              << test::memory_name(memory));
+                    CHECK(test::bits(g.dot()) == test::bits(expected));
+                    if (memory == CUDOT_MEMORY_MAPPED)
+                        for (unsigned blocks : {1u, 3u, 1000u}) {
+                            cudot::testing::set_gpu_blocks(g.ctx, blocks);
+                            CHECK(test::bits(g.dot()) == test::bits(expected));
+                        }
+                }
+            }
+}

@@ -78,26 +78,59 @@ TEST_CASE("HOST: every instruction-set variant of the inner loop gives the same 
     REQUIRE(count >= 1);
     WARN("CPU inner-loop variants on this machine: " << count << " (in use: " << cpu::tile_kernels().isa << ")");
     const std::size_t n = 5 * order::kTile + 1234, tiles = order::tile_count(n);
-    std::vector<float> xf(n), yf(n);
-    std::vector<double> xd(n), yd(n);
-    test::fill_random(xf.data(), yf.data(), n, 5);
-    test::fill_random(xd.data(), yd.data(), n, 6);
-    // Adversarial F64 values: huge cancellations, tiny terms, products that round.
-    for (std::size_t i = 0; i < n; i += 7) {
-        xd[i] = std::ldexp(xd[i], static_cast<int>(i % 120) - 60);
-        yd[i] = -yd[i] * 3.0;
+    for (int32_t xd : test::all_dtypes())
+        for (int32_t yd : test::all_dtypes()) {
+            std::vector<unsigned char> x(n * 8), y(n * 8);
+            test::fill_random_any(xd, x.data(), n, 5 + xd);
+            test::fill_random_any(yd, y.data(), n, 6 + yd);
+            if (xd == CUDOT_F64)  // adversarial magnitudes: huge cancellations, tiny terms
+                for (std::size_t i = 0; i < n; i += 7)
+                    reinterpret_cast<double *>(x.data())[i] *= std::ldexp(1.0, static_cast<int>(i % 120) - 60);
+            std::vector<unsigned char> p0(tiles * order::kMaxPartialBytes), p(tiles * order::kMaxPartialBytes);
+            variants[0]->get(xd, yd)(x.data(), y.data(), n, 0, tiles, p0.data());
+            for (int v = 1; v < count; ++v) {
+                INFO(variants[v]->isa << " " << test::dtype_name(xd) << " x " << test::dtype_name(yd));
+                variants[v]->get(xd, yd)(x.data(), y.data(), n, 0, tiles, p.data());
+                CHECK(std::memcmp(p.data(), p0.data(), p.size()) == 0);
+            }
+        }
+}
+
+TEST_CASE("HOST: every pair of element types is within its bound", "[host][accuracy]") {
+    for (int32_t xd : test::all_dtypes())
+        for (int32_t yd : test::all_dtypes())
+            for (std::size_t n : {std::size_t(1), std::size_t(1000), std::size_t(8193), std::size_t(100003)}) {
+                Ctx c(n, xd, CUDOT_MEMORY_HOST, 0, yd);
+                REQUIRE(c.status == CUDOT_OK);
+                void *x, *y;
+                cudot_get_inputs(c.ctx, &x, &y);
+                test::fill_random_any(xd, x, n, n + 31 * xd);
+                test::fill_random_any(yd, y, n, n + 37 * yd + 1);
+                const double r = c.dot();
+                const test::Reference ref = test::reference_any(xd, x, yd, y, n);
+                INFO(test::dtype_name(xd) << " x " << test::dtype_name(yd) << " n=" << n << " r=" << r
+                                          << " exact=" << static_cast<double>(ref.exact));
+                CHECK(test::within_bound(xd, yd, r, ref, n));
+                CHECK(test::bits(c.dot()) == test::bits(r));
+            }
+}
+
+TEST_CASE("HOST: integer pairs are exact, and round once beyond 2^53", "[host][accuracy]") {
+    // 2^24 elements of 255 * 255 = 65025: the sum 1090938470400 needs 40 bits; exact in double.
+    const std::size_t n = std::size_t(1) << 24;
+    Ctx c(n, CUDOT_U8, CUDOT_MEMORY_HOST);
+    REQUIRE(c.status == CUDOT_OK);
+    std::memset(c.x<std::uint8_t>(), 255, n);
+    std::memset(c.y<std::uint8_t>(), 255, n);
+    CHECK(c.dot() == 65025.0 * n);
+    // Mixed signs cancel exactly, whatever the order.
+    Ctx m(100001, CUDOT_I8, CUDOT_MEMORY_HOST, 0, CUDOT_U8);
+    REQUIRE(m.status == CUDOT_OK);
+    for (std::size_t i = 0; i < 100001; ++i) {
+        m.x<std::int8_t>()[i] = static_cast<std::int8_t>(i % 2 ? -128 : 127);
+        m.y<std::uint8_t>()[i] = 200;
     }
-    std::vector<order::SumF32> pf0(tiles), pf(tiles);
-    std::vector<order::SumF64> pd0(tiles), pd(tiles);
-    variants[0]->f32(xf.data(), yf.data(), n, 0, tiles, pf0.data());
-    variants[0]->f64(xd.data(), yd.data(), n, 0, tiles, pd0.data());
-    for (int v = 1; v < count; ++v) {
-        INFO(variants[v]->isa);
-        variants[v]->f32(xf.data(), yf.data(), n, 0, tiles, pf.data());
-        variants[v]->f64(xd.data(), yd.data(), n, 0, tiles, pd.data());
-        CHECK(std::memcmp(pf.data(), pf0.data(), tiles * sizeof pf[0]) == 0);
-        CHECK(std::memcmp(pd.data(), pd0.data(), tiles * sizeof pd[0]) == 0);
-    }
+    CHECK(m.dot() == 200.0 * (50001.0 * 127 - 50000.0 * 128));
 }
 
 TEST_CASE("HOST: a large vector (2^24 + 3)", "[host][large]") {
@@ -109,10 +142,11 @@ TEST_CASE("HOST: a large vector (2^24 + 3)", "[host][large]") {
 // The canonical order of src/order.hpp written out literally: every lane of every tile (zeros
 // included), every level of both trees. The library's CPU path skips zero lanes and the GPU uses
 // shuffles; both must agree with this bit for bit.
-template <class T>
-static double literal_canonical_dot(const T *x, const T *y, std::size_t n) {
+template <class Tx, class Ty>
+static double literal_canonical_dot(const Tx *x, const Ty *y, std::size_t n) {
     using namespace cudot::order;
-    using A = Arith<T>;
+    using P = Pair<Tx, Ty>;
+    using A = typename P::A;
     auto full_tree = [](std::vector<typename A::Acc> v) {
         for (std::size_t width = kLanes / 2; width >= 1; width /= 2)
             for (std::size_t i = 0; i < width; ++i) v[i] = A::merge(v[2 * i], v[2 * i + 1]);
@@ -124,7 +158,7 @@ static double literal_canonical_dot(const T *x, const T *y, std::size_t n) {
         for (std::size_t j = 0; j < kSteps; ++j)
             for (std::size_t l = 0; l < kLanes; ++l) {
                 std::size_t i = begin + j * kLanes + l;
-                if (i < n) A::add_product(lanes[l], x[i], y[i]);
+                if (i < n) P::add(lanes[l], x[i], y[i]);
             }
         partials.push_back(full_tree(lanes));
     }
@@ -134,28 +168,50 @@ static double literal_canonical_dot(const T *x, const T *y, std::size_t n) {
     return std::isnan(r) ? std::numeric_limits<double>::quiet_NaN() : r;
 }
 
-template <class T>
+template <class Tx, class Ty>
 static void check_literal(std::size_t n, int kind) {
-    Ctx c(n, sizeof(T) == 4 ? CUDOT_F32 : CUDOT_F64, CUDOT_MEMORY_HOST);
+    const int32_t xd = cudot::types::Traits<Tx>::id, yd = cudot::types::Traits<Ty>::id;
+    Ctx c(n, xd, CUDOT_MEMORY_HOST, 0, yd);
     REQUIRE(c.status == CUDOT_OK);
-    T *x = c.x<T>(), *y = c.y<T>();
-    test::fill_random(x, y, n, n * 3 + kind);
-    const T inf = std::numeric_limits<T>::infinity();
-    if (kind == 1) x[n / 2] = inf;                          // a lone Inf, in a short tile when n is small
-    if (kind == 2) { x[0] = inf; x[n - 1] = -inf; }         // Inf - Inf
-    if (kind == 3) x[n - 1] = std::numeric_limits<T>::quiet_NaN();
-    if (kind == 4)                                          // huge and tiny magnitudes: the error terms matter
-        for (std::size_t i = 0; i < n; i += 3) x[i] = std::ldexp(x[i], static_cast<int>(i % 200) - 100);
-    INFO("n=" << n << " kind=" << kind);
+    Tx *x = c.x<Tx>();
+    Ty *y = c.y<Ty>();
+    test::fill_random_any(xd, x, n, n * 3 + kind);
+    test::fill_random_any(yd, y, n, n * 5 + kind);
+    const bool fp = !cudot::types::Traits<Tx>::is_int;
+    if (fp && kind == 1) test::set_value(xd, x, n / 2, INFINITY);  // a lone Inf, in a short tile when n is small
+    if (fp && kind == 2) { test::set_value(xd, x, 0, INFINITY); test::set_value(xd, x, n - 1, -INFINITY); }
+    if (fp && kind == 3) test::set_value(xd, x, n - 1, NAN);
+    if (kind == 4 && xd == CUDOT_F64)  // huge and tiny magnitudes: the error terms matter
+        for (std::size_t i = 0; i < n; i += 3) reinterpret_cast<double *>(x)[i] *= std::ldexp(1.0, static_cast<int>(i % 200) - 100);
+    INFO(test::dtype_name(xd) << " x " << test::dtype_name(yd) << " n=" << n << " kind=" << kind);
     CHECK(test::bits(c.dot()) == test::bits(literal_canonical_dot(x, y, n)));
 }
 
+template <class Tx>
+static void check_literal_row(std::size_t n, int kind) {
+    using namespace cudot::types;
+    check_literal<Tx, float>(n, kind);
+    check_literal<Tx, double>(n, kind);
+    check_literal<Tx, f16>(n, kind);
+    check_literal<Tx, bf16>(n, kind);
+    check_literal<Tx, std::int8_t>(n, kind);
+    check_literal<Tx, std::uint8_t>(n, kind);
+}
+
 TEST_CASE("HOST: equals a literal implementation of the canonical order", "[host][determinism]") {
-    for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(5), std::size_t(1000),
-                          std::size_t(1024), std::size_t(1025), std::size_t(5000), std::size_t(8192),
-                          std::size_t(8193), std::size_t(40000), std::size_t(8192 * 1025 + 3)})
+    using namespace cudot::types;
+    for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(5), std::size_t(1000), std::size_t(1025),
+                          std::size_t(8192), std::size_t(8193), std::size_t(40000)})
         for (int kind = 0; kind <= 4; ++kind) {
-            check_literal<float>(n, kind);
-            check_literal<double>(n, kind);
+            check_literal_row<float>(n, kind);
+            check_literal_row<double>(n, kind);
+            check_literal_row<f16>(n, kind);
+            check_literal_row<bf16>(n, kind);
+            check_literal_row<std::int8_t>(n, kind);
+            check_literal_row<std::uint8_t>(n, kind);
         }
+    for (int kind = 0; kind <= 4; ++kind) {  // more than 1024 tiles: every join lane in use
+        check_literal<float, float>(8192 * 1025 + 3, kind);
+        check_literal<double, double>(8192 * 1025 + 3, kind);
+    }
 }

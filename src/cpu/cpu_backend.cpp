@@ -19,9 +19,8 @@ namespace cudot {
 namespace cpu {
 
 // Below this many tiles a dot runs on the calling thread: waking workers costs more than it saves.
-// F64's compensated arithmetic costs about three times F32's per element, so it goes parallel sooner.
-constexpr std::size_t kSerialTilesF32 = 16;  // 2^17 elements
-constexpr std::size_t kSerialTilesF64 = 4;   // 2^15 elements
+constexpr std::size_t kSerialTilesF32 = 16;  // 2^17 elements (Double and Exact kinds)
+constexpr std::size_t kSerialTilesF64 = 4;   // 2^15 elements (Dot2)
 // Tiles per pool task: big enough to amortize the task claim, small enough to balance threads.
 constexpr std::size_t kTilesPerTask = 8;
 
@@ -62,27 +61,25 @@ void free_host(void *p) {
 #endif
 }
 
-static std::size_t partial_size(int32_t dtype) {
-    return dtype == CUDOT_F64 ? sizeof(order::SumF64) : sizeof(order::SumF32);
-}
-
 cudot_status create(cudot_ctx &ctx, ErrorSink err) {
-    std::size_t bytes = ctx.capacity * element_size(ctx.dtype);  // overflow checked by the caller
+    // Overflow of these products was ruled out by the caller.
+    const std::size_t x_bytes = ctx.capacity * element_size(ctx.dtype);
+    const std::size_t y_bytes = ctx.capacity * element_size(ctx.y_dtype);
     std::size_t tiles = order::tile_count(ctx.capacity);
     std::size_t physical = physical_memory();
-    if (physical != 0 && bytes > physical / 2)
+    if (physical != 0 && (x_bytes > physical / 2 || y_bytes > physical / 2 || x_bytes + y_bytes > physical))
         return fail(err, CUDOT_ERROR_OUT_OF_MEMORY,
-                    "HOST buffers of 2 x %zu bytes exceed this machine's physical memory (%zu bytes)", bytes,
-                    physical);
+                    "HOST buffers of %zu + %zu bytes exceed this machine's physical memory (%zu bytes)", x_bytes,
+                    y_bytes, physical);
     HostState *state = new (std::nothrow) HostState;
     if (!state) return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the context");
     ctx.host = state;
-    ctx.x = allocate_host(bytes);
-    ctx.y = allocate_host(bytes);
-    state->partials = allocate_host(tiles * partial_size(ctx.dtype));
+    ctx.x = allocate_host(x_bytes);
+    ctx.y = allocate_host(y_bytes);
+    state->partials = allocate_host(tiles * order::kMaxPartialBytes);
     if (!ctx.x || !ctx.y || !state->partials) {
         destroy(ctx);
-        return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "cannot allocate 2 x %zu bytes of host memory", bytes);
+        return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "cannot allocate %zu + %zu bytes of host memory", x_bytes, y_bytes);
     }
     return CUDOT_OK;
 }
@@ -98,16 +95,15 @@ void destroy(cudot_ctx &ctx) {
     ctx.x = ctx.y = nullptr;
 }
 
-template <class T>
 struct Job {
-    const T *x;
-    const T *y;
+    const void *x;
+    const void *y;
     std::size_t n;
     std::size_t first, last;  // tiles to compute
-    typename order::Arith<T>::Acc *partials;
-    const TileKernels *kernels;
+    void *partials;
+    PartialsFn kernel;
 
-    void run_tiles(std::size_t from, std::size_t to) const;
+    void run_tiles(std::size_t from, std::size_t to) const { kernel(x, y, n, from, to, partials); }
     static void task(void *self, std::size_t index) {
         const Job &job = *static_cast<const Job *>(self);
         std::size_t from = job.first + index * kTilesPerTask;
@@ -116,50 +112,39 @@ struct Job {
     }
 };
 
-template <>
-void Job<float>::run_tiles(std::size_t from, std::size_t to) const {
-    kernels->f32(x, y, n, from, to, partials);
-}
-template <>
-void Job<double>::run_tiles(std::size_t from, std::size_t to) const {
-    kernels->f64(x, y, n, from, to, partials);
-}
-
-template <class T>
-static void partials_typed(const void *x, const void *y, std::size_t n, std::size_t first, std::size_t last,
-                           void *partials, const TestHooks &hooks) {
-    using Acc = typename order::Arith<T>::Acc;
+void compute_partials(int32_t x_dtype, int32_t y_dtype, const void *x, const void *y, std::size_t n,
+                      std::size_t first, std::size_t last, void *partials, const TestHooks &hooks) {
     if (first >= last) return;
-    Job<T> job{static_cast<const T *>(x), static_cast<const T *>(y), n, first, last, static_cast<Acc *>(partials),
-               &tile_kernels()};
+    Job job{x, y, n, first, last, partials, tile_kernels().get(x_dtype, y_dtype)};
     const std::size_t tiles = last - first;
-    const std::size_t serial_tiles = sizeof(T) == 8 ? kSerialTilesF64 : kSerialTilesF32;
+    // Dot2 costs about three times the Double kind per element: it goes parallel sooner.
+    const std::size_t serial_tiles =
+        types::kind_of(x_dtype, y_dtype) == types::Kind::Dot2 ? kSerialTilesF64 : kSerialTilesF32;
     if (tiles <= serial_tiles && !hooks.cpu_always_parallel) {
         job.run_tiles(first, last);
     } else {
-        ThreadPool::instance().run((tiles + kTilesPerTask - 1) / kTilesPerTask, hooks.cpu_threads, &Job<T>::task, &job);
+        ThreadPool::instance().run((tiles + kTilesPerTask - 1) / kTilesPerTask, hooks.cpu_threads, &Job::task, &job);
     }
 }
 
-void compute_partials(int32_t dtype, const void *x, const void *y, std::size_t n, std::size_t first,
-                      std::size_t last, void *partials, const TestHooks &hooks) {
-    if (dtype == CUDOT_F64)
-        partials_typed<double>(x, y, n, first, last, partials, hooks);
-    else
-        partials_typed<float>(x, y, n, first, last, partials, hooks);
+template <types::Kind K>
+static double join_kind(const void *partials, std::size_t tiles) {
+    using A = order::Arith<K>;
+    return A::finish(order::join_tiles<A>(static_cast<const typename A::Acc *>(partials), tiles));
 }
 
-double join_partials(int32_t dtype, const void *partials, std::size_t tiles) {
-    if (dtype == CUDOT_F64)
-        return order::Arith<double>::finish(
-            order::join_tiles<double>(static_cast<const order::SumF64 *>(partials), tiles));
-    return order::Arith<float>::finish(order::join_tiles<float>(static_cast<const order::SumF32 *>(partials), tiles));
+double join_partials(types::Kind kind, const void *partials, std::size_t tiles) {
+    switch (kind) {
+        case types::Kind::Dot2: return join_kind<types::Kind::Dot2>(partials, tiles);
+        case types::Kind::Exact: return join_kind<types::Kind::Exact>(partials, tiles);
+        default: return join_kind<types::Kind::Double>(partials, tiles);
+    }
 }
 
 cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
     const std::size_t tiles = order::tile_count(n);
-    compute_partials(ctx.dtype, ctx.x, ctx.y, n, 0, tiles, ctx.host->partials, ctx.hooks);
-    *result = join_partials(ctx.dtype, ctx.host->partials, tiles);
+    compute_partials(ctx.dtype, ctx.y_dtype, ctx.x, ctx.y, n, 0, tiles, ctx.host->partials, ctx.hooks);
+    *result = join_partials(types::kind_of(ctx.dtype, ctx.y_dtype), ctx.host->partials, tiles);
     return CUDOT_OK;
 }
 

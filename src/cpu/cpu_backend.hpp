@@ -4,11 +4,12 @@
 #include <cstddef>
 
 #include "../context.hpp"
+#include "../types.hpp"
 
 namespace cudot {
 namespace cpu {
 
-// Allocates ctx.x, ctx.y (ctx.capacity elements of ctx.dtype) and the scratch a dot needs.
+// Allocates ctx.x, ctx.y (ctx.capacity elements of ctx.dtype and ctx.y_dtype) and a dot's scratch.
 cudot_status create(cudot_ctx &ctx, ErrorSink err);
 void destroy(cudot_ctx &ctx);
 // The canonical dot of the first n elements of x and y (n <= capacity).
@@ -16,10 +17,10 @@ cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result);
 
 // The pieces dot() is made of, for the hybrid CPU+GPU path (cuda_backend.cu):
 // partials of tiles [first, last) of an n-element dot of `dtype` inputs, on the pool when worth it...
-void compute_partials(int32_t dtype, const void *x, const void *y, std::size_t n, std::size_t first,
-                      std::size_t last, void *partials, const TestHooks &hooks);
-// ...and the canonical join of `tiles` partials into the result.
-double join_partials(int32_t dtype, const void *partials, std::size_t tiles);
+void compute_partials(int32_t x_dtype, int32_t y_dtype, const void *x, const void *y, std::size_t n,
+                      std::size_t first, std::size_t last, void *partials, const TestHooks &hooks);
+// ...and the canonical join of `tiles` partials (of the pair's kind) into the result.
+double join_partials(types::Kind kind, const void *partials, std::size_t tiles);
 
 // Page-aligned host memory that is refused (nullptr) rather than overcommitted beyond physical RAM.
 void *allocate_host(std::size_t bytes);

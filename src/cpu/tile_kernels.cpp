@@ -10,30 +10,43 @@ namespace cpu {
 
 #if defined(CUDOT_HAVE_AVX2_KERNELS)
 namespace avx2 {
-void partials_f32(const float *, const float *, std::size_t, std::size_t, std::size_t, order::SumF32 *);
-void partials_f64(const double *, const double *, std::size_t, std::size_t, std::size_t, order::SumF64 *);
-}  // namespace avx2
+void fill_table(PartialsFn (&table)[kTypes][kTypes]);
+}
 static bool cpu_has_avx2_fma() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 #endif
 
-static const TileKernels kBaseline = {baseline::partials_f32, baseline::partials_f64, "baseline"};
+static TileKernels make(void (*fill)(PartialsFn (&)[kTypes][kTypes]), const char *isa) {
+    TileKernels k{};
+    fill(k.table);
+    k.isa = isa;
+    return k;
+}
+
+static const TileKernels &baseline_kernels() {
+    static const TileKernels k = make(baseline::fill_table, "baseline");
+    return k;
+}
+
 #if defined(CUDOT_HAVE_AVX2_KERNELS)
-static const TileKernels kAvx2 = {avx2::partials_f32, avx2::partials_f64, "avx2+fma"};
+static const TileKernels &avx2_kernels() {
+    static const TileKernels k = make(avx2::fill_table, "avx2+fma");
+    return k;
+}
 #endif
 
 const TileKernels &tile_kernels() {
 #if defined(CUDOT_HAVE_AVX2_KERNELS)
     static const bool wide = cpu_has_avx2_fma();
-    if (wide) return kAvx2;
+    if (wide) return avx2_kernels();
 #endif
-    return kBaseline;
+    return baseline_kernels();
 }
 
 int tile_kernel_variants(const TileKernels **out, int max) {
     int count = 0;
-    if (count < max) out[count++] = &kBaseline;
+    if (count < max) out[count++] = &baseline_kernels();
 #if defined(CUDOT_HAVE_AVX2_KERNELS)
-    if (count < max && cpu_has_avx2_fma()) out[count++] = &kAvx2;
+    if (count < max && cpu_has_avx2_fma()) out[count++] = &avx2_kernels();
 #endif
     return count;
 }

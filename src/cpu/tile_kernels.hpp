@@ -8,11 +8,17 @@
 namespace cudot {
 namespace cpu {
 
-// Computes the partials of tiles [first, last) of an n-element dot into out[first..last).
+constexpr int kTypes = 6;  // CUDOT_F32 .. CUDOT_U8
+
+// Computes the partials of tiles [first, last) of an n-element dot into out[first..last) (partials of
+// the pair's accumulator type).
+using PartialsFn = void (*)(const void *x, const void *y, std::size_t n, std::size_t first, std::size_t last,
+                            void *out);
+
 struct TileKernels {
-    void (*f32)(const float *, const float *, std::size_t, std::size_t, std::size_t, order::SumF32 *);
-    void (*f64)(const double *, const double *, std::size_t, std::size_t, std::size_t, order::SumF64 *);
+    PartialsFn table[kTypes][kTypes];  // [dtype - 1][y_dtype - 1]
     const char *isa;
+    PartialsFn get(int32_t x_dtype, int32_t y_dtype) const { return table[x_dtype - 1][y_dtype - 1]; }
 };
 
 // The widest copy this processor runs (decided once). All copies return identical bits.

@@ -13,6 +13,40 @@
 namespace cudot {
 namespace cuda {
 
+// The typed launch, selected once per context from (dtype, y_dtype).
+using LaunchFn = cudaError_t (*)(unsigned blocks, cudaStream_t stream, const void *x, const void *y, std::size_t n,
+                                 void *partials, unsigned *ticket, double *result);
+using OccupancyFn = cudaError_t (*)(int *blocks_per_sm);
+
+template <class Tx, class Ty>
+static cudaError_t launch_typed(unsigned blocks, cudaStream_t stream, const void *x, const void *y, std::size_t n,
+                                void *partials, unsigned *ticket, double *result) {
+    dot_kernel<Tx, Ty><<<blocks, kThreads, 0, stream>>>(static_cast<const Tx *>(x), static_cast<const Ty *>(y), n,
+                                                        static_cast<typename PairOf<Tx, Ty>::Acc *>(partials),
+                                                        ticket, result);
+    return cudaGetLastError();
+}
+
+template <class Tx, class Ty>
+static cudaError_t occupancy_typed(int *blocks_per_sm) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, dot_kernel<Tx, Ty>, kThreads, 0);
+}
+
+struct Launcher {
+    LaunchFn launch;
+    OccupancyFn occupancy;
+};
+
+static Launcher launcher_for(int32_t x_dtype, int32_t y_dtype) {
+    return types::with_type(x_dtype, [&](auto xt) {
+        return types::with_type(y_dtype, [&](auto yt) {
+            using Tx = decltype(xt);
+            using Ty = decltype(yt);
+            return Launcher{launch_typed<Tx, Ty>, occupancy_typed<Tx, Ty>};
+        });
+    });
+}
+
 struct DeviceState {
     void *d_x = nullptr;  // what the kernel reads: device buffers (PINNED), device aliases of the
     void *d_y = nullptr;  //   host buffers (MAPPED), or the managed buffers themselves (MANAGED)
@@ -22,6 +56,7 @@ struct DeviceState {
     double *d_result = nullptr;
     cudaStream_t stream = nullptr;
     unsigned resident_blocks = 1;  // blocks of the dot kernel the whole device holds at once
+    Launcher launcher = {nullptr, nullptr};
     // Hybrid (AUTO) only: tile partials in mapped host memory, written by both the GPU and the CPU.
     void *h_partials = nullptr;
     void *d_partials = nullptr;
@@ -71,7 +106,7 @@ cudot_status probe(int32_t device, ErrorSink err) {
                     static_cast<int>(device), count);
     CUDOT_CUDA_TRY(err, cudaSetDevice(device));
     cudaFuncAttributes attributes;
-    e = cudaFuncGetAttributes(&attributes, dot_kernel<float>);
+    e = cudaFuncGetAttributes(&attributes, dot_kernel<float, float>);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         cudaDeviceProp prop;
@@ -93,21 +128,19 @@ int32_t auto_strategy(int32_t device) {
     return can_map ? CUDOT_MEMORY_MAPPED : CUDOT_MEMORY_PINNED;
 }
 
-static std::size_t partial_bytes(int32_t dtype) {
-    return dtype == CUDOT_F64 ? sizeof(order::SumF64) : sizeof(order::SumF32);
-}
-
 // Allocates the two input buffers for the strategy. Called with the device current.
-static cudot_status allocate_inputs(cudot_ctx &ctx, DeviceState &s, std::size_t bytes, ErrorSink err) {
+static cudot_status allocate_inputs(cudot_ctx &ctx, DeviceState &s, std::size_t x_bytes, std::size_t y_bytes,
+                                    ErrorSink err) {
     const std::size_t physical = cpu::physical_memory();
-    const std::size_t alloc = std::max<std::size_t>(bytes, 256);  // non-NULL pointers even for n == 0
+    // Non-NULL pointers even for n == 0.
+    const std::size_t x_alloc = std::max<std::size_t>(x_bytes, 256), y_alloc = std::max<std::size_t>(y_bytes, 256);
     switch (ctx.memory) {
         case CUDOT_MEMORY_PINNED:
         case CUDOT_MEMORY_MAPPED: {
-            if (physical != 0 && bytes > physical / 4)
+            if (physical != 0 && (x_bytes > physical / 4 || y_bytes > physical / 4 || x_bytes + y_bytes > physical / 2))
                 return fail(err, CUDOT_ERROR_OUT_OF_MEMORY,
-                            "refusing to page-lock 2 x %zu bytes: more than half of this machine's %zu bytes", bytes,
-                            physical);
+                            "refusing to page-lock %zu + %zu bytes: more than half of this machine's %zu bytes",
+                            x_bytes, y_bytes, physical);
             unsigned flags = cudaHostAllocPortable;
             if (ctx.memory == CUDOT_MEMORY_MAPPED) {
                 int can_map = 0;
@@ -117,15 +150,15 @@ static cudot_status allocate_inputs(cudot_ctx &ctx, DeviceState &s, std::size_t 
                                 static_cast<int>(ctx.device));
                 flags |= cudaHostAllocMapped;
             }
-            CUDOT_CUDA_TRY(err, cudaHostAlloc(&ctx.x, alloc, flags));
-            CUDOT_CUDA_TRY(err, cudaHostAlloc(&ctx.y, alloc, flags));
+            CUDOT_CUDA_TRY(err, cudaHostAlloc(&ctx.x, x_alloc, flags));
+            CUDOT_CUDA_TRY(err, cudaHostAlloc(&ctx.y, y_alloc, flags));
             if (ctx.memory == CUDOT_MEMORY_MAPPED) {
                 CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&s.d_x, ctx.x, 0));
                 CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&s.d_y, ctx.y, 0));
             } else {
                 s.own_device_inputs = true;
-                CUDOT_CUDA_TRY(err, cudaMalloc(&s.d_x, alloc));
-                CUDOT_CUDA_TRY(err, cudaMalloc(&s.d_y, alloc));
+                CUDOT_CUDA_TRY(err, cudaMalloc(&s.d_x, x_alloc));
+                CUDOT_CUDA_TRY(err, cudaMalloc(&s.d_y, y_alloc));
             }
             return CUDOT_OK;
         }
@@ -139,13 +172,13 @@ static cudot_status allocate_inputs(cudot_ctx &ctx, DeviceState &s, std::size_t 
             std::size_t free_bytes = 0, total_bytes = 0;
             CUDOT_CUDA_TRY(err, cudaMemGetInfo(&free_bytes, &total_bytes));
             const std::size_t reserve = std::max<std::size_t>(free_bytes / 16, std::size_t(256) << 20);
-            if (bytes > free_bytes / 2 || 2 * bytes + reserve > free_bytes)
+            if (x_bytes > free_bytes / 2 || y_bytes > free_bytes / 2 || x_bytes + y_bytes + reserve > free_bytes)
                 return fail(err, CUDOT_ERROR_OUT_OF_MEMORY,
-                            "MANAGED buffers of 2 x %zu bytes do not fit in GPU %d's free memory (%zu bytes, of which "
-                            "%zu are kept in reserve)",
-                            bytes, static_cast<int>(ctx.device), free_bytes, reserve);
-            CUDOT_CUDA_TRY(err, cudaMallocManaged(&ctx.x, alloc, cudaMemAttachGlobal));
-            CUDOT_CUDA_TRY(err, cudaMallocManaged(&ctx.y, alloc, cudaMemAttachGlobal));
+                            "MANAGED buffers of %zu + %zu bytes do not fit in GPU %d's free memory (%zu bytes, of "
+                            "which %zu are kept in reserve)",
+                            x_bytes, y_bytes, static_cast<int>(ctx.device), free_bytes, reserve);
+            CUDOT_CUDA_TRY(err, cudaMallocManaged(&ctx.x, x_alloc, cudaMemAttachGlobal));
+            CUDOT_CUDA_TRY(err, cudaMallocManaged(&ctx.y, y_alloc, cudaMemAttachGlobal));
             s.d_x = ctx.x;
             s.d_y = ctx.y;
             return CUDOT_OK;
@@ -157,21 +190,19 @@ static cudot_status allocate_inputs(cudot_ctx &ctx, DeviceState &s, std::size_t 
 
 static cudot_status create_state(cudot_ctx &ctx, DeviceState &s, ErrorSink err) {
     CUDOT_CUDA_TRY(err, cudaSetDevice(ctx.device));
-    const std::size_t bytes = ctx.capacity * element_size(ctx.dtype);
-    cudot_status status = allocate_inputs(ctx, s, bytes, err);
+    cudot_status status = allocate_inputs(ctx, s, ctx.capacity * element_size(ctx.dtype),
+                                          ctx.capacity * element_size(ctx.y_dtype), err);
     if (status != CUDOT_OK) return status;
 
+    s.launcher = launcher_for(ctx.dtype, ctx.y_dtype);
     int sms = 0, per_sm = 0;
     CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx.device));
-    if (ctx.dtype == CUDOT_F64)
-        CUDOT_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dot_kernel<double>, kThreads, 0));
-    else
-        CUDOT_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dot_kernel<float>, kThreads, 0));
+    CUDOT_CUDA_TRY(err, s.launcher.occupancy(&per_sm));
     s.resident_blocks = static_cast<unsigned>(std::max(1, sms * std::max(1, per_sm)));
 
     CUDOT_CUDA_TRY(err, cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
     const std::size_t tiles = std::max<std::size_t>(order::tile_count(ctx.capacity), 1);
-    CUDOT_CUDA_TRY(err, cudaMalloc(&s.scratch, kTicketBytes + tiles * partial_bytes(ctx.dtype)));
+    CUDOT_CUDA_TRY(err, cudaMalloc(&s.scratch, kTicketBytes + tiles * order::kMaxPartialBytes));
     CUDOT_CUDA_TRY(err, cudaMemsetAsync(s.scratch, 0, kTicketBytes, s.stream));
     void *result = nullptr;
     CUDOT_CUDA_TRY(err, cudaHostAlloc(&result, sizeof(double), cudaHostAllocMapped | cudaHostAllocPortable));
@@ -179,7 +210,7 @@ static cudot_status create_state(cudot_ctx &ctx, DeviceState &s, ErrorSink err) 
     CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&result, s.h_result, 0));
     s.d_result = static_cast<double *>(result);
     if (ctx.hybrid) {
-        CUDOT_CUDA_TRY(err, cudaHostAlloc(&s.h_partials, tiles * partial_bytes(ctx.dtype),
+        CUDOT_CUDA_TRY(err, cudaHostAlloc(&s.h_partials, tiles * order::kMaxPartialBytes,
                                           cudaHostAllocMapped | cudaHostAllocPortable));
         CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&s.d_partials, s.h_partials, 0));
         CUDOT_CUDA_TRY(err, cudaEventCreate(&s.gpu_start));
@@ -232,21 +263,13 @@ cudot_status destroy(cudot_ctx &ctx, ErrorSink err) {
 
 // Launches the dot kernel on the first n elements. partials/result: see dot_kernel (result nullptr:
 // partials only).
-template <class T>
-static cudot_status launch(cudot_ctx &ctx, DeviceState &s, std::size_t n, void *partials, double *result) {
+static cudot_status launch_any(cudot_ctx &ctx, DeviceState &s, std::size_t n, void *partials, double *result) {
     const std::size_t tiles = order::tile_count(n);
     unsigned blocks = ctx.hooks.gpu_blocks ? ctx.hooks.gpu_blocks : s.resident_blocks;
     blocks = static_cast<unsigned>(std::min<std::size_t>(blocks, tiles));
-    dot_kernel<T><<<blocks, kThreads, 0, s.stream>>>(static_cast<const T *>(s.d_x), static_cast<const T *>(s.d_y), n,
-                                                     static_cast<Acc<T> *>(partials),
-                                                     static_cast<unsigned *>(s.scratch), result);
-    cudaError_t e = cudaGetLastError();
-    return e == cudaSuccess ? CUDOT_OK : cuda_fail(ctx.sink(), e, sizeof(T) == 4 ? "dot_kernel<float> launch" : "dot_kernel<double> launch");
-}
-
-static cudot_status launch_any(cudot_ctx &ctx, DeviceState &s, std::size_t n, void *partials, double *result) {
-    return ctx.dtype == CUDOT_F64 ? launch<double>(ctx, s, n, partials, result)
-                                  : launch<float>(ctx, s, n, partials, result);
+    cudaError_t e = s.launcher.launch(blocks, s.stream, s.d_x, s.d_y, n, partials, static_cast<unsigned *>(s.scratch),
+                                      result);
+    return e == cudaSuccess ? CUDOT_OK : cuda_fail(ctx.sink(), e, "dot_kernel launch");
 }
 
 double current_hybrid_share(const cudot_ctx &ctx) {
@@ -273,7 +296,7 @@ static cudot_status hybrid_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, do
         CUDOT_CUDA_TRY(err, cudaEventRecord(s.gpu_stop, s.stream));
     }
     const auto cpu_start = std::chrono::steady_clock::now();
-    cpu::compute_partials(ctx.dtype, ctx.x, ctx.y, n, g, tiles, s.h_partials, ctx.hooks);
+    cpu::compute_partials(ctx.dtype, ctx.y_dtype, ctx.x, ctx.y, n, g, tiles, s.h_partials, ctx.hooks);
     const double cpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cpu_start).count();
     if (g > 0) {
         CUDOT_CUDA_TRY(err, cudaStreamSynchronize(s.stream));
@@ -285,7 +308,7 @@ static cudot_status hybrid_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, do
             s.share = std::min(0.95, std::max(0.02, 0.5 * s.share + 0.5 * balanced));
         }
     }
-    *result = cpu::join_partials(ctx.dtype, s.h_partials, tiles);
+    *result = cpu::join_partials(types::kind_of(ctx.dtype, ctx.y_dtype), s.h_partials, tiles);
     return CUDOT_OK;
 }
 
@@ -298,16 +321,17 @@ static cudot_status hybrid_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, do
 // the result.
 static cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
     ErrorSink err = ctx.sink();
-    const std::size_t bytes = n * element_size(ctx.dtype);
-    const bool adapt = bytes >= kManagedAdaptBytes;
+    const std::size_t x_bytes = n * element_size(ctx.dtype), y_bytes = n * element_size(ctx.y_dtype);
+    const std::size_t bytes = x_bytes + y_bytes;
+    const bool adapt = bytes >= 2 * kManagedAdaptBytes;
     const bool prefetch = adapt && s.prefetch;
     const auto start = std::chrono::steady_clock::now();
     if (prefetch) {
         cudaMemLocation gpu{};
         gpu.type = cudaMemLocationTypeDevice;
         gpu.id = ctx.device;
-        CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(ctx.x, bytes, gpu, 0, s.stream));
-        CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(ctx.y, bytes, gpu, 0, s.stream));
+        CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(ctx.x, x_bytes, gpu, 0, s.stream));
+        CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(ctx.y, y_bytes, gpu, 0, s.stream));
     }
     cudot_status status = launch_any(ctx, s, n, static_cast<char *>(s.scratch) + kTicketBytes, s.d_result);
     if (status != CUDOT_OK) return status;
@@ -318,7 +342,7 @@ static cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, d
         // slower than bus speed moved pages (keep or start prefetching); a prefetching dot faster than
         // that found them already on the GPU (stop prefetching).
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        const double slow_ms = 2.0 * bytes / (kMigratedGBps * 1e6) + 0.25;  // both inputs, plus 250 us of slack
+        const double slow_ms = bytes / (kMigratedGBps * 1e6) + 0.25;  // both inputs, plus 250 us of slack
         s.prefetch = ms > slow_ms;
     }
     return CUDOT_OK;
@@ -333,10 +357,9 @@ cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
     }
     ErrorSink err = ctx.sink();
     CUDOT_CUDA_TRY(err, cudaSetDevice(ctx.device));
-    const std::size_t bytes = n * element_size(ctx.dtype);
     if (ctx.memory == CUDOT_MEMORY_PINNED) {
-        CUDOT_CUDA_TRY(err, cudaMemcpyAsync(s.d_x, ctx.x, bytes, cudaMemcpyHostToDevice, s.stream));
-        CUDOT_CUDA_TRY(err, cudaMemcpyAsync(s.d_y, ctx.y, bytes, cudaMemcpyHostToDevice, s.stream));
+        CUDOT_CUDA_TRY(err, cudaMemcpyAsync(s.d_x, ctx.x, n * element_size(ctx.dtype), cudaMemcpyHostToDevice, s.stream));
+        CUDOT_CUDA_TRY(err, cudaMemcpyAsync(s.d_y, ctx.y, n * element_size(ctx.y_dtype), cudaMemcpyHostToDevice, s.stream));
     }
     cudot_status status =
         launch_any(ctx, s, n, static_cast<char *>(s.scratch) + kTicketBytes, s.d_result);

@@ -1,0 +1,109 @@
+// types.hpp - the six element types, their exact conversions, and which arithmetic a pair of them uses.
+// Shared by the CPU and the CUDA backends (__host__ __device__).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "cudot.h"
+
+#if defined(__CUDACC__)
+#define CUDOT_TYPES_HD __host__ __device__ __forceinline__
+#elif defined(__GNUC__)
+#define CUDOT_TYPES_HD inline __attribute__((always_inline))
+#else
+#define CUDOT_TYPES_HD inline
+#endif
+
+namespace cudot {
+namespace types {
+
+// 16-bit floating types, stored as their bit patterns (C and most FFI languages have no such type).
+struct f16 {
+    std::uint16_t bits;
+};
+struct bf16 {
+    std::uint16_t bits;
+};
+
+CUDOT_TYPES_HD float bits_to_float(std::uint32_t b) {
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(b);
+#else
+    float f;
+    std::memcpy(&f, &b, sizeof f);
+    return f;
+#endif
+}
+
+// Exact conversions to double: every value of every type is representable.
+CUDOT_TYPES_HD double to_double(float v) { return static_cast<double>(v); }
+CUDOT_TYPES_HD double to_double(double v) { return v; }
+CUDOT_TYPES_HD double to_double(std::int8_t v) { return static_cast<double>(v); }
+CUDOT_TYPES_HD double to_double(std::uint8_t v) { return static_cast<double>(v); }
+CUDOT_TYPES_HD double to_double(bf16 v) { return static_cast<double>(bits_to_float(std::uint32_t(v.bits) << 16)); }
+CUDOT_TYPES_HD double to_double(f16 v) {
+    // binary16: 1 sign, 5 exponent (bias 15), 10 fraction bits. Rebuilt as a binary32 bit pattern for
+    // normal numbers, Inf and NaN; subnormals (exponent 0) are fraction * 2^-24, exact in float.
+    const std::uint32_t sign = std::uint32_t(v.bits >> 15) << 31;
+    const std::uint32_t exponent = (v.bits >> 10) & 0x1f, fraction = v.bits & 0x3ff;
+    if (exponent == 0) {
+        const float magnitude = static_cast<float>(fraction) * 5.9604644775390625e-8f;  // 2^-24
+        return static_cast<double>(sign ? -magnitude : magnitude);
+    }
+    const std::uint32_t e32 = exponent == 0x1f ? 0xff : exponent - 15 + 127;
+    return static_cast<double>(bits_to_float(sign | (e32 << 23) | (fraction << 13)));
+}
+
+CUDOT_TYPES_HD std::int64_t to_int(std::int8_t v) { return v; }
+CUDOT_TYPES_HD std::int64_t to_int(std::uint8_t v) { return v; }
+
+template <class T> struct Traits;
+template <> struct Traits<float> { static constexpr int32_t id = CUDOT_F32; static constexpr bool is_int = false; };
+template <> struct Traits<double> { static constexpr int32_t id = CUDOT_F64; static constexpr bool is_int = false; };
+template <> struct Traits<f16> { static constexpr int32_t id = CUDOT_F16; static constexpr bool is_int = false; };
+template <> struct Traits<bf16> { static constexpr int32_t id = CUDOT_BF16; static constexpr bool is_int = false; };
+template <> struct Traits<std::int8_t> { static constexpr int32_t id = CUDOT_I8; static constexpr bool is_int = true; };
+template <> struct Traits<std::uint8_t> { static constexpr int32_t id = CUDOT_U8; static constexpr bool is_int = true; };
+
+// The arithmetic a pair of element types is summed with (src/order.hpp):
+//  Dot2   - either side F64: products need 106 bits, so compensated (TwoProduct + TwoSum).
+//  Exact  - both sides integer: 64-bit integer sums, exact.
+//  Double - everything else: every product of two of F32/F16/BF16/I8/U8 fits in 53 bits, so products
+//           are exact in double and only the sums round.
+enum class Kind { Double, Dot2, Exact };
+
+template <class Tx, class Ty>
+constexpr Kind kind_of() {
+    return (Traits<Tx>::id == CUDOT_F64 || Traits<Ty>::id == CUDOT_F64) ? Kind::Dot2
+           : (Traits<Tx>::is_int && Traits<Ty>::is_int)                 ? Kind::Exact
+                                                                         : Kind::Double;
+}
+
+constexpr Kind kind_of(int32_t x, int32_t y) {
+    return (x == CUDOT_F64 || y == CUDOT_F64)                                   ? Kind::Dot2
+           : ((x == CUDOT_I8 || x == CUDOT_U8) && (y == CUDOT_I8 || y == CUDOT_U8)) ? Kind::Exact
+                                                                                    : Kind::Double;
+}
+
+constexpr bool valid_dtype(int32_t d) { return d >= CUDOT_F32 && d <= CUDOT_U8; }
+
+constexpr std::size_t size_of(int32_t d) {
+    return d == CUDOT_F64 ? 8 : d == CUDOT_F32 ? 4 : (d == CUDOT_F16 || d == CUDOT_BF16) ? 2 : 1;
+}
+
+// Calls f.template operator()<T>() with the C++ type of a dtype (which must be valid).
+template <class F>
+auto with_type(int32_t d, F &&f) {
+    switch (d) {
+        case CUDOT_F64: return f(double{});
+        case CUDOT_F16: return f(f16{});
+        case CUDOT_BF16: return f(bf16{});
+        case CUDOT_I8: return f(std::int8_t{});
+        case CUDOT_U8: return f(std::uint8_t{});
+        default: return f(float{});
+    }
+}
+
+}  // namespace types
+}  // namespace cudot
