@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -42,7 +43,16 @@ struct Row {
 
 const char *kMemoryNames[] = {"auto", "pinned", "mapped", "managed", "host"};
 
-double bytes_of(int dtype, std::size_t n) { return 2.0 * n * (dtype == CUDOT_F64 ? 8 : 4); }
+std::size_t size_of(int dtype) {
+    return dtype == CUDOT_F64 ? 8 : dtype == CUDOT_F32 ? 4 : (dtype == CUDOT_F16 || dtype == CUDOT_BF16) ? 2 : 1;
+}
+const char *type_name(int dtype) {
+    static const char *names[] = {"?", "f32", "f64", "f16", "bf16", "i8", "u8"};
+    return dtype >= 1 && dtype <= 6 ? names[dtype] : "?";
+}
+// Input bytes of one dot: what crosses the bus or comes from memory, for the pair's actual sizes.
+double bytes_of(int x_dtype, int y_dtype, std::size_t n) { return double(n) * (size_of(x_dtype) + size_of(y_dtype)); }
+double bytes_of(int dtype, std::size_t n) { return bytes_of(dtype, dtype, n); }
 
 // The ceiling that bounds a row, and the achieved fraction of it.
 void bound_row(Row &r, int memory, const Ceilings &c, double bytes) {
@@ -74,17 +84,17 @@ void rewrite(T *x, T *y, std::size_t n, int round) {
 }
 
 // Dot of the same values on HOST, to check the measured strategy's last result bit for bit.
-double host_reference(int dtype, const void *x, const void *y, std::size_t n) {
+double host_reference(int dtype, const void *x, const void *y, std::size_t n, int y_dtype = 0) {
     cudot_config cfg = CUDOT_CONFIG_INIT;
     cfg.dtype = dtype;
+    cfg.y_dtype = y_dtype;
     cfg.memory = CUDOT_MEMORY_HOST;
     cudot_ctx *ctx = nullptr;
     if (cudot_init(&ctx, n, &cfg) != CUDOT_OK) return std::nan("");
     void *hx, *hy;
     cudot_get_inputs(ctx, &hx, &hy);
-    std::size_t es = dtype == CUDOT_F64 ? 8 : 4;
-    std::memcpy(hx, x, n * es);
-    std::memcpy(hy, y, n * es);
+    std::memcpy(hx, x, n * size_of(dtype));
+    std::memcpy(hy, y, n * size_of(y_dtype ? y_dtype : dtype));
     double r = std::nan("");
     cudot_dot(ctx, &r);
     cudot_deinit(ctx);
@@ -121,6 +131,56 @@ bool bench_strategy(int memory, int dtype, std::size_t n, const Options &o, cons
     }
     cudot_deinit(ctx);
     return true;
+}
+
+// Byte patterns that are finite values in every type (small integers / small floats), varying per round.
+void rewrite_bytes(void *p, int dtype, std::size_t n, int round) {
+    parallel_for(n, [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) {
+            const int v = static_cast<int>((i * 7 + round) % 17) - 8;
+            switch (dtype) {
+                case CUDOT_F32: static_cast<float *>(p)[i] = v * 0.25f; break;
+                case CUDOT_F64: static_cast<double *>(p)[i] = v * 0.25; break;
+                case CUDOT_F16: static_cast<std::uint16_t *>(p)[i] = static_cast<std::uint16_t>(v < 0 ? 0xbc00 : 0x3c00); break;
+                case CUDOT_BF16: static_cast<std::uint16_t *>(p)[i] = static_cast<std::uint16_t>(v < 0 ? 0xbf80 : 0x3f80); break;
+                case CUDOT_I8: static_cast<std::int8_t *>(p)[i] = static_cast<std::int8_t>(v); break;
+                default: static_cast<std::uint8_t *>(p)[i] = static_cast<std::uint8_t>(v + 8); break;
+            }
+        }
+    });
+}
+
+// Mixed and narrow pairs: one size, the strategies that matter, ratios against the same ceilings with
+// the bytes each pair really moves.
+void bench_pair(int memory, int xd, int yd, std::size_t n, const Options &o, const Ceilings &c, std::vector<Row> &rows) {
+    cudot_config cfg = CUDOT_CONFIG_INIT;
+    cfg.dtype = xd;
+    cfg.y_dtype = yd;
+    cfg.memory = memory;
+    cudot_ctx *ctx = nullptr;
+    if (cudot_init(&ctx, n, &cfg) != CUDOT_OK) return;
+    void *x, *y;
+    cudot_get_inputs(ctx, &x, &y);
+    auto fill = [&](int round) {
+        rewrite_bytes(x, xd, n, round);
+        rewrite_bytes(y, yd, n, round + 1);
+    };
+    double last = 0;
+    auto call = [&] { return cudot_dot(ctx, &last) == CUDOT_OK; };
+    const std::string name = std::string(type_name(xd)) + "x" + type_name(yd);
+    for (const char *scenario : {"fresh", "resident"}) {
+        Row r{kMemoryNames[memory], name, n, scenario};
+        bool ok = true;
+        if (std::strcmp(scenario, "fresh") == 0) r.t = time_calls(3, o.reps, fill, call, &ok);
+        else {
+            if (r.what == "auto" || r.what == "pinned" || r.what == "mapped" || r.what == "host") continue;
+            r.t = time_calls(5, o.reps, nullptr, call, &ok);
+        }
+        r.checked = ok && same_bits(last, host_reference(xd, x, y, n, yd));
+        bound_row(r, memory, c, bytes_of(xd, yd, n));
+        rows.push_back(r);
+    }
+    cudot_deinit(ctx);
 }
 
 void peer_rows(int dtype, std::size_t n, const Options &o, const Ceilings &c, std::vector<Row> &rows) {
@@ -313,6 +373,15 @@ int main(int argc, char **argv) {
                 bench_strategy(memory, dtype, n, o, c, rows);
             }
             peer_rows(dtype, n, o, c, rows);
+        }
+    // Narrow and mixed element types at one size (2^26; 2^20 in --quick).
+    const std::size_t pair_n = std::size_t(1) << (o.quick ? 20 : 26);
+    const int pairs[][2] = {{CUDOT_F16, CUDOT_F16}, {CUDOT_BF16, CUDOT_BF16}, {CUDOT_I8, CUDOT_I8}, {CUDOT_U8, CUDOT_U8},
+                            {CUDOT_F32, CUDOT_U8},  {CUDOT_F32, CUDOT_F16},   {CUDOT_F64, CUDOT_F32}, {CUDOT_F16, CUDOT_I8}};
+    for (const auto &p : pairs)
+        for (int memory : {CUDOT_MEMORY_AUTO, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_HOST}) {
+            if (!gpu && memory != CUDOT_MEMORY_HOST && memory != CUDOT_MEMORY_AUTO) continue;
+            bench_pair(memory, p[0], p[1], pair_n, o, c, rows);
         }
     std::vector<InitRow> inits = init_costs(o, gpu);
 

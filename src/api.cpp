@@ -9,6 +9,7 @@
 
 #include "context.hpp"
 #include "cpu/cpu_backend.hpp"
+#include "cpu/fp_env.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "testing.hpp"
 #include "types.hpp"
@@ -140,6 +141,7 @@ cudot_status dot_impl(cudot_ctx *ctx, std::size_t n, bool whole, double *result)
         return CUDOT_OK;
     }
     double value = 0.0;
+    cpu::DefaultFpEnv fp_env;  // the caller's FTZ/DAZ or rounding mode must not change the result
     cudot_status status = ctx->memory == CUDOT_MEMORY_HOST ? cpu::dot(*ctx, n, &value) : cuda::dot(*ctx, n, &value);
     if (status != CUDOT_OK) return status;
     // One NaN for every backend: x86 and GPUs make NaNs with different signs and payloads.

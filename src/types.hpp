@@ -42,21 +42,34 @@ CUDOT_TYPES_HD double to_double(double v) { return v; }
 CUDOT_TYPES_HD double to_double(std::int8_t v) { return static_cast<double>(v); }
 CUDOT_TYPES_HD double to_double(std::uint8_t v) { return static_cast<double>(v); }
 CUDOT_TYPES_HD double to_double(bf16 v) { return static_cast<double>(bits_to_float(std::uint32_t(v.bits) << 16)); }
-CUDOT_TYPES_HD double to_double(f16 v) {
-    // binary16: 1 sign, 5 exponent (bias 15), 10 fraction bits. Rebuilt as a binary32 bit pattern for
-    // normal numbers, Inf and NaN; subnormals (exponent 0) are fraction * 2^-24, exact in float.
-    const std::uint32_t sign = std::uint32_t(v.bits >> 15) << 31;
-    const std::uint32_t exponent = (v.bits >> 10) & 0x1f, fraction = v.bits & 0x3ff;
-    if (exponent == 0) {
-        const float magnitude = static_cast<float>(fraction) * 5.9604644775390625e-8f;  // 2^-24
-        return static_cast<double>(sign ? -magnitude : magnitude);
-    }
-    const std::uint32_t e32 = exponent == 0x1f ? 0xff : exponent - 15 + 127;
-    return static_cast<double>(bits_to_float(sign | (e32 << 23) | (fraction << 13)));
+CUDOT_TYPES_HD std::uint32_t float_to_bits(float f) {
+#if defined(__CUDA_ARCH__)
+    return __float_as_uint(f);
+#else
+    std::uint32_t b;
+    std::memcpy(&b, &f, sizeof b);
+    return b;
+#endif
 }
 
-CUDOT_TYPES_HD std::int64_t to_int(std::int8_t v) { return v; }
-CUDOT_TYPES_HD std::int64_t to_int(std::uint8_t v) { return v; }
+CUDOT_TYPES_HD double to_double(f16 v) {
+    // binary16: 1 sign, 5 exponent (bias 15), 10 fraction bits. Normal numbers, Inf and NaN are rebuilt
+    // as a binary32 bit pattern; subnormals (exponent 0) are fraction * 2^-24, an exact float product
+    // that never touches a subnormal float (so a caller's flush-to-zero mode cannot change it).
+    // Selections are bit masks, not branches, so the CPU loop vectorizes.
+    const std::uint32_t h = v.bits;
+    const std::uint32_t sign = (h & 0x8000u) << 16;
+    const std::uint32_t exponent = (h >> 10) & 0x1fu, fraction = h & 0x3ffu;
+    const std::uint32_t inf_nan = 0u - static_cast<std::uint32_t>(exponent == 0x1fu);  // all ones or zero
+    const std::uint32_t sub = 0u - static_cast<std::uint32_t>(exponent == 0u);
+    const std::uint32_t e32 = (exponent + 112u) | (inf_nan & 0xffu);  // 112 = 127 - 15; 31 + 112 | 255 = 255
+    const std::uint32_t normal_bits = sign | (e32 << 23) | (fraction << 13);
+    const std::uint32_t sub_bits = float_to_bits(static_cast<float>(fraction) * 5.9604644775390625e-8f) | sign;
+    return static_cast<double>(bits_to_float((sub_bits & sub) | (normal_bits & ~sub)));
+}
+
+CUDOT_TYPES_HD std::int32_t to_int(std::int8_t v) { return v; }
+CUDOT_TYPES_HD std::int32_t to_int(std::uint8_t v) { return v; }
 
 template <class T> struct Traits;
 template <> struct Traits<float> { static constexpr int32_t id = CUDOT_F32; static constexpr bool is_int = false; };

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "checks.hpp"
+#include "gendot.hpp"
 #include "testing.hpp"
 #include "threads.hpp"
 
@@ -255,6 +256,39 @@ TEST_CASE("GPU: every pair of element types on every strategy equals HOST bit fo
                         for (unsigned blocks : {1u, 3u, 1000u}) {
                             cudot::testing::set_gpu_blocks(g.ctx, blocks);
                             CHECK(test::bits(g.dot()) == test::bits(expected));
+                        }
+                }
+            }
+}
+
+TEST_CASE("GPU: GenDot inputs (cond 1..1e40): within the bounds and bitwise equal to HOST", "[gpu][accuracy]") {
+    std::vector<double> x, y;
+    for (int32_t dtype : {CUDOT_F32, CUDOT_F64})
+        for (std::size_t n : {std::size_t(1000), std::size_t(300007)})
+            for (double c : {1.0, 1e8, 1e16, 1e24, 1e32, 1e40}) {
+                test::gendot(n, c, dtype == CUDOT_F32, n + static_cast<std::uint64_t>(std::log10(c)), x, y);
+                const test::ExactDot e = test::exact_dot(x.data(), y.data(), n);
+                const double bound = test::documented_bound(dtype == CUDOT_F64, e.value, e.abs_sum, n);
+                double host_result = 0;
+                for (int32_t memory : {CUDOT_MEMORY_HOST, CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED,
+                                       CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_AUTO}) {
+                    Ctx g(n, dtype, memory);
+                    REQUIRE(g.status == CUDOT_OK);
+                    for (std::size_t i = 0; i < n; ++i) {
+                        test::set_value(dtype, g.x<void>(), i, x[i]);
+                        test::set_value(dtype, g.y<void>(), i, y[i]);
+                    }
+                    if (memory == CUDOT_MEMORY_AUTO) cudot::testing::set_hybrid_share(g.ctx, 0.4);
+                    const double r = g.dot();
+                    INFO(test::dtype_name(dtype) << " " << test::memory_name(memory) << " n=" << n << " cond="
+                                                 << e.condition << " r=" << r << " exact=" << e.value);
+                    CHECK(test::exact_error(x.data(), y.data(), n, r) <= bound);
+                    if (memory == CUDOT_MEMORY_HOST) host_result = r;
+                    CHECK(test::bits(r) == test::bits(host_result));
+                    if (memory == CUDOT_MEMORY_MANAGED)
+                        for (unsigned blocks : {1u, 5u, 77u, 4096u}) {
+                            cudot::testing::set_gpu_blocks(g.ctx, blocks);
+                            CHECK(test::bits(g.dot()) == test::bits(host_result));
                         }
                 }
             }

@@ -1,6 +1,8 @@
 // thread_pool.cpp - see thread_pool.hpp.
 #include "thread_pool.hpp"
 
+#include "fp_env.hpp"
+
 #include <algorithm>
 #include <chrono>
 
@@ -51,6 +53,7 @@ void ThreadPool::drain() {
 }
 
 void ThreadPool::worker_main(unsigned index) {
+    DefaultFpEnv fp_env;  // a new thread inherits its creator's FP environment; workers use the default
     std::uint64_t seen = 0;
     for (;;) {
         const auto until = std::chrono::steady_clock::now() + kSpin;

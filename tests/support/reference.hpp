@@ -53,12 +53,12 @@ struct Ctx {
     ~Ctx() { cudot_deinit(ctx); }
     Ctx(const Ctx &) = delete;
     Ctx &operator=(const Ctx &) = delete;
-    template <class T> T *x() const {
+    template <class T = void> T *x() const {
         void *p = nullptr;
         cudot_get_inputs(ctx, &p, nullptr);
         return static_cast<T *>(p);
     }
-    template <class T> T *y() const {
+    template <class T = void> T *y() const {
         void *p = nullptr;
         cudot_get_inputs(ctx, nullptr, &p);
         return static_cast<T *>(p);

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""plot_accuracy.py - relative error against condition number from cudot-accuracy's JSON, as a PNG.
+
+usage: plot_accuracy.py ACCURACY.json OUT.png      (needs matplotlib: Debian's python3-matplotlib)
+"""
+import json
+import sys
+
+try:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    print("SKIPPED: matplotlib is not installed for this python3 (Debian: python3-matplotlib)")
+    sys.exit(0)
+
+FLOOR = 1e-22  # exact results (error 0) are drawn here
+
+
+def main(src, dst):
+    with open(src) as f:
+        data = json.load(f)
+    n = data["n"]
+    u = 2.0 ** -53
+    gamma = (n - 1) * u / (1 - (n - 1) * u)
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5.5), sharey=True)
+    for ax, dtype in zip(axes, ("f32", "f64")):
+        rows = [s for s in data["samples"] if s["dtype"] == dtype and s["condition"]]
+        conds = [s["condition"] for s in rows]
+        for key, label, marker in (("naive", "naive loop in the input precision", "x"),
+                                   ("openblas", "OpenBLAS dot", "s"), ("cublas", "cuBLAS dot", "^"),
+                                   ("cudot_host", "cudot HOST", "o"), ("cudot_gpu", "cudot GPU (MANAGED)", ".")):
+            pts = [(c, max(s[key], FLOOR)) for c, s in zip(conds, rows) if s.get(key) is not None]
+            if pts:
+                ax.scatter([p[0] for p in pts], [p[1] for p in pts], marker=marker, s=28, label=label)
+        lo, hi = min(conds), max(conds)
+        xs = [lo * (hi / lo) ** (i / 50) for i in range(51)]
+        if dtype == "f32":
+            ax.plot(xs, [min(1e3, gamma * c / 2) for c in xs], "k--", lw=0.8, label="bound: gamma(n-1) cond/2")
+        else:
+            ax.plot(xs, [min(1e3, u + gamma * gamma * c / 2) for c in xs], "k--", lw=0.8,
+                    label="bound: u + gamma(n-1)^2 cond/2")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_ylim(FLOOR / 3, 1e4)
+        ax.set_xlabel("condition number 2 sum|x y| / |x.y|")
+        ax.set_title(f"{dtype} inputs, n = {n} (GenDot)")
+        ax.grid(True, which="major", lw=0.3)
+        ax.legend(fontsize=7, loc="upper left")
+    axes[0].set_ylabel(f"relative error (exact results drawn at {FLOOR:g})")
+    fig.tight_layout()
+    fig.savefig(dst, dpi=110)
+    print(f"wrote {dst}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])
