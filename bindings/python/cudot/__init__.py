@@ -8,12 +8,17 @@
 
 The library is found through the CUDOT_LIBRARY environment variable (a full path), else the system's
 normal search. Importing fails with ImportError if it is missing or of another major version.
+
+Element types (dtype, y_dtype): f32, f64, f16, bf16 (viewed as uint16 bit patterns), i8, u8, bool.
 """
 from . import _lib
 from ._context import MEMORY_NAMES, Context, CudotError, Status
+from ._types import NAMES as TYPE_NAMES
+from ._types import bf16_from_float, bf16_to_float
 
-__version__ = "1.0.0"
-__all__ = ["Context", "CudotError", "Status", "MEMORY_NAMES", "library_version"]
+__version__ = "1.1.0"
+__all__ = ["Context", "CudotError", "Status", "MEMORY_NAMES", "TYPE_NAMES", "bf16_from_float", "bf16_to_float",
+           "library_version"]
 
 
 def library_version():

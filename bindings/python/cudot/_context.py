@@ -6,10 +6,8 @@ import weakref
 
 import numpy as np
 
-from . import _lib
+from . import _lib, _types
 
-_F32, _F64 = 1, 2
-_NUMPY_TYPES = {_F32: np.dtype(np.float32), _F64: np.dtype(np.float64)}
 MEMORY_NAMES = ("auto", "pinned", "mapped", "managed", "host")  # index == CUDOT_MEMORY_* value
 _DEVICE_NONE = -2
 
@@ -86,21 +84,6 @@ class _Buffer:
         return self._interface
 
 
-def _dtype_code(dtype):
-    if isinstance(dtype, str) and dtype.lower() in ("f32", "f64"):
-        return _F32 if dtype.lower() == "f32" else _F64
-    try:  # numpy reads None as float64, which is not our default: refuse it
-        dt = np.dtype(dtype) if dtype is not None else None
-    except (TypeError, ValueError):
-        dt = None
-    if dt is not None:  # never compare None with a dtype: numpy would call them equal (both float64)
-        for code, known in _NUMPY_TYPES.items():
-            if dt == known:
-                return code
-    raise TypeError(f"cudot: dtype must be float32 or float64 (numpy.float32, 'f32', numpy.float64, 'f64'), "
-                    f"not {dtype!r}")
-
-
 def _memory_code(memory):
     if not isinstance(memory, str):
         raise TypeError(f"cudot: memory must be a string, one of {', '.join(MEMORY_NAMES)}; got {memory!r}")
@@ -125,21 +108,24 @@ class Context:
     once no numpy view of it is referenced any more.
     """
 
-    def __init__(self, n, dtype=np.float32, memory="auto", device=0):
-        self._handle = self._views = self._dtype = None  # what close() and repr() expect, even if init fails
+    def __init__(self, n, dtype=np.float32, memory="auto", device=0, *, y_dtype=None):
+        self._handle = self._views = self._types = None  # what close() and repr() expect, even if init fails
         n = _count(n, "n", _lib.SIZE_MAX)
         device = operator.index(device)
         if not -2 ** 31 <= device < 2 ** 31:
             raise ValueError(f"cudot: device {device} does not fit a 32-bit int")
-        code = _dtype_code(dtype)
-        config = _lib.Config(ctypes.sizeof(_lib.Config), code, _memory_code(memory), device)
+        tx = _types.lookup(dtype)
+        ty = tx if y_dtype is None else _types.lookup(y_dtype)
+        # y_dtype 0 ("same as dtype") where the codes agree, so that a 1.0 library still accepts the config.
+        config = _lib.Config(ctypes.sizeof(_lib.Config), tx.code, _memory_code(memory), device,
+                             0 if ty.code == tx.code else ty.code)
         ptr = ctypes.c_void_p()
         status = _lib.lib.cudot_init(ctypes.byref(ptr), n, ctypes.byref(config))
         if status != Status.OK:
             # Same Python call, so same OS thread: the thread-local message is this failure's.
             raise CudotError(status, _lib.last_error(None))
         self._handle = _Handle(ptr.value)
-        self._dtype = _NUMPY_TYPES[code]
+        self._types = (tx, ty)
 
     # -- state --------------------------------------------------------------------------------------
     def _live(self):
@@ -159,8 +145,32 @@ class Context:
 
     @property
     def dtype(self):
-        """numpy.float32 or numpy.float64 (as a numpy.dtype); readable after close()."""
-        return self._dtype
+        """The numpy dtype of ctx.x (uint16 for bf16, bool for a U8 buffer opened as bool); readable
+        after close()."""
+        return self._types[0].view
+
+    @property
+    def y_dtype(self):
+        """The numpy dtype of ctx.y; readable after close()."""
+        return self._types[1].view
+
+    @property
+    def dtypes(self):
+        """The element types of x and y by name, e.g. ('f32', 'bool') or ('bf16', 'f64'); readable after
+        close()."""
+        return tuple(t.name for t in self._types)
+
+    @property
+    def type_codes(self):
+        """(x, y): the CUDOT_* element types the library reports (cudot_get_dtypes); bool is CUDOT_U8."""
+        handle = self._live()
+        fn = getattr(_lib.lib, "cudot_get_dtypes", None)
+        if fn is None:
+            version = _lib.text(_lib.lib.cudot_version_string())
+            raise CudotError(Status.UNSUPPORTED, f"the loaded library {version} lacks cudot_get_dtypes (new in 1.1)")
+        x, y = ctypes.c_int32(), ctypes.c_int32()
+        self._check(fn(handle.ptr, ctypes.byref(x), ctypes.byref(y)), handle)
+        return x.value, y.value
 
     def _memory_device(self):
         handle = self._live()
@@ -188,19 +198,23 @@ class Context:
         return n.value
 
     # -- buffers -------------------------------------------------------------------------------------
-    def inputs(self, dtype=None):
-        """(x, y): writable numpy views of the two input buffers (no copy). Pass dtype to assert the
-        element type your code expects; a mismatch raises TypeError instead of reinterpreting bytes."""
+    def inputs(self, dtype=None, y_dtype=None):
+        """(x, y): writable numpy views of the two input buffers (no copy). Pass dtype (and y_dtype, which
+        defaults to dtype) to assert the element types your code expects; a mismatch raises TypeError
+        instead of reinterpreting bytes."""
         handle = self._live()
-        if dtype is not None and _NUMPY_TYPES[_dtype_code(dtype)] != self._dtype:
-            raise TypeError(f"cudot: this context holds {self._dtype.name}, not "
-                            f"{_NUMPY_TYPES[_dtype_code(dtype)].name}")
+        if dtype is not None or y_dtype is not None:
+            expected = (dtype, dtype if y_dtype is None else y_dtype)
+            for side, held, want in zip("xy", self._types, expected):
+                want = held if want is None else _types.lookup(want)
+                if want != held:  # 'u8' and 'bool' differ, though both are CUDOT_U8
+                    raise TypeError(f"cudot: this context's {side} holds {held.label}, not {want.label}")
         views = self._views
         if views is None:
             x, y = ctypes.c_void_p(), ctypes.c_void_p()
             self._check(_lib.lib.cudot_get_inputs(handle.ptr, ctypes.byref(x), ctypes.byref(y)), handle)
             n = self.capacity
-            views = tuple(np.asarray(_Buffer(handle, p.value, n, self._dtype)) for p in (x, y))
+            views = tuple(np.asarray(_Buffer(handle, p.value, n, t.view)) for p, t in zip((x, y), self._types))
             if self._handle is handle:  # not closed meanwhile by another thread: keep them
                 self._views = views
         return views
@@ -258,5 +272,5 @@ class Context:
     def __repr__(self):
         if self._handle is None:
             return "<cudot.Context closed>"
-        return (f"<cudot.Context capacity={self.capacity}, dtype={self._dtype.name}, memory={self.memory!r}, "
+        return (f"<cudot.Context capacity={self.capacity}, dtypes={self.dtypes}, memory={self.memory!r}, "
                 f"device={self.device}>")

@@ -8,9 +8,9 @@ MAJOR = 1  # the cudot.h major version this binding was written for
 
 
 class Config(ctypes.Structure):
-    """cudot_config, first version (16 bytes)."""
+    """cudot_config as of 1.1 (20 bytes). A 1.0 library accepts it as long as y_dtype is 0."""
     _fields_ = [("size", ctypes.c_uint32), ("dtype", ctypes.c_int32),
-                ("memory", ctypes.c_int32), ("device", ctypes.c_int32)]
+                ("memory", ctypes.c_int32), ("device", ctypes.c_int32), ("y_dtype", ctypes.c_int32)]
 
 
 def check_major(version):
@@ -45,6 +45,10 @@ def _open():
                       "system linker looks, or set CUDOT_LIBRARY to its full path")
 
 
+# Functions added after 1.0: a 1.0 library lacks them, and the binding still loads it.
+OPTIONAL = {"cudot_get_dtypes": "1.1"}
+
+
 def _declare(lib):
     c_int, c_size_t, c_void_p, P = ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p, ctypes.POINTER
     signatures = {  # name: (restype, argtypes); enums (cudot_status) are C ints
@@ -54,13 +58,18 @@ def _declare(lib):
         "cudot_dot_n": (c_int, [c_void_p, c_size_t, P(ctypes.c_double)]),
         "cudot_deinit": (c_int, [c_void_p]),
         "cudot_get_memory": (c_int, [c_void_p, P(ctypes.c_int32), P(ctypes.c_int32)]),
+        "cudot_get_dtypes": (c_int, [c_void_p, P(ctypes.c_int32), P(ctypes.c_int32)]),
         "cudot_get_capacity": (c_int, [c_void_p, P(c_size_t)]),
         "cudot_status_string": (ctypes.c_char_p, [c_int]),
         "cudot_last_error": (ctypes.c_char_p, [c_void_p]),  # c_char_p copies the text at once
         "cudot_version_string": (ctypes.c_char_p, []),
     }
     for name, (restype, argtypes) in signatures.items():
-        fn = getattr(lib, name)
+        fn = getattr(lib, name, None)
+        if fn is None and name in OPTIONAL:
+            continue
+        if fn is None:
+            raise ImportError(f"cudot: the loaded library lacks {name}")
         fn.restype, fn.argtypes = restype, argtypes
 
 

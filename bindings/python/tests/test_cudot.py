@@ -14,20 +14,9 @@ import pytest
 
 import cudot
 from cudot import _context, _lib
+from support import EPS, GPU_MEMORIES, GPU_REQUIRED, bits, gpu_context_or_skip, open_count
 
-GPU_REQUIRED = os.environ.get("CUDOT_TEST_GPU") == "1"
-GPU_MEMORIES = ["pinned", "mapped", "managed"]
 DTYPES = [np.float32, np.float64]
-EPS = np.finfo(np.float64).eps
-
-
-def bits(value):
-    """A double's exact bit pattern, so comparisons are bitwise (and NaN equals the same NaN)."""
-    return np.float64(value).tobytes()
-
-
-def open_count():
-    return len(_context._open_pointers)
 
 
 def filled(n, dtype, x, y, **kw):
@@ -40,27 +29,6 @@ def filled(n, dtype, x, y, **kw):
 def random_inputs(n, dtype, seed=1):
     rng = np.random.default_rng(seed)
     return rng.standard_normal(n).astype(dtype), rng.standard_normal(n).astype(dtype)
-
-
-def gpu_context_or_skip(n, dtype, memory):
-    try:
-        return cudot.Context(n, dtype=dtype, memory=memory)
-    except cudot.CudotError as e:
-        if e.status != cudot.Status.NO_DEVICE:
-            raise
-        assert e.message, "NO_DEVICE must come with a message"
-        if GPU_REQUIRED:
-            pytest.fail(f"CUDOT_TEST_GPU=1 but {memory} reports {e}")
-        pytest.skip(f"{memory}: {e}")
-
-
-@pytest.fixture(autouse=True)
-def no_leaks():
-    """Every test must leave no native context behind once its objects are gone."""
-    before = open_count()
-    yield
-    gc.collect()
-    assert open_count() == before
 
 
 # --- loading ----------------------------------------------------------------------------------------
@@ -100,10 +68,10 @@ def test_dtype_spellings(spelling, expected):
         assert ctx.x.dtype == expected and ctx.y.dtype == expected
 
 
-@pytest.mark.parametrize("spelling", ["int32", np.int64, "f16", np.float16, None, ">f4" if sys.byteorder == "little"
-                                      else "<f4", "nonsense", 3])
+@pytest.mark.parametrize("spelling", ["int32", np.int64, None, ">f4" if sys.byteorder == "little" else "<f4",
+                                      "nonsense", 3])
 def test_bad_dtype(spelling):
-    with pytest.raises(TypeError, match="float32 or float64"):
+    with pytest.raises(TypeError, match="element type must be one of f32, f64"):
         cudot.Context(4, dtype=spelling)
 
 
@@ -168,11 +136,11 @@ def test_views_are_the_library_buffers(dtype):
 
 def test_wrong_element_type_is_refused():
     with cudot.Context(8, dtype="f32", memory="host") as ctx:
-        with pytest.raises(TypeError, match="holds float32, not float64"):
+        with pytest.raises(TypeError, match="x holds float32, not float64"):
             ctx.inputs(np.float64)
         assert ctx.inputs("f32")[0].dtype == np.float32
     with cudot.Context(8, dtype="f64", memory="host") as ctx:
-        with pytest.raises(TypeError, match="holds float64, not float32"):
+        with pytest.raises(TypeError, match="x holds float64, not float32"):
             ctx.inputs("f32")
 
 
