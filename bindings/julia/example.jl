@@ -16,11 +16,41 @@ r = CudotContext(n; eltype=Float32) do ctx
         x[i] = 1.0f0 / i
         y[i] = i
     end
-    r1 = dot(ctx)                   # == n, exactly (every product is 1)
+    r1 = dot(ctx)                   # close to n (each product is 1 up to the rounding of 1/i)
     y .= 2                          # refill and compute again: same buffers, new data
     (r1, dot(ctx), dot(ctx, 10))    # the last one reads only the first 10 elements
 end
 println("dot products: ", r)
+
+# Mixed element types: Float32 values and a Bool mask (one byte per element, 0 or 1).
+masked = CudotContext(n; eltype=Float32, y_eltype=Bool) do ctx
+    x, mask = inputs(ctx)           # CudotVector{Float32}, CudotVector{Bool}
+    x .= 0.5f0
+    mask .= iseven.(1:n)            # a Bool buffer accepts only true/false (0/1)
+    println("element types: ", eltypes(ctx), ", in C: ", Cudot.dtypes(ctx))
+    dot(ctx)                        # the sum of x where mask is true: n/4 here
+end
+println("masked sum: ", masked)
+
+# Small integers: the sum is exact (64-bit integer arithmetic), returned as a Float64.
+exact = CudotContext(n; eltype=Int8, y_eltype=UInt8, memory=:host) do ctx
+    x, y = inputs(ctx)
+    x .= -128
+    y .= 0xff
+    dot(ctx)                        # -128 * 255 * n, exactly
+end
+println("Int8 x UInt8: ", exact, " == ", -128 * 255 * n)
+
+# bfloat16 lives in UInt16 buffers as bit patterns: convert with Cudot.bf16_bits / bf16_value.
+# (With BFloat16s.jl, reinterpret(BFloat16, y) views the same buffer as BFloat16 values.)
+half = CudotContext(4; eltype=Float16, y_eltype=UInt16, memory=:host) do ctx
+    x, y = inputs(ctx)
+    x .= Float16[1, 2, 3, 4]
+    y .= Cudot.bf16_bits.([0.5, 0.25, 0.125, 0.0625])   # not `y .= 1`: that stores the pattern 0x0001
+    println("y as bfloat16 values: ", Cudot.bf16_value.(y))
+    dot(ctx)                        # 0.5 + 0.5 + 0.375 + 0.25 = 1.625
+end
+println("Float16 x bfloat16: ", half)
 
 # Without the do-block: close explicitly. Errors are CudotError exceptions.
 ctx = CudotContext(10; eltype=Float64, memory=:host)

@@ -14,6 +14,16 @@ Basic use:
         dot(ctx)            # 2000.0
     end
 
+Element types (x and y may differ): `Float32`, `Float64`, `Float16`, `Int8`, `UInt8`, `Bool`
+(a byte buffer holding 0/1) and `UInt16` (bfloat16 bit patterns, see [`Cudot.bf16_bits`](@ref)).
+
+    CudotContext(1000; eltype=Float32, y_eltype=Bool) do ctx
+        x, mask = inputs(ctx)   # CudotVector{Float32}, CudotVector{Bool}
+        x .= 1.5f0
+        mask .= isodd.(1:1000)
+        dot(ctx)                # 750.0: the sum of x over the mask
+    end
+
 The C library is found at run time: `ENV["CUDOT_LIBRARY"]` (full path) first, otherwise
 `Libdl.find_library(["libcudot", "cudot"])`, otherwise the soname `libcudot.so.1`.
 """
@@ -23,7 +33,7 @@ using Libdl
 import LinearAlgebra
 using LinearAlgebra: dot
 
-export CudotContext, CudotError, CudotVector, inputs, memory, capacity, dot
+export CudotContext, CudotError, CudotVector, inputs, memory, capacity, eltypes, dot
 
 # ---------------------------------------------------------------------------------------------
 # Constants mirrored from cudot.h
@@ -43,8 +53,42 @@ const _STATUS_NAMES = (:CUDOT_ERROR_INVALID_ARGUMENT, :CUDOT_ERROR_OUT_OF_MEMORY
                        :CUDOT_ERROR_NO_DEVICE, :CUDOT_ERROR_UNSUPPORTED, :CUDOT_ERROR_CUDA,
                        :CUDOT_ERROR_INTERNAL)
 
+# Element types (cudot_config.dtype / .y_dtype); the C value is the index in _DTYPE_NAMES.
 const _F32 = Int32(1)
 const _F64 = Int32(2)
+const _F16 = Int32(3)
+const _BF16 = Int32(4)
+const _I8 = Int32(5)
+const _U8 = Int32(6)
+const _DTYPE_NAMES = (:f32, :f64, :f16, :bf16, :i8, :u8)
+
+"""
+    Cudot.ELTYPES
+
+The Julia element types a context can hold, for `x` and `y` independently:
+`(Float32, Float64, Float16, UInt16, Int8, UInt8, Bool)`. `UInt16` stands for bfloat16 (its bit
+patterns); `Bool` shares the C type `CUDOT_U8` with `UInt8`.
+"""
+const ELTYPES = (Float32, Float64, Float16, UInt16, Int8, UInt8, Bool)
+
+# The same as a type, for the parameters of CudotContext and CudotVector.
+const _Eltype = Union{Float32,Float64,Float16,UInt16,Int8,UInt8,Bool}
+
+# The C element type of each Julia element type (a one-to-one match, except that Bool and UInt8
+# are both CUDOT_U8: Julia stores a Bool as one byte holding 0 or 1).
+_dtype_code(::Type{Float32}) = _F32
+_dtype_code(::Type{Float64}) = _F64
+_dtype_code(::Type{Float16}) = _F16
+_dtype_code(::Type{UInt16}) = _BF16
+_dtype_code(::Type{Int8}) = _I8
+_dtype_code(::Type{UInt8}) = _U8
+_dtype_code(::Type{Bool}) = _U8
+
+_dtype_symbol(code::Integer) =
+    1 <= code <= length(_DTYPE_NAMES) ? _DTYPE_NAMES[code] : Symbol("unknown_", code)
+
+# The first library version with the types beyond F32/F64, mixed pairs and cudot_get_dtypes.
+const _MIXED_SINCE = v"1.1.0"
 
 # Memory strategies; the C value is the index in this tuple minus one (CUDOT_MEMORY_AUTO = 0, ...).
 const _MEMORY = (:auto, :pinned, :mapped, :managed, :host)
@@ -55,12 +99,15 @@ const DEVICE_NONE = -2
 # The major version of the C ABI this binding was written for.
 const _ABI_MAJOR = 1
 
-# struct cudot_config, first version: four 32-bit fields, 16 bytes.
+# struct cudot_config of version 1.1: five 32-bit fields, 20 bytes, no padding (the same layout
+# as the C struct on every platform cudot supports). A 1.0 library accepts it too as long as
+# y_dtype is zero (it reads the first 16 bytes and requires the rest to be zero).
 struct _Config
     size::UInt32
     dtype::Int32
     memory::Int32
     device::Int32
+    y_dtype::Int32     # 0: the same as dtype
 end
 
 # ---------------------------------------------------------------------------------------------
@@ -109,6 +156,7 @@ struct _Library
     deinit::Ptr{Cvoid}
     get_memory::Ptr{Cvoid}
     get_capacity::Ptr{Cvoid}
+    get_dtypes::Ptr{Cvoid}     # C_NULL for a 1.0 library, which lacks cudot_get_dtypes
     status_string::Ptr{Cvoid}
     last_error::Ptr{Cvoid}
 end
@@ -172,7 +220,10 @@ function _open_library()
     catch
         String(path)
     end
-    return _Library(fullpath, handle, VersionNumber(major, minor, patch),
+    version = VersionNumber(major, minor, patch)
+    # cudot_get_dtypes exists since 1.1; a 1.0 library still serves same-type F32/F64 contexts.
+    get_dtypes = version >= _MIXED_SINCE ? _sym(handle, :cudot_get_dtypes, path, how) : C_NULL
+    return _Library(fullpath, handle, version,
                     _sym(handle, :cudot_init, path, how),
                     _sym(handle, :cudot_get_inputs, path, how),
                     _sym(handle, :cudot_dot, path, how),
@@ -180,6 +231,7 @@ function _open_library()
                     _sym(handle, :cudot_deinit, path, how),
                     _sym(handle, :cudot_get_memory, path, how),
                     _sym(handle, :cudot_get_capacity, path, how),
+                    get_dtypes,
                     _sym(handle, :cudot_status_string, path, how),
                     _sym(handle, :cudot_last_error, path, how))
 end
@@ -241,13 +293,20 @@ end
 # Context
 # ---------------------------------------------------------------------------------------------
 
-_dtype_code(::Type{Float32}) = _F32
-_dtype_code(::Type{Float64}) = _F64
-
-function _checked_eltype(T)
-    (T === Float32 || T === Float64) && return T
+# The element type given for `what` (the keyword's name) if it is one of ELTYPES; otherwise the
+# CudotError the C library would give for an unknown dtype (status 1).
+function _checked_eltype(T, what::AbstractString)
+    for S in ELTYPES
+        S === T && return S
+    end
+    hint = ""
+    if T isa DataType && nameof(T) === :BFloat16 && isbitstype(T) && sizeof(T) == 2
+        hint = string(" (for bfloat16 data use UInt16, the bit patterns: reinterpret(", T,
+                      ", v) views such a buffer as ", T, " without copying)")
+    end
     throw(CudotError(ERROR_INVALID_ARGUMENT,
-                     string("unsupported element type ", T, ": use Float32 or Float64")))
+                     string("unsupported ", what, " ", repr(T), hint, ": use one of Float32, ",
+                            "Float64, Float16, UInt16 (bfloat16 bit patterns), Int8, UInt8 or Bool")))
 end
 
 function _memory_code(m::Symbol)
@@ -277,13 +336,19 @@ end
 end
 
 """
-    CudotContext(n; eltype=Float32, memory=:auto, device=0)
-    CudotContext{T}(n; memory=:auto, device=0)
+    CudotContext(n; eltype=Float32, y_eltype=eltype, memory=:auto, device=0)
+    CudotContext{Tx}(n; y_eltype=Tx, memory=:auto, device=0)
+    CudotContext{Tx,Ty}(n; memory=:auto, device=0)
     CudotContext(f, n; kwargs...)        # do-block form: closes the context when f returns
 
-A cudot context: two input buffers of capacity `n` elements of `eltype` (`Float32` or `Float64`),
-owned by the C library, and what is needed to compute their dot product.
+A cudot context: two input buffers of capacity `n` elements, `x` of element type `eltype` (`Tx`)
+and `y` of `y_eltype` (`Ty`), owned by the C library, and what is needed to compute their dot
+product.
 
+- `eltype`, `y_eltype`: each one of [`Cudot.ELTYPES`](@ref): `Float32`, `Float64`, `Float16`,
+  `Int8`, `UInt8`, `Bool` (a byte buffer that must hold only 0 or 1; it is zeroed at
+  construction) or `UInt16`, which stands for bfloat16: the buffer holds bfloat16 bit patterns
+  (see [`Cudot.bf16_bits`](@ref)). Every pair is allowed; `y_eltype` defaults to `eltype`.
 - `memory`: `:auto` (a GPU strategy when a usable GPU exists, otherwise `:host`), `:pinned`,
   `:mapped`, `:managed` or `:host`. [`memory(ctx)`](@ref) tells what `:auto` chose.
 - `device`: CUDA device ordinal; ignored by `:host` (and by `:auto` without a GPU).
@@ -295,20 +360,22 @@ it runs at an unpredictable time: close contexts explicitly, especially GPU ones
 
 Failures throw [`CudotError`](@ref), e.g. status `Cudot.ERROR_NO_DEVICE` (3) for a GPU strategy
 without a GPU. Using a closed context throws `CudotError` with status 1 (INVALID_ARGUMENT).
+Element types other than `Float32`/`Float64`, and mixed pairs, need cudot 1.1 or later (status 4,
+UNSUPPORTED, with an older library).
 
 Thread safety: a context may be used from several tasks/threads; calls on it are serialized by a
 lock, and `close` waits for calls in flight. Do not write into its input views while a `dot` on
 the same context runs in another task.
 """
-mutable struct CudotContext{T<:Union{Float32,Float64}}
+mutable struct CudotContext{Tx<:_Eltype,Ty<:_Eltype}
     ptr::Ptr{Cvoid}          # C_NULL once closed or finalized
     n::Int                   # capacity
-    x::Vector{T}             # the C buffers, wrapped without ownership
-    y::Vector{T}
+    x::Vector{Tx}            # the C buffers, wrapped without ownership
+    y::Vector{Ty}
     lock::ReentrantLock      # serializes calls and keeps close from racing them
 
-    function CudotContext{T}(n::Integer; memory::Union{Symbol,AbstractString}=:auto,
-                             device::Integer=0) where {T<:Union{Float32,Float64}}
+    function CudotContext{Tx,Ty}(n::Integer; memory::Union{Symbol,AbstractString}=:auto,
+                                 device::Integer=0) where {Tx<:_Eltype,Ty<:_Eltype}
         mcode = _memory_code(Symbol(memory))
         0 <= n <= typemax(Int) ||
             throw(CudotError(ERROR_INVALID_ARGUMENT, string("cudot_init: capacity n = ", n,
@@ -317,12 +384,23 @@ mutable struct CudotContext{T<:Union{Float32,Float64}}
             throw(CudotError(ERROR_INVALID_ARGUMENT, string("cudot_init: device = ", device,
                                                             " is out of range")))
         h = _lib()
-        cfg = _Config(UInt32(sizeof(_Config)), _dtype_code(T), mcode, Int32(device))
+        xcode, ycode = _dtype_code(Tx), _dtype_code(Ty)
+        if h.version < _MIXED_SINCE && (xcode > _F64 || ycode != xcode)
+            throw(CudotError(ERROR_UNSUPPORTED,
+                             string("element types ", Tx, " x ", Ty, " need cudot ", _MIXED_SINCE,
+                                    " or later; the loaded library (", h.path, ") is ",
+                                    h.version, ", which has only Float32 and Float64, the same ",
+                                    "for x and y")))
+        end
+        # y_dtype 0 means "the same as dtype": used whenever the C types agree (also Bool with
+        # UInt8), which keeps the request valid for a 1.0 library.
+        cfg = _Config(UInt32(sizeof(_Config)), xcode, mcode, Int32(device),
+                      ycode == xcode ? Int32(0) : ycode)
         st, p, msg = _init(h, Csize_t(n), cfg)
         st == OK || throw(CudotError(st, msg))
 
         # Own the C context (finalizer registered) before anything else can throw.
-        ctx = new{T}(p, Int(n), T[], T[], ReentrantLock())
+        ctx = new{Tx,Ty}(p, Int(n), Tx[], Ty[], ReentrantLock())
         finalizer(_finalize, ctx)
 
         xr = Ref{Ptr{Cvoid}}(C_NULL)
@@ -335,24 +413,40 @@ mutable struct CudotContext{T<:Union{Float32,Float64}}
         end
         # The buffers stay at these addresses until cudot_deinit. With n == 0 the pointers must
         # not be dereferenced; an empty wrap never does.
-        ctx.x = unsafe_wrap(Array, Ptr{T}(xr[]), Int(n); own=false)
-        ctx.y = unsafe_wrap(Array, Ptr{T}(yr[]), Int(n); own=false)
+        ctx.x = unsafe_wrap(Array, Ptr{Tx}(xr[]), Int(n); own=false)
+        ctx.y = unsafe_wrap(Array, Ptr{Ty}(yr[]), Int(n); own=false)
+        # The C buffers start with unspecified bytes. Any byte is a valid value of the other types,
+        # but a Bool must be 0x00 or 0x01: zero Bool buffers so that reading one before writing it
+        # is well defined.
+        Tx === Bool && fill!(ctx.x, false)
+        Ty === Bool && fill!(ctx.y, false)
         return ctx
     end
 end
 
-function CudotContext(n::Integer; eltype=Float32, memory::Union{Symbol,AbstractString}=:auto,
-                      device::Integer=0)
-    T = _checked_eltype(eltype)
-    return CudotContext{T}(n; memory=memory, device=device)
+function CudotContext(n::Integer; eltype=Float32, y_eltype=eltype,
+                      memory::Union{Symbol,AbstractString}=:auto, device::Integer=0)
+    Tx = _checked_eltype(eltype, "eltype")
+    Ty = _checked_eltype(y_eltype, "y_eltype")
+    return CudotContext{Tx,Ty}(n; memory=memory, device=device)
+end
+
+function CudotContext{Tx}(n::Integer; y_eltype=Tx, memory::Union{Symbol,AbstractString}=:auto,
+                          device::Integer=0) where {Tx<:_Eltype}
+    Ty = _checked_eltype(y_eltype, "y_eltype")
+    return CudotContext{Tx,Ty}(n; memory=memory, device=device)
 end
 
 function CudotContext(f::Function, n::Integer; kwargs...)
     return _with_context(f, CudotContext(n; kwargs...))
 end
 
-function CudotContext{T}(f::Function, n::Integer; kwargs...) where {T<:Union{Float32,Float64}}
-    return _with_context(f, CudotContext{T}(n; kwargs...))
+function CudotContext{Tx}(f::Function, n::Integer; kwargs...) where {Tx<:_Eltype}
+    return _with_context(f, CudotContext{Tx}(n; kwargs...))
+end
+
+function CudotContext{Tx,Ty}(f::Function, n::Integer; kwargs...) where {Tx<:_Eltype,Ty<:_Eltype}
+    return _with_context(f, CudotContext{Tx,Ty}(n; kwargs...))
 end
 
 function _with_context(f, ctx::CudotContext)
@@ -458,7 +552,16 @@ end
     dot(ctx::CudotContext, n::Integer) -> Float64
 
 The dot product of the context's two input buffers over all `capacity(ctx)` elements, or over the
-first `n` only (`cudot_dot` / `cudot_dot_n`). Always a `Float64`, also for `Float32` inputs.
+first `n` only (`cudot_dot` / `cudot_dot_n`): `sum(x[i] * y[i])`, with `Bool` as 0/1 and `UInt16`
+as the bfloat16 value of its bits. Always a `Float64`, whatever the element types.
+
+How it is summed depends on the pair of element types:
+- either side `Float64`: compensated (Dot2), as accurate as if computed in twice the working
+  precision and rounded once;
+- both sides integer (`Int8`, `UInt8`, `Bool`): the exact sum in 64-bit integers, converted to
+  `Float64` (exact up to 2^53 in magnitude);
+- otherwise (`Float32`, `Float16`, bfloat16, and integers with those): every product exact in
+  `Float64`, summed in `Float64`.
 
 These are methods of `LinearAlgebra.dot` (re-exported by Cudot, so `using Cudot` is enough and
 `using LinearAlgebra` alongside causes no conflict). The result is bitwise identical on every call
@@ -531,10 +634,61 @@ function capacity(ctx::CudotContext)
     end
 end
 
-Base.eltype(::Type{CudotContext{T}}) where {T} = T
+"""
+    eltype(ctx::CudotContext)
 
-function Base.show(io::IO, ctx::CudotContext{T}) where {T}
-    print(io, "CudotContext{", T, "}(")
+The element type of `x`, the first input (the `eltype` keyword of the constructor). For both, see
+[`eltypes`](@ref).
+"""
+Base.eltype(::Type{<:CudotContext{Tx}}) where {Tx} = Tx
+
+# (x_dtype, y_dtype) as C values. A 1.0 library has no cudot_get_dtypes; its contexts hold the
+# same F32 or F64 type on both sides, as the constructor made sure.
+function _get_dtypes(ctx::CudotContext{Tx,Ty}) where {Tx,Ty}
+    if _lib().get_dtypes == C_NULL
+        _live_ptr(ctx)
+        return (_dtype_code(Tx), _dtype_code(Ty))
+    end
+    return _locked(ctx) do h, p
+        xd = Ref{Int32}(0)
+        yd = Ref{Int32}(0)
+        st = ccall(h.get_dtypes, Cint, (Ptr{Cvoid}, Ref{Int32}, Ref{Int32}), p, xd, yd)
+        st == OK || _throw_ctx_error(h, p, st, "cudot_get_dtypes")
+        (xd[], yd[])
+    end
+end
+
+"""
+    eltypes(ctx::CudotContext{Tx,Ty}) -> (Tx, Ty)
+
+The element types of the two inputs, `x` and `y`, as Julia types. The C library is asked
+(`cudot_get_dtypes`) and its answer checked against the context's type; a mismatch would be a
+bug and throws `CudotError` (status 6, INTERNAL). `Bool` and `UInt8` are the same C type
+(`CUDOT_U8`); the context's type tells them apart. See also [`Cudot.dtypes`](@ref).
+"""
+function eltypes(ctx::CudotContext{Tx,Ty}) where {Tx,Ty}
+    xd, yd = _get_dtypes(ctx)
+    if xd != _dtype_code(Tx) || yd != _dtype_code(Ty)
+        throw(CudotError(ERROR_INTERNAL,
+                         string("cudot_get_dtypes reports ", _dtype_symbol(xd), " x ",
+                                _dtype_symbol(yd), " for a CudotContext{", Tx, ", ", Ty, "}")))
+    end
+    return (Tx, Ty)
+end
+
+"""
+    Cudot.dtypes(ctx::CudotContext) -> (Symbol, Symbol)
+
+The C element types of `x` and `y` as reported by `cudot_get_dtypes`: each one of `:f32`,
+`:f64`, `:f16`, `:bf16`, `:i8`, `:u8` (`Bool` buffers are `:u8`).
+"""
+function dtypes(ctx::CudotContext)
+    xd, yd = _get_dtypes(ctx)
+    return (_dtype_symbol(xd), _dtype_symbol(yd))
+end
+
+function Base.show(io::IO, ctx::CudotContext{Tx,Ty}) where {Tx,Ty}
+    print(io, "CudotContext{", Tx, ", ", Ty, "}(")
     if isopen(ctx)
         print(io, "capacity=", ctx.n)
         m = try
@@ -555,33 +709,47 @@ end
 # ---------------------------------------------------------------------------------------------
 
 """
-    CudotVector{T} <: AbstractVector{T}
+    CudotVector{T,C} <: AbstractVector{T}
 
-A view of one input buffer of a [`CudotContext`](@ref), returned by [`inputs`](@ref). It holds the
+A view of one input buffer of a [`CudotContext`](@ref) (of type `C`), returned by
+[`inputs`](@ref); `x isa CudotVector{Float32}` asks for the element type only. It holds the
 context, so the context (and its buffer) stays alive as long as the view is reachable. Every
 element access checks that the context is still open and throws `CudotError` (status 1) otherwise,
 so a view used after `close` throws instead of touching freed memory. (The check does not protect
 against another task closing the context in the middle of an access: do not close a context that
 other tasks are still using.)
 
+Writing converts with `convert(T, value)`, so a value the element type cannot hold exactly throws
+(`InexactError`: `2` or `0.5` into a `Bool` view, `200` into an `Int8` one). A `UInt16` view holds
+bfloat16 *bit patterns*: `v[i] = 1` stores the pattern `0x0001`, not the value 1; write
+`v[i] = Cudot.bf16_bits(1.0)` and read `Cudot.bf16_value(v[i])`.
+
 `pointer(v)` gives the raw address; keep `v` alive (`GC.@preserve v`) while using it.
 """
-struct CudotVector{T<:Union{Float32,Float64}} <: AbstractVector{T}
+struct CudotVector{T<:_Eltype,C<:CudotContext} <: AbstractVector{T}
     data::Vector{T}            # unsafe_wrap'ed C buffer; does not own or keep anything alive
-    ctx::CudotContext{T}       # keeps the context, hence the buffer, alive
+    ctx::C                     # keeps the context, hence the buffer, alive
 end
 
 """
-    x, y = inputs(ctx::CudotContext{T})
+    x, y = inputs(ctx::CudotContext{Tx,Ty})
 
-The context's two input buffers as `CudotVector{T}` views of length `capacity(ctx)`. Write the
-data into them in place (`x .= ...`, `copyto!(x, v)`, `x[i] = ...`), then call `dot(ctx)`. The
-buffers keep their contents between calls. They become unusable (accesses throw) once the context
-is closed.
+The context's two input buffers as views of length `capacity(ctx)`: `x::CudotVector{Tx}` and
+`y::CudotVector{Ty}`. Write the data into them in place (`x .= ...`, `copyto!(x, v)`,
+`x[i] = ...`), then call `dot(ctx)`. No data is copied: the views are the library's own memory.
+The buffers keep their contents between calls. They become unusable (accesses throw) once the
+context is closed.
+
+Element types: `Float32`, `Float64`, `Float16` and `Int8`/`UInt8` are stored natively. A `Bool`
+view is a byte buffer holding 0 or 1 (zeroed at construction); never put another byte value in
+it through a pointer or `reinterpret` (Julia assumes a `Bool` byte is 0 or 1). A `UInt16` view
+holds bfloat16 bit patterns (see [`Cudot.bf16_bits`](@ref)); with the BFloat16s.jl package,
+`reinterpret(BFloat16, y)` views it as `BFloat16` values without copying (its type has the same
+bits; Cudot does not depend on that package).
 """
-function inputs(ctx::CudotContext{T}) where {T}
+function inputs(ctx::CudotContext)
     _live_ptr(ctx)
-    return (CudotVector{T}(ctx.x, ctx), CudotVector{T}(ctx.y, ctx))
+    return (CudotVector(ctx.x, ctx), CudotVector(ctx.y, ctx))
 end
 
 """
@@ -653,5 +821,59 @@ function Base.show(io::IO, v::CudotVector{T}) where {T}
     end
     return nothing
 end
+
+# ---------------------------------------------------------------------------------------------
+# bfloat16 bit patterns
+# ---------------------------------------------------------------------------------------------
+
+"""
+    Cudot.bf16_bits(x::Real) -> UInt16
+
+The bfloat16 bit pattern nearest to `x` (round to nearest, ties to even; beyond the largest
+bfloat16 it gives ±Inf; NaN gives a quiet NaN of the same sign), for storing into a `UInt16`
+input (bfloat16 is the top half of a `Float32`: sign, 8 exponent bits, 7 fraction bits).
+`Float32` and `Float64` arguments are rounded once, correctly; other reals are first converted to
+`Float64` (exact for `Float16` and for integers up to 2^53).
+
+    y[i] = Cudot.bf16_bits(0.1)          # y::CudotVector{UInt16}
+    y .= Cudot.bf16_bits.(values)
+"""
+function bf16_bits(x::Float32)
+    b = reinterpret(UInt32, x)
+    # NaN: keep the sign and the top fraction bits, set the quiet bit (truncating alone could turn
+    # a NaN with only low fraction bits into Inf).
+    isnan(x) && return UInt16(b >> 16) | 0x0040
+    # Round to nearest even at bit 16: add 0x7fff, plus one more when the kept part is odd. A carry
+    # out of the fraction correctly bumps the exponent (up to Inf). Cannot overflow 32 bits: the
+    # largest finite pattern is 0xff7fffff.
+    return UInt16((b + 0x00007fff + ((b >> 16) & 0x00000001)) >> 16)
+end
+
+function bf16_bits(x::Float64)
+    isnan(x) && return bf16_bits(Float32(x))
+    f = Float32(x)
+    if Float64(f) != x
+        # Rounding to Float32 and then to bfloat16 could round twice the wrong way. Instead round
+        # to odd in Float32 (truncate toward zero, then set the last bit when inexact), which
+        # keeps the information the second rounding needs: with 24 >= 8 + 2 bits it is then correct.
+        a = abs(f)
+        if Float64(a) > abs(x)
+            a = prevfloat(a)      # toward zero (from Inf: floatmax(Float32))
+        end
+        a = reinterpret(Float32, reinterpret(UInt32, a) | 0x00000001)
+        f = signbit(x) ? -a : a
+    end
+    return bf16_bits(f)
+end
+
+bf16_bits(x::Real) = bf16_bits(Float64(x))
+
+"""
+    Cudot.bf16_value(bits::UInt16) -> Float32
+
+The value of a bfloat16 bit pattern, exactly (every bfloat16 is a `Float32`):
+`Cudot.bf16_value(y[i])` for `y::CudotVector{UInt16}`.
+"""
+bf16_value(bits::UInt16) = reinterpret(Float32, UInt32(bits) << 16)
 
 end # module Cudot

@@ -15,6 +15,17 @@ using Cudot
 const GPU_REQUIRED = get(ENV, "CUDOT_TEST_GPU", "") == "1"
 const SIZES = (0, 1, 1000, 8193, 2^20 + 3)
 
+# Every supported Julia element type. The 7 x 7 pairs of them cover all 36 pairs of C element
+# types (Bool and UInt8 are both CUDOT_U8; UInt16 holds bfloat16 bit patterns).
+const ELTYPES = (Float32, Float64, Float16, UInt16, Int8, UInt8, Bool)
+const DTYPE = Dict{DataType,Symbol}(Float32 => :f32, Float64 => :f64, Float16 => :f16,
+                                    UInt16 => :bf16, Int8 => :i8, UInt8 => :u8, Bool => :u8)
+
+# A stand-in for BFloat16s.BFloat16 (not a dependency): a 16-bit primitive type of that name, to
+# check that a bfloat16 buffer can be viewed as such a type and that passing the type itself as an
+# element type gets a helpful error.
+primitive type BFloat16 16 end
+
 # The exception thrown by f(), or an error if it throws none.
 function thrown(f)
     try
@@ -45,14 +56,82 @@ function exact_integer_dot(n)
     return s
 end
 
-# Exact dot product (BigFloat wide enough that every product and partial sum is exact for
-# inputs in [-1, 1]) and the sum of |x[i] * y[i]|.
-function reference(xs::Vector{T}, ys::Vector{T}) where {T}
+# ---- integer patterns that every element type holds exactly ---------------------------------
+
+is_integer_type(T) = T === Int8 || T === UInt8 || T === Bool
+
+# The integers each type holds exactly (bfloat16 has 8 significant bits: every integer up to 256).
+int_range(::Type{Bool}) = (0, 1)
+int_range(::Type{UInt8}) = (0, 255)
+int_range(::Type{Int8}) = (-128, 127)
+int_range(::Type{UInt16}) = (-256, 256)
+int_range(::Type{Float16}) = (-2048, 2048)
+int_range(::Type{Float32}) = (-4096, 4096)
+int_range(::Type{Float64}) = (-4096, 4096)
+
+# Deterministic integers in int_range(T). Products are at most 2^24 in magnitude, so every partial
+# sum of up to 2^29 of them is an integer below 2^53: exact in every arithmetic cudot uses.
+function pattern(::Type{T}, i::Integer, a::Integer, b::Integer) where {T}
+    lo, hi = int_range(T)
+    return lo + mod(a * i + (i >> b), hi - lo + 1)
+end
+xpat(::Type{T}, i) where {T} = pattern(T, i, 7919, 3)
+ypat(::Type{T}, i) where {T} = pattern(T, i, 31, 5)
+
+# The element of type T holding the integer v (v in int_range(T), so exactly).
+element(::Type{UInt16}, v::Integer) = Cudot.bf16_bits(Float32(v))
+element(::Type{T}, v::Integer) where {T} = T(v)
+
+# The number an element stands for, exactly, as a Float64 (bfloat16 bits decoded).
+numeric(e::UInt16) = Float64(Cudot.bf16_value(e))
+numeric(e::Real) = Float64(e)
+
+function fill_pattern!(x::AbstractVector{Tx}, y::AbstractVector{Ty}) where {Tx,Ty}
+    for i in eachindex(x, y)
+        x[i] = element(Tx, xpat(Tx, i))
+        y[i] = element(Ty, ypat(Ty, i))
+    end
+    return nothing
+end
+
+# The element of largest magnitude of each integer type.
+extreme(::Type{Int8}) = typemin(Int8)    # -128
+extreme(::Type{UInt8}) = typemax(UInt8)  # 255
+extreme(::Type{Bool}) = true
+
+function exact_pattern_dot(::Type{Tx}, ::Type{Ty}, n::Integer) where {Tx,Ty}
+    s = 0
+    for i in 1:n
+        s += xpat(Tx, i) * ypat(Ty, i)
+    end
+    return s
+end
+
+# ---- random data, reference and error bounds ------------------------------------------------
+
+# Random values typical of each type: floats in [-1, 1) (rounded to the type), integers over the
+# whole range of the type.
+rand_element(rng, ::Type{Float32}) = 2 * rand(rng, Float32) - 1
+rand_element(rng, ::Type{Float64}) = 2 * rand(rng) - 1
+rand_element(rng, ::Type{Float16}) = Float16(2 * rand(rng) - 1)
+rand_element(rng, ::Type{UInt16}) = Cudot.bf16_bits(2 * rand(rng, Float32) - 1)
+rand_element(rng, ::Type{T}) where {T<:Union{Int8,UInt8,Bool}} = rand(rng, T)
+
+function random_inputs(::Type{Tx}, ::Type{Ty}, n, seed) where {Tx,Ty}
+    rng = MersenneTwister(seed)
+    xs = Tx[rand_element(rng, Tx) for _ in 1:n]
+    ys = Ty[rand_element(rng, Ty) for _ in 1:n]
+    return xs, ys
+end
+
+# Exact dot product (BigFloat wide enough that every product and partial sum of these inputs is
+# exact) and the sum of |x[i] * y[i]|.
+function reference(xs::AbstractVector, ys::AbstractVector)
     setprecision(BigFloat, 512) do
         s = big(0.0)
         a = big(0.0)
         for i in eachindex(xs, ys)
-            p = big(xs[i]) * big(ys[i])
+            p = big(numeric(xs[i])) * big(numeric(ys[i]))
             s += p
             a += abs(p)
         end
@@ -60,29 +139,34 @@ function reference(xs::Vector{T}, ys::Vector{T}) where {T}
     end
 end
 
-# The error bound of cudot's accuracy contract (the same the C tests use):
-#   Float32 inputs: products exact in double, summed in double   |r - s| <= g(n) * sum|x*y|
-#   Float64 inputs: compensated Dot2                             |r - s| <= u|s| + g(n)^2 * sum|x*y|
-# with u = 2^-53 and g(n) = n*u / (1 - n*u).
-function error_bound(::Type{T}, s::BigFloat, a::BigFloat, n::Integer) where {T}
+# The error bound of cudot's accuracy contract (the same the C tests use), by the pair of types:
+#   either side Float64: compensated Dot2                         |r - s| <= u|s| + g(n)^2 * sum|x*y|
+#   otherwise (not both integer): products exact, sums in double  |r - s| <= g(n) * sum|x*y|
+# with u = 2^-53 and g(n) = n*u / (1 - n*u). Both sides integer: exact (checked separately).
+function error_bound(::Type{Tx}, ::Type{Ty}, s::BigFloat, a::BigFloat, n::Integer) where {Tx,Ty}
     setprecision(BigFloat, 512) do
         u = big(2.0)^-53
         g = n * u / (1 - n * u)
-        return T === Float64 ? u * abs(s) + g^2 * a : g * a
+        return (Tx === Float64 || Ty === Float64) ? u * abs(s) + g^2 * a : g * a
     end
 end
 
-function random_inputs(::Type{T}, n, seed) where {T}
-    rng = MersenneTwister(seed)
-    xs = T[2 * rand(rng, T) - 1 for _ in 1:n]
-    ys = T[2 * rand(rng, T) - 1 for _ in 1:n]
-    return xs, ys
+# Whether r is what cudot promises for inputs of these types with exact dot s and sum|x*y| a.
+function within_contract(::Type{Tx}, ::Type{Ty}, r::Float64, s::BigFloat, a::BigFloat,
+                         n::Integer) where {Tx,Ty}
+    if is_integer_type(Tx) && is_integer_type(Ty)
+        return r === Float64(s)          # s is an integer below 2^53 here: exact
+    end
+    err = setprecision(BigFloat, 512) do
+        abs(big(r) - s)
+    end
+    return err <= error_bound(Tx, Ty, s, a, n)
 end
 
 # A context of a GPU strategy, or nothing when there is no GPU and GPU tests are not required.
-function gpu_context(n, T, mem)
+function gpu_context(n, Tx, Ty, mem)
     try
-        return CudotContext(n; eltype=T, memory=mem)
+        return CudotContext(n; eltype=Tx, y_eltype=Ty, memory=mem)
     catch err
         if err isa CudotError && err.status == Cudot.ERROR_NO_DEVICE && !GPU_REQUIRED
             return nothing
@@ -91,66 +175,228 @@ function gpu_context(n, T, mem)
     end
 end
 
+const RANDOM_CASES = vcat([(Tx, Ty, n) for Tx in ELTYPES for Ty in ELTYPES for n in (1, 1000, 8193)],
+                          [(T, T, 2^20 + 3) for T in (Float32, Float64, Float16, UInt16)],
+                          [(Float32, Float64, 2^20 + 3), (Float16, Int8, 2^20 + 3)])
+
+# Pairs checked on every GPU strategy against the CPU (a mix of the three arithmetic kinds).
+const GPU_PAIRS = ((Float32, Float32), (Float64, Float64), (Float16, Float32), (UInt16, Float16),
+                   (Float32, Bool), (Int8, UInt8), (Bool, Bool), (Float64, Int8), (UInt16, Float64))
+
 @testset "Cudot" begin
 
 @testset "library" begin
     v = Cudot.version()
     @test v.major == 1
+    @test v >= v"1.1.0"              # mixed element types need 1.1
     @test !isempty(Cudot.library_path())
+    @test Cudot.ELTYPES === ELTYPES
 end
 
-@testset "exact integer data, $T, n = $n" for T in (Float32, Float64), n in SIZES
-    CudotContext(n; eltype=T, memory=:host) do ctx
+@testset "bfloat16 bit patterns" begin
+    bits = Cudot.bf16_bits
+    val = Cudot.bf16_value
+    @test bits(1.0f0) === 0x3f80
+    @test bits(1.0) === 0x3f80
+    @test bits(-2) === 0xc000
+    @test bits(0.0) === 0x0000
+    @test bits(-0.0) === 0x8000
+    @test bits(Inf32) === 0x7f80
+    @test bits(-Inf) === 0xff80
+    @test isnan(val(bits(NaN32))) && isnan(val(bits(NaN)))
+    @test val(0x3f80) === 1.0f0
+    @test val(0x4049) === 3.140625f0
+    # Round to nearest, ties to even.
+    @test bits(reinterpret(Float32, 0x3f808000)) === 0x3f80    # tie, even stays
+    @test bits(reinterpret(Float32, 0x3f818000)) === 0x3f82    # tie, odd goes up
+    @test bits(reinterpret(Float32, 0x3f808001)) === 0x3f81    # above the tie
+    # A Float64 just above a tie rounds up (a detour through Float32 would round it to the tie).
+    @test bits(1.0 + 2.0^-8 + 2.0^-30) === 0x3f81
+    @test bits(1.0 + 2.0^-8) === 0x3f80
+    @test bits(-(1.0 + 2.0^-8 + 2.0^-30)) === 0xbf81
+    # Overflow to Inf; the largest bfloat16 stays.
+    @test bits(floatmax(Float32)) === 0x7f80
+    @test bits(1e300) === 0x7f80
+    @test bits(val(0x7f7f)) === 0x7f7f
+    # Every pattern that is not NaN survives a round trip, through Float32 and through Float64.
+    @test all(b -> isnan(val(b)) || (bits(val(b)) === b && bits(Float64(val(b))) === b),
+              0x0000:0xffff)
+    # Every integer up to 256 is exact.
+    @test all(v -> val(bits(v)) == v, -256:256)
+end
+
+@testset "exact integer data, $Tx × $Ty, n = $n" for Tx in ELTYPES, Ty in ELTYPES, n in SIZES
+    CudotContext(n; eltype=Tx, y_eltype=Ty, memory=:host) do ctx
+        @test ctx isa CudotContext{Tx,Ty}
         @test isopen(ctx)
         @test capacity(ctx) == n
         @test memory(ctx) === :host
         @test Cudot.device(ctx) === nothing
-        @test eltype(ctx) === T
+        @test eltype(ctx) === Tx
+        @test eltypes(ctx) === (Tx, Ty)
+        @test Cudot.dtypes(ctx) === (DTYPE[Tx], DTYPE[Ty])
         x, y = inputs(ctx)
-        @test x isa CudotVector{T}
+        @test x isa CudotVector{Tx}
+        @test y isa CudotVector{Ty}
+        @test eltype(x) === Tx && eltype(y) === Ty
         @test length(x) == n && length(y) == n
-        fill_integers!(x, y)
+        if Ty === Bool
+            @test !any(y)                 # Bool buffers start zeroed
+        end
+        fill_pattern!(x, y)
+        # The values written are the values read (the views are the buffers, natively typed).
+        @test all(i -> x[i] === element(Tx, xpat(Tx, i)), 1:n)
+        @test all(i -> y[i] === element(Ty, ypat(Ty, i)), 1:n)
         r = dot(ctx)
         @test r isa Float64
-        @test r === Float64(exact_integer_dot(n))
+        @test r === Float64(exact_pattern_dot(Tx, Ty, n))
         if n == 0
             @test r === 0.0                   # +0.0, not -0.0
         end
         # Prefixes: dot(ctx, k) reads only the first k elements.
         for k in unique((0, 1, n ÷ 2, n))
             k <= n || continue
-            @test dot(ctx, k) === Float64(exact_integer_dot(k))
+            @test dot(ctx, k) === Float64(exact_pattern_dot(Tx, Ty, k))
         end
         @test dot(ctx, 0) === 0.0
+        # No copies: the views keep pointing at the same buffers.
+        if n > 0
+            x2, y2 = inputs(ctx)
+            @test pointer(x2) == pointer(x) && pointer(y2) == pointer(y)
+        end
     end
 end
 
-@testset "random data within the accuracy bound, $T, n = $n" for T in (Float32, Float64),
-                                                                  n in (1, 1000, 8193, 2^20 + 3)
-    xs, ys = random_inputs(T, n, 20240 + n)
+@testset "random data within the accuracy bound, $Tx × $Ty, n = $n" for (Tx, Ty, n) in RANDOM_CASES
+    xs, ys = random_inputs(Tx, Ty, n, 20240 + n)
     s, a = reference(xs, ys)
-    bound = error_bound(T, s, a, n)
-    CudotContext(n; eltype=T, memory=:host) do ctx
+    CudotContext(n; eltype=Tx, y_eltype=Ty, memory=:host) do ctx
         x, y = inputs(ctx)
         copyto!(x, xs)
         copyto!(y, ys)
         @test x == xs && y == ys
         r = dot(ctx)
-        err = setprecision(BigFloat, 512) do
-            abs(big(r) - s)
-        end
-        @test err <= bound
+        @test within_contract(Tx, Ty, r, s, a, n)
         # Repeated calls are bitwise identical.
         for _ in 1:5
             @test dot(ctx) === r
         end
         # A prefix equals what a context of that capacity returns, bitwise.
         k = n ÷ 3
-        CudotContext(k; eltype=T, memory=:host) do small
+        CudotContext(k; eltype=Tx, y_eltype=Ty, memory=:host) do small
             xk, yk = inputs(small)
             copyto!(xk, xs[1:k])
             copyto!(yk, ys[1:k])
             @test dot(small) === dot(ctx, k)
+        end
+    end
+end
+
+@testset "Float32 × Bool mask" begin
+    n = 100_003
+    rng = MersenneTwister(99)
+    vals = Float32[2 * rand(rng, Float32) - 1 for _ in 1:n]
+    mask = rand(rng, Bool, n)
+    CudotContext(n; eltype=Float32, y_eltype=Bool, memory=:host) do ctx
+        @test eltypes(ctx) === (Float32, Bool)
+        @test Cudot.dtypes(ctx) === (:f32, :u8)
+        x, m = inputs(ctx)
+        @test m isa CudotVector{Bool}
+        @test !any(m)                        # zeroed at construction
+        copyto!(x, vals)
+        copyto!(m, mask)
+        @test m == mask
+        r = dot(ctx)
+        s, a = reference(vals, mask)
+        @test within_contract(Float32, Bool, r, s, a, n)
+        # The masked sum, computed the same way: the same as Float32 x Float32 with 0/1 values,
+        # bitwise (the products are the same doubles and the order depends only on n).
+        CudotContext(n; eltype=Float32, memory=:host) do plain
+            px, py = inputs(plain)
+            copyto!(px, vals)
+            py .= mask                       # true -> 1.0f0, false -> 0.0f0
+            @test dot(plain) === r
+        end
+        # A mask from a condition, broadcast straight into the buffer.
+        m .= x .> 0
+        @test count(m) == count(>(0), vals)
+        s2, a2 = reference(vals, vals .> 0)
+        @test within_contract(Float32, Bool, dot(ctx), s2, a2, n)
+        # Only 0 and 1 go in.
+        @test_throws InexactError (m[1] = 2)
+        @test_throws InexactError (m[1] = 0.5)
+        m[1] = 1
+        @test m[1] === true
+        m[1] = false
+        @test m[1] === false
+        @test all(b -> b <= 0x01, reinterpret(UInt8, m))
+        # Product semantics: a masked-out Inf or NaN still makes the result NaN (Inf * 0).
+        x[2] = Inf32
+        m[2] = false
+        @test isnan(dot(ctx))
+    end
+end
+
+@testset "Float16 against a Float64 reference, n = $n" for n in (1, 1000, 8193, 2^20 + 3)
+    xs, ys = random_inputs(Float16, Float16, n, 555 + n)
+    s, a = reference(xs, ys)
+    r16 = CudotContext(n; eltype=Float16, memory=:host) do ctx
+        x, y = inputs(ctx)
+        copyto!(x, xs)
+        copyto!(y, ys)
+        dot(ctx)
+    end
+    @test within_contract(Float16, Float16, r16, s, a, n)
+    # The same values as Float64 (exact conversions): cudot's Dot2 result.
+    r64 = CudotContext(n; eltype=Float64, memory=:host) do ctx
+        x, y = inputs(ctx)
+        copyto!(x, Float64.(xs))
+        copyto!(y, Float64.(ys))
+        dot(ctx)
+    end
+    @test within_contract(Float64, Float64, r64, s, a, n)
+    # Float16 x Float64 is Dot2 too, whatever side the Float16 is on.
+    for (Tx, Ty) in ((Float16, Float64), (Float64, Float16))
+        r = CudotContext(n; eltype=Tx, y_eltype=Ty, memory=:host) do ctx
+            x, y = inputs(ctx)
+            copyto!(x, Tx.(xs))
+            copyto!(y, Ty.(ys))
+            dot(ctx)
+        end
+        @test within_contract(Tx, Ty, r, s, a, n)
+        # The same numbers, the same Dot2 arithmetic, the same order (it depends only on n).
+        @test r === r64
+    end
+    # Float16 products are exact in Float64, so a single product is exact.
+    if n == 1
+        @test r16 == Float64(xs[1]) * Float64(ys[1])
+    end
+end
+
+@testset "integer pairs are exact, $Tx × $Ty" for Tx in (Int8, UInt8, Bool), Ty in (Int8, UInt8, Bool)
+    n = 2^20 + 3
+    xs, ys = random_inputs(Tx, Ty, n, 77)
+    exact = sum(Int64(xs[i]) * Int64(ys[i]) for i in 1:n)
+    CudotContext(n; eltype=Tx, y_eltype=Ty, memory=:host) do ctx
+        @test eltypes(ctx) === (Tx, Ty)
+        x, y = inputs(ctx)
+        copyto!(x, xs)
+        copyto!(y, ys)
+        @test dot(ctx) === Float64(exact)
+        k = 12345
+        @test dot(ctx, k) === Float64(sum(Int64(xs[i]) * Int64(ys[i]) for i in 1:k))
+        # The largest products, all of one sign.
+        fill!(x, extreme(Tx))
+        fill!(y, extreme(Ty))
+        @test dot(ctx) === Float64(n * Int64(extreme(Tx)) * Int64(extreme(Ty)))
+        # Cancellation to exactly zero gives +0.0 (n - 1 is even: the pairs 3, -3 cancel).
+        if Tx === Int8 && Ty !== Bool
+            for i in 1:n
+                x[i] = isodd(i) ? 3 : -3
+            end
+            fill!(y, 1)
+            @test dot(ctx, n - 1) === 0.0
+            @test dot(ctx) === 3.0
         end
     end
 end
@@ -167,24 +413,69 @@ end
         y[2] = 0.0
         @test isnan(dot(ctx))             # Inf * 0
     end
-end
-
-@testset "auto strategy" begin
-    CudotContext(1000; eltype=Float32) do ctx
-        m = memory(ctx)
-        @test m in (:pinned, :mapped, :managed, :host)
-        @test m !== :auto
-        d = Cudot.device(ctx)
-        @test m === :host ? d === nothing : d isa Int
+    CudotContext(4; eltype=Float16, y_eltype=Int8, memory=:host) do ctx
         x, y = inputs(ctx)
-        fill_integers!(x, y)
-        @test dot(ctx) === Float64(exact_integer_dot(1000))
+        fill!(x, 1)
+        fill!(y, 1)
+        x[3] = Inf16
+        @test dot(ctx) === Inf
+        x[3] = -Inf16
+        @test dot(ctx) === -Inf
+        x[3] = NaN16
+        @test isnan(dot(ctx))
+        x[3] = floatmax(Float16)          # 65504: no overflow in Float64
+        @test dot(ctx) === 65504.0 + 3.0
+    end
+    CudotContext(4; eltype=UInt16, y_eltype=Float32, memory=:host) do ctx
+        x, y = inputs(ctx)
+        fill!(x, Cudot.bf16_bits(1.0))
+        fill!(y, 2)
+        @test dot(ctx) === 8.0
+        x[1] = Cudot.bf16_bits(Inf)
+        @test dot(ctx) === Inf
+        x[1] = Cudot.bf16_bits(NaN)
+        @test isnan(dot(ctx))
+        # The pitfall: x[i] = 1 stores the bit pattern 0x0001, the subnormal 2^-133, not 1.
+        x[1] = 1
+        @test x[1] === 0x0001
+        @test Cudot.bf16_value(x[1]) === Float32(2.0^-133)
+        @test dot(ctx) === 6.0                  # 2 * 2^-133 vanishes next to 6
     end
 end
 
-@testset "GPU strategy $mem, $T" for mem in (:pinned, :mapped, :managed), T in (Float32, Float64)
+@testset "bfloat16 buffers viewed as another 16-bit type" begin
+    CudotContext(3; eltype=Float32, y_eltype=UInt16, memory=:host) do ctx
+        x, y = inputs(ctx)
+        fill!(x, 1)
+        b = reinterpret(BFloat16, y)             # no copy: writes go to the C buffer
+        @test length(b) == 3
+        for i in 1:3
+            b[i] = reinterpret(BFloat16, Cudot.bf16_bits(i / 2))
+        end
+        @test y[2] === Cudot.bf16_bits(1.0)
+        @test dot(ctx) === 3.0
+    end
+end
+
+@testset "auto strategy" begin
+    for (Tx, Ty) in ((Float32, Float32), (Float16, Bool))
+        CudotContext(1000; eltype=Tx, y_eltype=Ty) do ctx
+            m = memory(ctx)
+            @test m in (:pinned, :mapped, :managed, :host)
+            @test m !== :auto
+            d = Cudot.device(ctx)
+            @test m === :host ? d === nothing : d isa Int
+            @test eltypes(ctx) === (Tx, Ty)
+            x, y = inputs(ctx)
+            fill_pattern!(x, y)
+            @test dot(ctx) === Float64(exact_pattern_dot(Tx, Ty, 1000))
+        end
+    end
+end
+
+@testset "GPU strategy $mem, $Tx × $Ty" for mem in (:pinned, :mapped, :managed), (Tx, Ty) in GPU_PAIRS
     n = 2^20 + 3
-    ctx = gpu_context(n, T, mem)
+    ctx = gpu_context(n, Tx, Ty, mem)
     if ctx === nothing
         @info "no usable GPU: skipping memory = :$mem (set CUDOT_TEST_GPU=1 to make this a failure)"
         @test_skip ctx !== nothing
@@ -192,13 +483,14 @@ end
         try
             @test memory(ctx) === mem
             @test Cudot.device(ctx) == 0
-            xs, ys = random_inputs(T, n, 7)
+            @test eltypes(ctx) === (Tx, Ty)
+            xs, ys = random_inputs(Tx, Ty, n, 7)
             x, y = inputs(ctx)
             copyto!(x, xs)
             copyto!(y, ys)
             r = dot(ctx)
             # Bitwise equal to the CPU, and to itself on every call.
-            host = CudotContext(n; eltype=T, memory=:host)
+            host = CudotContext(n; eltype=Tx, y_eltype=Ty, memory=:host)
             hx, hy = inputs(host)
             copyto!(hx, xs)
             copyto!(hy, ys)
@@ -207,8 +499,8 @@ end
             close(host)
             @test dot(ctx) === r
             # Fresh data between calls is seen.
-            fill_integers!(x, y)
-            @test dot(ctx) === Float64(exact_integer_dot(n))
+            fill_pattern!(x, y)
+            @test dot(ctx) === Float64(exact_pattern_dot(Tx, Ty, n))
         finally
             close(ctx)
         end
@@ -224,12 +516,33 @@ end
     @test occursin("bogus", e.msg)
     @test occursin("CUDOT_ERROR_INVALID_ARGUMENT", sprint(showerror, e))
 
-    # Wrong element type.
-    for T in (Int32, Float16, ComplexF64, BigFloat)
-        e = thrown(() -> CudotContext(10; eltype=T))
+    # Unsupported element types, for x and for y.
+    for T in (Int32, Int16, UInt32, Int64, ComplexF64, BigFloat, Char, :f32, "Float32", 1)
+        e = thrown(() -> CudotContext(10; eltype=T, memory=:host))
         @test e isa CudotError && e.status == 1
+        @test occursin("eltype", e.msg)
+        e = thrown(() -> CudotContext(10; eltype=Float32, y_eltype=T, memory=:host))
+        @test e isa CudotError && e.status == 1
+        @test occursin("y_eltype", e.msg)
     end
+    # A BFloat16 type is pointed to UInt16.
+    e = thrown(() -> CudotContext(10; y_eltype=BFloat16, memory=:host))
+    @test e isa CudotError && e.status == 1
+    @test occursin("UInt16", e.msg) && occursin("reinterpret", e.msg)
     @test_throws TypeError CudotContext{Int}(10)
+    @test_throws TypeError CudotContext{Float32,Int}(10)
+
+    # The parametric constructors.
+    CudotContext{Float16}(5; memory=:host) do ctx
+        @test eltypes(ctx) === (Float16, Float16)
+    end
+    CudotContext{Int8}(5; y_eltype=Bool, memory=:host) do ctx
+        @test eltypes(ctx) === (Int8, Bool)
+    end
+    ctx = CudotContext{UInt8,Float64}(5; memory=:host)
+    @test eltypes(ctx) === (UInt8, Float64)
+    @test Cudot.dtypes(ctx) === (:u8, :f64)
+    close(ctx)
 
     # Negative capacity, out-of-range device.
     @test thrown(() -> CudotContext(-1)).status == 1
@@ -241,6 +554,9 @@ end
     @test !isempty(e.msg)
     e = thrown(() -> CudotContext(2^50; eltype=Float64, memory=:host))
     @test e isa CudotError && e.status == Cudot.ERROR_OUT_OF_MEMORY
+    @test !isempty(e.msg)
+    e = thrown(() -> CudotContext(2^62; eltype=Float64, y_eltype=Int8, memory=:host))
+    @test e isa CudotError && e.status in (1, 2)  # overflows, or cannot be had
     @test !isempty(e.msg)
 
     CudotContext(10; memory=:host) do ctx
@@ -263,6 +579,18 @@ end
         @test_throws BoundsError (x[0] = 1)
         @test_throws Union{BoundsError,ArgumentError} copyto!(x, ones(Float32, 11))
     end
+
+    # Values the integer and Bool types cannot hold.
+    CudotContext(3; eltype=Int8, y_eltype=Bool, memory=:host) do ctx
+        x, y = inputs(ctx)
+        @test_throws InexactError (x[1] = 200)
+        @test_throws InexactError (x[1] = 1.5)
+        @test_throws InexactError (y[1] = 2)
+        @test_throws InexactError fill!(y, -1)
+        x[1] = -128
+        y[1] = true
+        @test dot(ctx, 1) === -128.0
+    end
 end
 
 @testset "close, use after close" begin
@@ -272,13 +600,15 @@ end
     fill!(y, 3)
     @test dot(ctx) == 600.0
     @test occursin("capacity=100", sprint(show, ctx))
+    @test startswith(sprint(show, ctx), "CudotContext{Float64, Float64}(")
     close(ctx)
     @test !isopen(ctx)
     close(ctx)                                  # idempotent
     @test !isopen(ctx)
     @test occursin("closed", sprint(show, ctx))
     for f in (() -> dot(ctx), () -> dot(ctx, 1), () -> memory(ctx), () -> capacity(ctx),
-              () -> inputs(ctx), () -> Cudot.device(ctx),
+              () -> inputs(ctx), () -> Cudot.device(ctx), () -> eltypes(ctx),
+              () -> Cudot.dtypes(ctx),
               () -> x[1], () -> (y[1] = 1.0), () -> fill!(x, 0), () -> copyto!(x, zeros(100)),
               () -> pointer(x), () -> sum(x))
         e = thrown(f)
@@ -381,6 +711,18 @@ end
         end
     end
     @test results == [Float64(exact_integer_dot(1000 * i)) for i in 1:8]
+    # ... also of different element types.
+    pairs = [(ELTYPES[mod1(i, 7)], ELTYPES[mod1(3i + 1, 7)]) for i in 1:14]
+    mixed = Vector{Float64}(undef, length(pairs))
+    Threads.@threads for i in eachindex(pairs)
+        Tx, Ty = pairs[i]
+        mixed[i] = CudotContext(777 * i; eltype=Tx, y_eltype=Ty, memory=:host) do ctx
+            x, y = inputs(ctx)
+            fill_pattern!(x, y)
+            dot(ctx)
+        end
+    end
+    @test mixed == [Float64(exact_pattern_dot(pairs[i]..., 777 * i)) for i in eachindex(pairs)]
 end
 
 end # @testset "Cudot"
