@@ -57,16 +57,33 @@ func LibraryVersion() (uint32, error) {
 	return libVersion(), nil
 }
 
-// Context owns a cudot context: two input buffers of Capacity elements and what computes on them.
+// Context owns a cudot context: two input buffers of Capacity elements, x of DType and y of YDType,
+// and what computes on them.
 type Context struct {
 	mu     sync.Mutex
 	h      unsafe.Pointer // the cudot_ctx; nil once closed
 	x, y   unsafe.Pointer // the library's input buffers
 	n      int
-	dtype  DType
+	dtype  DType // of x
+	ydtype DType // of y
 	memory Memory
 	device int
 }
+
+// config mirrors cudot_config as of 1.1 (20 bytes, with y_dtype). lib_windows.go passes it to the
+// DLL as is; the cgo trampoline builds its own C copy from the fields. size is filled in there.
+type config struct {
+	size                          uint32
+	dtype, memory, device, ydtype int32
+}
+
+const configSize = 20
+
+// Compile-time checks that config is exactly configSize bytes.
+var (
+	_ [configSize - unsafe.Sizeof(config{})]struct{}
+	_ [unsafe.Sizeof(config{}) - configSize]struct{}
+)
 
 // live counts contexts created and not yet destroyed; tests use it to see the finalizer work.
 var live atomic.Int64
@@ -83,18 +100,29 @@ func New(n int, opts Options) (*Context, error) {
 	if opts.Device < math.MinInt32 || opts.Device > math.MaxInt32 {
 		return nil, &Error{Op: "New", Status: StatusInvalidArgument, Message: "device ordinal out of range"}
 	}
-	h, st, msg := libInit(uint64(n), int32(opts.DType), int32(opts.Memory), int32(opts.Device))
+	h, st, msg := libInit(uint64(n), config{dtype: int32(opts.DType), memory: int32(opts.Memory),
+		device: int32(opts.Device), ydtype: int32(opts.YDType)})
 	if st != StatusOK {
 		return nil, statusError("New", st, msg)
 	}
 	live.Add(1)
-	c := &Context{h: h, n: n, dtype: opts.DType}
-	if c.dtype == 0 {
-		c.dtype = Float32
-	}
-	var mem, dev int32
+	c := &Context{h: h, n: n}
+	var mem, dev, xt, yt int32
 	if st = libGetMemory(h, &mem, &dev); st == StatusOK {
 		c.x, c.y, st = libGetInputs(h)
+	}
+	if st == StatusOK {
+		var ok bool
+		if st, ok = libGetDTypes(h, &xt, &yt); !ok {
+			// A 1.0 library has no cudot_get_dtypes; it accepted the options, so they are what it uses.
+			xt, yt, st = int32(opts.DType), int32(opts.YDType), StatusOK
+			if xt == 0 {
+				xt = int32(Float32)
+			}
+			if yt == 0 {
+				yt = xt
+			}
+		}
 	}
 	if st != StatusOK {
 		err := statusError("New", st, libLastError(h))
@@ -102,6 +130,7 @@ func New(n int, opts Options) (*Context, error) {
 		return nil, err
 	}
 	c.memory, c.device = Memory(mem), int(dev)
+	c.dtype, c.ydtype = DType(xt), DType(yt)
 	// A backstop only: a forgotten Context still frees its buffers. The finalizer cannot race a
 	// method call, because every method keeps c reachable until it has unlocked c.mu.
 	runtime.SetFinalizer(c, func(c *Context) { _ = c.Close() })
@@ -130,28 +159,6 @@ func (c *Context) Close() error {
 	runtime.SetFinalizer(c, nil)
 	// The message of a failed deinit lived in the context it destroyed, so only the status remains.
 	return statusError("Close", c.destroy(), "cudot_deinit failed; the context is destroyed anyway")
-}
-
-// Float32Inputs returns x and y, each Capacity elements long, aliasing the library's buffers: write
-// the inputs into them in place. It returns nil slices if the context is closed or is not Float32.
-// The slices are valid until Close; see the package documentation.
-func (c *Context) Float32Inputs() (x, y []float32) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.h == nil || c.dtype != Float32 {
-		return nil, nil
-	}
-	return unsafe.Slice((*float32)(c.x), c.n), unsafe.Slice((*float32)(c.y), c.n)
-}
-
-// Float64Inputs is Float32Inputs for a Float64 context; it returns nil slices for any other.
-func (c *Context) Float64Inputs() (x, y []float64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.h == nil || c.dtype != Float64 {
-		return nil, nil
-	}
-	return unsafe.Slice((*float64)(c.x), c.n), unsafe.Slice((*float64)(c.y), c.n)
 }
 
 // Dot returns the dot product of all Capacity elements of x and y, as last written.
@@ -185,8 +192,11 @@ func (c *Context) dot(op string, n int, all bool) (float64, error) {
 // Capacity is the n given to New.
 func (c *Context) Capacity() int { return c.n }
 
-// DType is the element type (Float32 when Options.DType was left zero).
+// DType is the element type of x (Float32 when Options.DType was left zero).
 func (c *Context) DType() DType { return c.dtype }
+
+// YDType is the element type of y (the same as DType when Options.YDType was left zero).
+func (c *Context) YDType() DType { return c.ydtype }
 
 // Memory is the strategy in use: what Auto resolved to, never Auto.
 func (c *Context) Memory() Memory { return c.memory }

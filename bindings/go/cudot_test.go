@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,15 +14,17 @@ import (
 	"cudot.example/cudot"
 )
 
+// TestExactIntegers runs every one of the 36 (x, y) pairs on small integers, which every type holds
+// and whose every partial sum is exact, so the result must be the integer sum exactly.
 func TestExactIntegers(t *testing.T) {
-	for _, dtype := range dtypes {
+	for _, p := range allPairs() {
 		for _, n := range []int{0, 1, 1000, 8193, 1<<20 + 3} {
-			t.Run(fmt.Sprintf("%v/n=%d", dtype, n), func(t *testing.T) {
-				ctx := newContext(t, n, cudot.Options{DType: dtype})
-				if ctx.Capacity() != n || ctx.DType() != dtype {
-					t.Fatalf("Capacity %d DType %v, want %d %v", ctx.Capacity(), ctx.DType(), n, dtype)
+			t.Run(fmt.Sprintf("%v/n=%d", p, n), func(t *testing.T) {
+				ctx := newContext(t, n, cudot.Options{DType: p.x, YDType: p.y})
+				if ctx.Capacity() != n || ctx.DType() != p.x || ctx.YDType() != p.y {
+					t.Fatalf("Capacity %d DType %v YDType %v, want %d %v", ctx.Capacity(), ctx.DType(), ctx.YDType(), n, p)
 				}
-				xs, ys, prefix := intData(n)
+				xs, ys, prefix := intDataFor(n, p)
 				fill(t, ctx, xs, ys)
 				r, err := ctx.Dot()
 				if err != nil || r != float64(prefix[n]) {
@@ -50,23 +53,29 @@ func gamma(k int) float64 {
 	return float64(k) * u / (1 - float64(k)*u)
 }
 
+// TestRandomAgainstReference checks every pair on random values of its types (Float16 and BFloat16
+// included) against the exact dot product, within the bound of the pair's arithmetic.
 func TestRandomAgainstReference(t *testing.T) {
-	for _, dtype := range dtypes {
+	for _, p := range allPairs() {
 		for _, n := range []int{1000, 100003} {
-			t.Run(fmt.Sprintf("%v/n=%d", dtype, n), func(t *testing.T) {
-				ctx := newContext(t, n, cudot.Options{DType: dtype})
-				xs, ys := randomData(n, dtype, int64(n))
+			t.Run(fmt.Sprintf("%v/n=%d", p, n), func(t *testing.T) {
+				ctx := newContext(t, n, cudot.Options{DType: p.x, YDType: p.y})
+				xs, ys := randomPair(n, p, int64(n)+int64(p.x)*7+int64(p.y)*49)
 				fill(t, ctx, xs, ys)
 				r, err := ctx.Dot()
 				if err != nil {
 					t.Fatal(err)
 				}
 				exact, absSum := exactDot(xs, ys)
-				// Float32: products are exact in float64, so only the float64 sum errs (any order).
-				// Float64: Dot2 is as accurate as twice the working precision, rounded once.
+				// No Float64 side: products are exact in float64, so only the float64 sum errs (any
+				// order). A Float64 side: Dot2 is as accurate as twice the working precision, rounded
+				// once. Both integer: exact.
 				bound := gamma(n) * absSum
-				if dtype == cudot.Float64 {
+				switch {
+				case p.x == cudot.Float64 || p.y == cudot.Float64:
 					bound = 0x1p-53*math.Abs(exact) + gamma(n)*gamma(n)*absSum
+				case isInt(p.x) && isInt(p.y):
+					bound = 0
 				}
 				if err := math.Abs(r - exact); !(err <= bound*1.01) {
 					t.Fatalf("Dot = %.17g, exact %.17g: error %.3g exceeds bound %.3g", r, exact, err, bound)
@@ -76,12 +85,18 @@ func TestRandomAgainstReference(t *testing.T) {
 	}
 }
 
+// somePairs: the same-type pairs of 1.0 and a few mixed ones, for the slower tests.
+var somePairs = []pair{{cudot.Float32, cudot.Float32}, {cudot.Float64, cudot.Float64},
+	{cudot.Float32, cudot.Uint8}, {cudot.Float16, cudot.BFloat16}, {cudot.Int8, cudot.Uint8},
+	{cudot.Float64, cudot.Float16}, {cudot.BFloat16, cudot.Int8}}
+
 func TestRepeatIsBitwiseEqual(t *testing.T) {
 	const n = 50001
-	for _, dtype := range dtypes {
-		t.Run(dtype.String(), func(t *testing.T) {
-			ctx := newContext(t, n, cudot.Options{DType: dtype})
-			xs, ys := randomData(n, dtype, 7)
+	for _, p := range somePairs {
+		t.Run(p.String(), func(t *testing.T) {
+			opts := cudot.Options{DType: p.x, YDType: p.y}
+			ctx := newContext(t, n, opts)
+			xs, ys := randomPair(n, p, 7)
 			fill(t, ctx, xs, ys)
 			first, err := ctx.Dot()
 			if err != nil {
@@ -97,7 +112,7 @@ func TestRepeatIsBitwiseEqual(t *testing.T) {
 			}
 			// DotN(k) must equal a context of capacity k holding the same values.
 			for _, k := range []int{1, 777, 32768} {
-				small := newContext(t, k, cudot.Options{DType: dtype})
+				small := newContext(t, k, opts)
 				fill(t, small, xs[:k], ys[:k])
 				want, err1 := small.Dot()
 				got, err2 := ctx.DotN(k)
@@ -134,9 +149,9 @@ func TestInputsAliasLibraryMemory(t *testing.T) {
 func TestGPUStrategies(t *testing.T) {
 	const n = 1<<20 + 3
 	for _, memory := range []cudot.Memory{cudot.Pinned, cudot.Mapped, cudot.Managed} {
-		for _, dtype := range dtypes {
-			t.Run(fmt.Sprintf("%v/%v", memory, dtype), func(t *testing.T) {
-				ctx, err := cudot.New(n, cudot.Options{DType: dtype, Memory: memory})
+		for _, p := range somePairs {
+			t.Run(fmt.Sprintf("%v/%v", memory, p), func(t *testing.T) {
+				ctx, err := cudot.New(n, cudot.Options{DType: p.x, YDType: p.y, Memory: memory})
 				if errors.Is(err, cudot.ErrNoDevice) {
 					var e *cudot.Error
 					if !errors.As(err, &e) || e.Status != cudot.StatusNoDevice || e.Message == "" || e.Op != "New" {
@@ -151,11 +166,12 @@ func TestGPUStrategies(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer ctx.Close()
-				if ctx.Memory() != memory || ctx.Device() != 0 {
-					t.Fatalf("Memory %v Device %d, want %v 0", ctx.Memory(), ctx.Device(), memory)
+				if ctx.Memory() != memory || ctx.Device() != 0 || ctx.DType() != p.x || ctx.YDType() != p.y {
+					t.Fatalf("Memory %v Device %d DTypes %v*%v, want %v 0 %v", ctx.Memory(), ctx.Device(),
+						ctx.DType(), ctx.YDType(), memory, p)
 				}
-				host := newContext(t, n, cudot.Options{DType: dtype, Memory: cudot.Host})
-				xs, ys := randomData(n, dtype, 99)
+				host := newContext(t, n, cudot.Options{DType: p.x, YDType: p.y, Memory: cudot.Host})
+				xs, ys := randomPair(n, p, 99)
 				fill(t, ctx, xs, ys)
 				fill(t, host, xs, ys)
 				for _, k := range []int{n, 0, 1, 1000, n / 3} {
@@ -218,6 +234,8 @@ func TestErrors(t *testing.T) {
 	}{
 		{"bad memory", newWith(10, cudot.Options{Memory: 99}), cudot.ErrInvalidArgument, cudot.StatusInvalidArgument, "New", true},
 		{"bad dtype", newWith(10, cudot.Options{DType: 7}), cudot.ErrInvalidArgument, cudot.StatusInvalidArgument, "New", true},
+		{"bad y dtype", newWith(10, cudot.Options{YDType: 7}), cudot.ErrInvalidArgument, cudot.StatusInvalidArgument, "New", true},
+		{"negative y dtype", newWith(10, cudot.Options{DType: cudot.Int8, YDType: -1}), cudot.ErrInvalidArgument, cudot.StatusInvalidArgument, "New", true},
 		{"negative n", newWith(-1, cudot.Options{}), cudot.ErrInvalidArgument, cudot.StatusInvalidArgument, "New", false},
 		{"huge n", newWith(math.MaxInt, cudot.Options{Memory: cudot.Host}), nil, 0, "New", true},
 		{"dot_n beyond capacity", dotN(101), cudot.ErrInvalidArgument, cudot.StatusInvalidArgument, "DotN", true},
@@ -308,6 +326,26 @@ func TestCloseTwiceAndUseAfterClose(t *testing.T) {
 	}
 	if x, y := ctx.Float32Inputs(); x != nil || y != nil {
 		t.Fatal("Float32Inputs after Close should be nil")
+	}
+	if x, y := ctx.XFloat32(), ctx.YFloat32(); x != nil || y != nil {
+		t.Fatal("XFloat32/YFloat32 after Close should be nil")
+	}
+	mixed, err := cudot.New(4, cudot.Options{DType: cudot.Int8, YDType: cudot.Uint8, Memory: cudot.Host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mixed.Close() }) // in case a check below fails first; Close is idempotent
+	if mixed.XInt8() == nil || mixed.YBool() == nil {
+		t.Fatal("XInt8/YBool of an open int8*uint8 context should not be nil")
+	}
+	if err := mixed.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if mixed.XInt8() != nil || mixed.YUint8() != nil || mixed.YBool() != nil {
+		t.Fatal("accessors after Close should be nil")
+	}
+	if mixed.DType() != cudot.Int8 || mixed.YDType() != cudot.Uint8 {
+		t.Fatalf("DType/YDType after Close: %v %v", mixed.DType(), mixed.YDType())
 	}
 	if ctx.Capacity() != 16 || ctx.Memory() != cudot.Host {
 		t.Fatal("accessors should keep describing the closed context")
@@ -402,5 +440,25 @@ func TestMemoryNames(t *testing.T) {
 	}
 	if _, err := cudot.ParseMemory("gpu"); err == nil {
 		t.Error(`ParseMemory("gpu") should fail`)
+	}
+}
+
+func TestDTypeNames(t *testing.T) {
+	want := []string{"float32", "float64", "float16", "bfloat16", "int8", "uint8"}
+	for i, d := range allDTypes {
+		if int(d) != i+1 || d.String() != want[i] {
+			t.Errorf("DType %d: value %d, String %q, want %d %q", i, int(d), d.String(), i+1, want[i])
+		}
+		if got, err := cudot.ParseDType(strings.ToUpper(d.String())); err != nil || got != d {
+			t.Errorf("ParseDType(%q) = %v, %v", strings.ToUpper(d.String()), got, err)
+		}
+	}
+	if cudot.DType(0).String() != "float32" || cudot.DType(7).String() != "DType(7)" {
+		t.Errorf("DType(0) = %q, DType(7) = %q", cudot.DType(0).String(), cudot.DType(7).String())
+	}
+	for _, s := range []string{"", "bool", "float"} {
+		if _, err := cudot.ParseDType(s); err == nil {
+			t.Errorf("ParseDType(%q) should fail", s)
+		}
 	}
 }

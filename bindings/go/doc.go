@@ -12,15 +12,39 @@
 //	x, y := ctx.Float32Inputs() // fill in place: no copies
 //	r, err := ctx.Dot()
 //
+// # Element types and pairs
+//
+// x has Options.DType and y has Options.YDType (zero: the same as DType); all 36 pairs of Float32,
+// Float64, Float16, BFloat16, Int8 and Uint8 work (all but float32*float32 and float64*float64 need
+// library 1.1; a 1.0 library refuses them in New). Each side is
+// reached through its own accessor, which returns nil for any other type: XFloat32/YFloat32 give
+// []float32, XFloat64/YFloat64 []float64, XInt8/YInt8 []int8, XUint8/YUint8 []uint8, and
+// XBool/YBool the same Uint8 buffer as []bool for 0/1 data (a mask). Float32Inputs, Float64Inputs,
+// Float16Inputs, BFloat16Inputs, Int8Inputs and Uint8Inputs return both sides of a context whose x and
+// y share that type, and nil slices otherwise.
+//
+// Go has no float16 or bfloat16 type, so XFloat16/YFloat16 and XBFloat16/YBFloat16 return []uint16
+// holding the bit patterns (IEEE 754 binary16, and bfloat16: the top 16 bits of a float32), with
+// nothing copied or converted. Float16bits, Float16frombits, BFloat16bits and BFloat16frombits
+// convert between float32 and those patterns (rounding to nearest even in the float32 direction).
+//
+//	ctx, err := cudot.New(n, cudot.Options{DType: cudot.Float32, YDType: cudot.Uint8})
+//	x, mask := ctx.XFloat32(), ctx.YBool() // the sum of x[i] where mask[i]
+//
+// The accuracy depends on the pair: with a Float64 side the dot is compensated (as if computed in
+// twice float64's precision, rounded once); with two integer sides it is the exact integer sum
+// (exact up to 2^53, correctly rounded beyond); otherwise every product is exact in float64 and the
+// sums are float64 sums.
+//
 // # Lifetime
 //
-// The slices returned by Float32Inputs and Float64Inputs alias memory owned by the library. They are
-// valid until Close, and Close (explicit, or the finalizer of a forgotten Context) frees that memory.
+// The slices returned by the input accessors alias memory owned by the library. They are valid until
+// Close, and Close (explicit, or the finalizer of a forgotten Context) frees that memory.
 // A slice does not keep its Context alive: keep the Context reachable for as long as you use the
 // slices, for example with defer ctx.Close() or runtime.KeepAlive(ctx). Never use them after Close.
 // Do not write into them while a Dot on the same Context runs in another goroutine.
 //
 // A Context is safe for concurrent use: calls are serialized, and Close waits for a running Dot.
 // Close is idempotent. After Close, Dot and DotN return ErrClosed, the input accessors return nil
-// slices, and Capacity, DType, Memory and Device keep describing the closed context.
+// slices, and Capacity, DType, YDType, Memory and Device keep describing the closed context.
 package cudot

@@ -50,3 +50,65 @@ func Example_errors() {
 	// true true
 	// CUDOT_ERROR_INVALID_ARGUMENT
 }
+
+// A float32 vector times a 0/1 mask: y is Uint8, written through its []bool view.
+func ExampleContext_YBool() {
+	ctx, err := cudot.New(5, cudot.Options{DType: cudot.Float32, YDType: cudot.Uint8, Memory: cudot.Host})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ctx.Close()
+	x, mask := ctx.XFloat32(), ctx.YBool()
+	copy(x, []float32{1.5, 2, 4, 8, 16})
+	copy(mask, []bool{true, false, true, false, true})
+	r, _ := ctx.Dot()
+	fmt.Println(r, ctx.DType(), ctx.YDType(), ctx.YUint8())
+	// Output: 21.5 float32 uint8 [1 0 1 0 1]
+}
+
+// Float16 times BFloat16: both buffers hold 16-bit patterns, converted from float32 with rounding.
+func ExampleContext_XFloat16() {
+	ctx, err := cudot.New(3, cudot.Options{DType: cudot.Float16, YDType: cudot.BFloat16, Memory: cudot.Host})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ctx.Close()
+	x, y := ctx.XFloat16(), ctx.YBFloat16()
+	for i, v := range []float32{0.5, 1000, -3} {
+		x[i] = cudot.Float16bits(v)
+	}
+	for i, v := range []float32{2, 0.25, 3.14159} {
+		y[i] = cudot.BFloat16bits(v) // 3.14159 becomes 3.140625, the nearest bfloat16
+	}
+	r, _ := ctx.Dot()
+	fmt.Println(r, cudot.BFloat16frombits(y[2]))
+	// Output: 241.578125 3.140625
+}
+
+// Integer pairs are summed exactly in 64-bit integers.
+func ExampleContext_XInt8() {
+	ctx, err := cudot.New(3, cudot.Options{DType: cudot.Int8, YDType: cudot.Uint8, Memory: cudot.Host})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ctx.Close()
+	copy(ctx.XInt8(), []int8{-128, 127, 5})
+	copy(ctx.YUint8(), []uint8{255, 255, 2})
+	r, _ := ctx.Dot()
+	x, y := ctx.Float32Inputs() // not a float32*float32 context: nil
+	fmt.Println(r, x == nil, y == nil)
+	// Output: -245 true true
+}
+
+func ExampleFloat16bits() {
+	fmt.Printf("%#04x %#04x %#04x\n", cudot.Float16bits(1), cudot.Float16bits(-2.5), cudot.Float16bits(1e5))
+	fmt.Println(cudot.Float16frombits(0x3555), cudot.Float16frombits(0x0001))
+	fmt.Printf("%#04x %v\n", cudot.BFloat16bits(1e6), cudot.BFloat16frombits(cudot.BFloat16bits(1e6)))
+	// Output:
+	// 0x3c00 0xc100 0x7c00
+	// 0.33325195 5.9604645e-08
+	// 0x4974 999424
+}

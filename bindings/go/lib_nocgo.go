@@ -16,7 +16,7 @@ func openLibrary(string) error {
 }
 
 func libVersion() uint32 { return 0 }
-func libInit(uint64, int32, int32, int32) (unsafe.Pointer, Status, string) {
+func libInit(uint64, config) (unsafe.Pointer, Status, string) {
 	return nil, StatusInternal, "not loaded"
 }
 func libGetInputs(unsafe.Pointer) (x, y unsafe.Pointer, st Status) { return nil, nil, StatusInternal }
@@ -24,4 +24,5 @@ func libDot(unsafe.Pointer, uint64, bool) (float64, Status)        { return 0, S
 func libDeinit(unsafe.Pointer) Status                              { return StatusInternal }
 func libGetMemory(unsafe.Pointer, *int32, *int32) Status           { return StatusInternal }
 func libLastError(unsafe.Pointer) string                           { return "" }
+func libGetDTypes(unsafe.Pointer, *int32, *int32) (Status, bool)   { return StatusInternal, true }
 func libStatusString(Status) string                                { return "" }

@@ -12,13 +12,17 @@ package cudot
 
 // The few cudot.h declarations we need, repeated so that this package builds without the header or the
 // library: the C ABI is stable, so they cannot drift. The context stays an opaque void*.
-typedef struct { uint32_t size; int32_t dtype, memory, device; } cd_config;
+// cudot_config as of 1.1: 20 bytes, y_dtype last. A 1.0 library accepts it too, as long as y_dtype is
+// zero (it ignores zero bytes past the fields it knows).
+typedef struct { uint32_t size; int32_t dtype, memory, device, y_dtype; } cd_config;
+_Static_assert(sizeof(cd_config) == 20, "cudot_config is 20 bytes");
 typedef int (*cd_init_fn)(void **, size_t, const cd_config *);
 typedef int (*cd_get_inputs_fn)(void *, void **, void **);
 typedef int (*cd_dot_fn)(void *, double *);
 typedef int (*cd_dot_n_fn)(void *, size_t, double *);
 typedef int (*cd_deinit_fn)(void *);
 typedef int (*cd_get_memory_fn)(const void *, int32_t *, int32_t *);
+typedef int (*cd_get_dtypes_fn)(const void *, int32_t *, int32_t *);
 typedef const char *(*cd_status_string_fn)(int);
 typedef const char *(*cd_last_error_fn)(const void *);
 typedef uint32_t (*cd_version_fn)(void);
@@ -29,6 +33,7 @@ static cd_dot_fn p_dot;
 static cd_dot_n_fn p_dot_n;
 static cd_deinit_fn p_deinit;
 static cd_get_memory_fn p_get_memory;
+static cd_get_dtypes_fn p_get_dtypes; // since 1.1: NULL with a 1.0 library
 static cd_status_string_fn p_status_string;
 static cd_last_error_fn p_last_error;
 static cd_version_fn p_version;
@@ -37,8 +42,9 @@ static void cd_copy(char *dst, size_t cap, const char *src) {
 	snprintf(dst, cap, "%s", src ? src : "");
 }
 
-// Opens path and binds every symbol, or fails without binding any. dlerror() is per thread, so it is
-// read here, in the same C call as the dlopen/dlsym that set it.
+// Opens path and binds every symbol (cudot_get_dtypes, new in 1.1, where present), or fails without
+// binding any. dlerror() is per thread, so it is read here, in the same C call as the dlopen/dlsym that
+// set it.
 static int cd_open(const char *path, char *err, size_t cap) {
 	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!lib) { cd_copy(err, cap, dlerror()); return -1; }
@@ -63,13 +69,15 @@ static int cd_open(const char *path, char *err, size_t cap) {
 	p_status_string = (cd_status_string_fn)syms[6];
 	p_last_error = (cd_last_error_fn)syms[7];
 	p_version = (cd_version_fn)syms[8];
+	p_get_dtypes = (cd_get_dtypes_fn)dlsym(lib, "cudot_get_dtypes");
 	return 0;
 }
 
 // cudot_last_error(NULL) is thread-local and Go may move the goroutine to another thread between two
 // cgo calls, so the message of a failed init is copied out in the same C call as the init.
-static int cd_init(void **ctx, size_t n, int32_t dtype, int32_t memory, int32_t device, char *msg, size_t cap) {
-	cd_config cfg = {sizeof(cd_config), dtype, memory, device};
+static int cd_init(void **ctx, size_t n, int32_t dtype, int32_t memory, int32_t device, int32_t y_dtype,
+	char *msg, size_t cap) {
+	cd_config cfg = {sizeof(cd_config), dtype, memory, device, y_dtype};
 	int st = p_init(ctx, n, &cfg);
 	if (st != 0) cd_copy(msg, cap, p_last_error(NULL));
 	return st;
@@ -80,6 +88,8 @@ static int cd_dot(void *ctx, double *r) { return p_dot(ctx, r); }
 static int cd_dot_n(void *ctx, size_t n, double *r) { return p_dot_n(ctx, n, r); }
 static int cd_deinit(void *ctx) { return p_deinit(ctx); }
 static int cd_get_memory(void *ctx, int32_t *m, int32_t *d) { return p_get_memory(ctx, m, d); }
+static int cd_has_get_dtypes(void) { return p_get_dtypes != NULL; }
+static int cd_get_dtypes(void *ctx, int32_t *x, int32_t *y) { return p_get_dtypes(ctx, x, y); }
 static const char *cd_status_string(int st) { return p_status_string(st); }
 static const char *cd_last_error(void *ctx) { return p_last_error(ctx); }
 static uint32_t cd_version(void) { return p_version(); }
@@ -123,11 +133,11 @@ func openLibrary(path string) error {
 
 func libVersion() uint32 { return uint32(C.cd_version()) }
 
-func libInit(n uint64, dtype, memory, device int32) (unsafe.Pointer, Status, string) {
+func libInit(n uint64, cfg config) (unsafe.Pointer, Status, string) {
 	var h unsafe.Pointer
 	buf := make([]byte, msgCap)
-	st := Status(C.cd_init(&h, C.size_t(n), C.int32_t(dtype), C.int32_t(memory), C.int32_t(device),
-		(*C.char)(unsafe.Pointer(&buf[0])), msgCap))
+	st := Status(C.cd_init(&h, C.size_t(n), C.int32_t(cfg.dtype), C.int32_t(cfg.memory), C.int32_t(cfg.device),
+		C.int32_t(cfg.ydtype), (*C.char)(unsafe.Pointer(&buf[0])), msgCap))
 	if st != StatusOK {
 		return nil, st, cBuffer(buf)
 	}
@@ -160,6 +170,17 @@ func libGetMemory(h unsafe.Pointer, memory, device *int32) Status {
 	st := Status(C.cd_get_memory(h, &m, &d))
 	*memory, *device = int32(m), int32(d)
 	return st
+}
+
+// libGetDTypes calls cudot_get_dtypes; ok is false when the library (1.0) lacks it.
+func libGetDTypes(h unsafe.Pointer, x, y *int32) (st Status, ok bool) {
+	if C.cd_has_get_dtypes() == 0 {
+		return StatusOK, false
+	}
+	var cx, cy C.int32_t
+	st = Status(C.cd_get_dtypes(h, &cx, &cy))
+	*x, *y = int32(cx), int32(cy)
+	return st, true
 }
 
 func libLastError(h unsafe.Pointer) string { return C.GoString(C.cd_last_error(h)) }

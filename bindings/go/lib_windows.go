@@ -16,6 +16,8 @@ var libraryNames = []string{"cudot.dll"}
 
 var procs struct {
 	init, getInputs, dot, dotN, deinit, getMemory, statusString, lastError, version *syscall.Proc
+
+	getDTypes *syscall.Proc // cudot_get_dtypes; nil with a 1.0 library
 }
 
 func openLibrary(path string) error {
@@ -37,7 +39,9 @@ func openLibrary(path string) error {
 			return fmt.Errorf("%w: %s: %v", ErrLoad, path, err)
 		}
 	}
-	return nil // the DLL is never released: contexts may use it until the process exits
+	procs.getDTypes, _ = dll.FindProc("cudot_get_dtypes") // optional: new in 1.1
+	// The DLL is never released: contexts may use it until the process exits.
+	return nil
 }
 
 // goString copies a NUL-terminated C string returned in a register. Reading the uintptr's bytes as a
@@ -54,21 +58,16 @@ func goString(r uintptr) string {
 	return string(unsafe.Slice(p, n))
 }
 
-type config struct {
-	size                  uint32
-	dtype, memory, device int32
-}
-
 func libVersion() uint32 {
 	r, _, _ := procs.version.Call()
 	return uint32(r)
 }
 
-func libInit(n uint64, dtype, memory, device int32) (unsafe.Pointer, Status, string) {
+func libInit(n uint64, cfg config) (unsafe.Pointer, Status, string) {
 	// cudot_last_error(NULL) is per OS thread: keep the goroutine on one thread across both calls.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cfg := config{uint32(unsafe.Sizeof(config{})), dtype, memory, device}
+	cfg.size = configSize
 	var h unsafe.Pointer
 	r, _, _ := procs.init.Call(uintptr(unsafe.Pointer(&h)), uintptr(n), uintptr(unsafe.Pointer(&cfg)))
 	if st := Status(int32(r)); st != StatusOK {
@@ -105,6 +104,15 @@ func libDeinit(h unsafe.Pointer) Status {
 func libGetMemory(h unsafe.Pointer, memory, device *int32) Status {
 	r, _, _ := procs.getMemory.Call(uintptr(h), uintptr(unsafe.Pointer(memory)), uintptr(unsafe.Pointer(device)))
 	return Status(int32(r))
+}
+
+// libGetDTypes calls cudot_get_dtypes; ok is false when the library (1.0) lacks it.
+func libGetDTypes(h unsafe.Pointer, x, y *int32) (st Status, ok bool) {
+	if procs.getDTypes == nil {
+		return StatusOK, false
+	}
+	r, _, _ := procs.getDTypes.Call(uintptr(h), uintptr(unsafe.Pointer(x)), uintptr(unsafe.Pointer(y)))
+	return Status(int32(r)), true
 }
 
 func libLastError(h unsafe.Pointer) string {

@@ -29,16 +29,52 @@ func runLoadHelper(t *testing.T, env ...string) string {
 // fakeLibrary builds a library with every cudot symbol whose cudot_version returns version.
 func fakeLibrary(t *testing.T, version string) string {
 	t.Helper()
+	code := "unsigned cudot_version(void) { return " + version + "; }\n"
+	for _, name := range []string{"init", "get_inputs", "dot", "dot_n", "deinit", "get_memory", "status_string", "last_error"} {
+		code += "int cudot_" + name + "(void) { return 0; }\n" // never called: the version is refused first
+	}
+	return buildLibrary(t, code)
+}
+
+// fakeLibrary10 is a working stand-in for a 1.0 library: it has no cudot_get_dtypes and, as 1.0 did,
+// accepts a config larger than 16 bytes only if the bytes past 16 are zero. The binding must load it
+// and report the element types it asked for.
+const fakeLibrary10 = `#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+static double buffers[2][8];
+static char ctx_storage;
+static const char *message = "";
+unsigned cudot_version(void) { return 10000; }
+int cudot_init(void **ctx, size_t n, const uint32_t *cfg) {
+	static const char zero[64];
+	*ctx = NULL;
+	if (cfg && (cfg[0] < 16 || cfg[0] > 64)) { message = "fake 1.0: bad size"; return 1; }
+	if (cfg && cfg[0] > 16 && memcmp((const char *)cfg + 16, zero, cfg[0] - 16) != 0) {
+		message = "fake 1.0: options newer than 1.0"; return 4;
+	}
+	if (n > 8) { message = "fake 1.0: n too large"; return 2; }
+	*ctx = &ctx_storage;
+	return 0;
+}
+int cudot_get_inputs(void *c, void **x, void **y) { if (x) *x = buffers[0]; if (y) *y = buffers[1]; return 0; }
+int cudot_get_memory(const void *c, int32_t *m, int32_t *d) { if (m) *m = 4; if (d) *d = -2; return 0; }
+int cudot_dot(void *c, double *r) { *r = 0; return 0; }
+int cudot_dot_n(void *c, size_t n, double *r) { *r = 0; return 0; }
+int cudot_deinit(void *c) { return 0; }
+const char *cudot_status_string(int s) { return "fake"; }
+const char *cudot_last_error(const void *c) { return message; }
+`
+
+// buildLibrary compiles C code into a shared library and returns its path.
+func buildLibrary(t *testing.T, code string) string {
+	t.Helper()
 	cc, err := exec.LookPath("cc")
 	if err != nil {
 		t.Skip("no C compiler to build a fake library")
 	}
 	dir := t.TempDir()
 	src := filepath.Join(dir, "fake.c")
-	code := "unsigned cudot_version(void) { return " + version + "; }\n"
-	for _, name := range []string{"init", "get_inputs", "dot", "dot_n", "deinit", "get_memory", "status_string", "last_error"} {
-		code += "int cudot_" + name + "(void) { return 0; }\n" // never called: the version is refused first
-	}
 	if err := os.WriteFile(src, []byte(code), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +112,14 @@ func TestLoadFailures(t *testing.T) {
 		want []string // substrings of the helper's one-line report
 	}{
 		{"real library", func(*testing.T) []string { return []string{"CUDOT_LIBRARY=" + real} },
-			[]string{"load=false version=false same=true err=<nil>"}},
+			[]string{"load=false version=false same=true dtypes=int8*float16 err=<nil>"}},
+		// The helper asks for YDType Float16: a 1.0 library refuses the non-zero byte past 16 ...
+		{"1.0 library refuses y_dtype", func(t *testing.T) []string { return []string{"CUDOT_LIBRARY=" + buildLibrary(t, fakeLibrary10)} },
+			[]string{"load=false version=false same=false dtypes=none", "CUDOT_ERROR_UNSUPPORTED: fake 1.0: options newer than 1.0"}},
+		// ... and serves a same-type context, whose types the binding reports without cudot_get_dtypes.
+		{"1.0 library without cudot_get_dtypes", func(t *testing.T) []string {
+			return []string{"CUDOT_LIBRARY=" + buildLibrary(t, fakeLibrary10), helperSameTypeEnv + "=1"}
+		}, []string{"load=false version=false same=true dtypes=int8*int8 err=<nil>"}},
 		{"missing file", func(*testing.T) []string { return []string{"CUDOT_LIBRARY=/nonexistent/libcudot.so"} },
 			[]string{"load=true version=false same=true", "/nonexistent/libcudot.so"}},
 		{"not a library", func(*testing.T) []string { return []string{"CUDOT_LIBRARY=" + notALibrary} },
@@ -86,9 +129,9 @@ func TestLoadFailures(t *testing.T) {
 		{"major version 2", func(t *testing.T) []string { return []string{"CUDOT_LIBRARY=" + fakeLibrary(t, "20100")} },
 			[]string{"load=true version=true same=true", "version 2.1.0"}},
 		{"search finds libcudot.so.1", func(t *testing.T) []string { return searchDir(t, real, "libcudot.so.1") },
-			[]string{"load=false version=false same=true err=<nil>"}},
+			[]string{"load=false version=false same=true dtypes=int8*float16 err=<nil>"}},
 		{"search falls back to libcudot.so", func(t *testing.T) []string { return searchDir(t, real, "libcudot.so") },
-			[]string{"load=false version=false same=true err=<nil>"}},
+			[]string{"load=false version=false same=true dtypes=int8*float16 err=<nil>"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := runLoadHelper(t, tc.env(t)...)

@@ -32,8 +32,11 @@ echo "== summary: $(grep -c -- '--- PASS' "$log" || true) passed, $(grep -c -- '
      "$(grep -c -- '--- FAIL' "$log" || true) failed (tests, subtests and examples)"
 [ "$rc" -eq 0 ] || { echo "test.sh: go test failed" >&2; exit "$rc"; }
 
-echo "== example"
-GODEBUG=cgocheck=2 go run ./example
+echo "== example (float32, then two mixed pairs)"
+go build -o "$bin/example" ./example
+GODEBUG=cgocheck=2 "$bin/example"
+GODEBUG=cgocheck=2 "$bin/example" -dtype float16 -ydtype uint8
+GODEBUG=cgocheck=2 "$bin/example" -dtype int8 -ydtype bfloat16
 
 echo "== examples/go-classic"
 cd "$classic_dir"

@@ -5,23 +5,46 @@ import (
 	"strings"
 )
 
-// DType is the element type of a Context's inputs.
+// DType is the element type of one input buffer (cudot.h's CUDOT_F32 ... CUDOT_U8).
+//
+// Go has no float16 or bfloat16 type, so buffers of Float16 and BFloat16 are exposed as []uint16
+// holding the IEEE binary16 or bfloat16 bit patterns; Float16bits, Float16frombits, BFloat16bits and
+// BFloat16frombits convert them to and from float32. Uint8 also serves bool data stored as 0/1 bytes.
 type DType int32
 
-// Element types. The zero value means the library's default, Float32.
+// Element types; the values are fixed by the C ABI. The zero value of Options.DType means Float32,
+// and the zero value of Options.YDType means "the same as DType".
 const (
-	Float32 DType = 1
-	Float64 DType = 2
+	Float32  DType = 1 // []float32
+	Float64  DType = 2 // []float64
+	Float16  DType = 3 // []uint16: IEEE 754 binary16 bit patterns
+	BFloat16 DType = 4 // []uint16: bfloat16 bit patterns (the top half of a float32)
+	Int8     DType = 5 // []int8
+	Uint8    DType = 6 // []uint8, or []bool for 0/1 data
 )
 
+var dtypeNames = [...]string{Float32: "float32", Float64: "float64", Float16: "float16",
+	BFloat16: "bfloat16", Int8: "int8", Uint8: "uint8"}
+
 func (d DType) String() string {
-	switch d {
-	case 0, Float32:
-		return "float32"
-	case Float64:
-		return "float64"
+	if d == 0 {
+		return dtypeNames[Float32]
+	}
+	if d > 0 && int(d) < len(dtypeNames) {
+		return dtypeNames[d]
 	}
 	return fmt.Sprintf("DType(%d)", int32(d))
+}
+
+// ParseDType turns "float32", "float64", "float16", "bfloat16", "int8" or "uint8" (any case) into a
+// DType.
+func ParseDType(s string) (DType, error) {
+	for d := Float32; int(d) < len(dtypeNames); d++ {
+		if strings.EqualFold(s, dtypeNames[d]) {
+			return d, nil
+		}
+	}
+	return 0, fmt.Errorf("cudot: unknown element type %q (want float32, float64, float16, bfloat16, int8 or uint8)", s)
 }
 
 // Memory is a memory strategy: where the inputs live and who computes (see cudot.h).
@@ -58,9 +81,13 @@ func ParseMemory(s string) (Memory, error) {
 // DeviceNone is what Device reports for a Context that computes on the CPU.
 const DeviceNone = -2
 
-// Options for New. The zero value asks for the defaults: Float32, Auto, device 0.
+// Options for New. The zero value asks for the defaults: x and y Float32, Auto, device 0.
 type Options struct {
-	DType  DType
+	DType  DType // element type of x (and of y when YDType is zero); zero means Float32
 	Memory Memory
 	Device int // CUDA device ordinal; ignored by Host, and by Auto when no GPU exists
+	// YDType is the element type of y; zero means the same as DType. Any of the 36 pairs works, e.g.
+	// DType Float32 with YDType Uint8 for a float vector times a 0/1 mask. (Last, so that positional
+	// literals written for the first three fields still compile. Needs library version 1.1.)
+	YDType DType
 }
