@@ -38,6 +38,7 @@ echo "== example"
 if out=$(mono "$build/Example.exe" 2>&1); then
   echo "$out"
   grep -q "dot of 1000000 elements = 1500000 " <<<"$out" || failed+=("example output")
+  grep -q "Float32 x UInt8: sum of the odd elements = 16$" <<<"$out" || failed+=("example mixed output")
 else
   echo "$out"; failed+=(example)
 fi

@@ -27,6 +27,27 @@ static class Example
             if (r != 1.5 * n) return 1;
         }
 
+        // x and y may have different element types. Here y is a bool mask, stored as UInt8 0/1 bytes.
+        using (var ctx = new CudotContext(8, DType.Float32, Memory.Auto, yDType: DType.UInt8))
+        {
+            Span<float> x = ctx.XAsFloat32();
+            Span<bool> mask = ctx.YAsBool();
+            for (int i = 0; i < 8; i++) { x[i] = i; mask[i] = i % 2 == 1; }
+            double r = ctx.Dot();
+            Console.WriteLine(ctx.XDType + " x " + ctx.YDType + ": sum of the odd elements = " + r);
+            if (r != 16) return 1;
+        }
+
+        // bfloat16 (and float16 on Mono, which lacks System.Half) are views of ushort bit patterns.
+        using (var ctx = new CudotContext(2, DType.BFloat16, Memory.Auto, yDType: DType.Int8))
+        {
+            Span<ushort> x = ctx.XAsBFloat16Bits();
+            x[0] = BFloat16Bits.FromSingle(1.5f);
+            x[1] = BFloat16Bits.FromSingle(0.1f); // rounds to 0.10009765625, bfloat16 keeps 8 bits
+            ctx.YAsInt8().Fill(-2);
+            Console.WriteLine("bfloat16 x int8 = " + ctx.Dot());
+        }
+
         // A failure is a CudotException carrying the status and the library's message.
         try
         {

@@ -1,12 +1,12 @@
 // CudotContext.cs - one cudot context: input buffers exposed as Span views, and the dot product.
 //
-// Lifetime rule: the Spans returned by XAsFloat32() and friends point straight into the library's
+// Lifetime rule: the Spans returned by XAs<T>(), XAsFloat32() and friends point straight into the library's
 // buffers, which cudot_deinit frees. A Span obtained before Dispose must not be used after it. C#
 // keeps a Span on the stack (no fields, no boxing, no lambdas, no async), so in normal code it
 // cannot silently outlive the `using` block that owns the context; only code that calls Dispose
 // itself, or another thread, can break the rule. After Dispose every member (the Span getters
-// included; DType and IsDisposed excepted) throws ObjectDisposedException; a Span obtained earlier
-// cannot be checked.
+// included; DType, XDType, YDType and IsDisposed excepted) throws ObjectDisposedException; a Span
+// obtained earlier cannot be checked.
 using System;
 
 namespace Cudot
@@ -19,18 +19,35 @@ namespace Cudot
         readonly CudotSafeHandle handle;
         readonly IntPtr x, y;       // stable until cudot_deinit, so fetched once
         readonly long capacity;
+        readonly DType xType, yType;   // as the library reports them (cudot_get_dtypes)
         volatile bool disposed;     // set by Dispose before the handle closes; see Lease
 
-        /// <summary>Element type chosen at creation.</summary>
-        public DType DType { get; }
+        /// <summary>Element type of x (the same as XDType; kept from the 1.0 binding).</summary>
+        public DType DType { get { return xType; } }
 
-        /// <summary>Creates a context for n elements (cudot_init). Throws CudotException on failure.</summary>
-        public unsafe CudotContext(long n, DType dtype = DType.Float32, Memory memory = Memory.Auto, int device = 0)
+        /// <summary>Element type of x, as the library reports it. Readable after Dispose.</summary>
+        public DType XDType { get { return xType; } }
+
+        /// <summary>Element type of y, as the library reports it. Readable after Dispose.</summary>
+        public DType YDType { get { return yType; } }
+
+        /// <summary>The 1.0 binding's constructor, kept so that code compiled against it still binds.</summary>
+        public CudotContext(long n, DType dtype, Memory memory, int device) : this(n, dtype, memory, device, null) { }
+
+        /// <summary>Creates a context for n elements (cudot_init): x of dtype, y of yDType (null: the same
+        /// as dtype). Throws CudotException on failure.</summary>
+        public unsafe CudotContext(long n, DType dtype = DType.Float32, Memory memory = Memory.Auto, int device = 0, DType? yDType = null)
         {
             if (n < 0) throw new ArgumentOutOfRangeException("n", n, "capacity cannot be negative");
             CudotLibrary.EnsureLoaded(); // must precede the first Api call (see Native.cs)
 
-            var config = new NativeConfig { Size = (uint)sizeof(NativeConfig), DType = (int)dtype, Memory = (int)memory, Device = device };
+            // y_dtype 0 means "as dtype"; sending 0 for an equal pair also lets a 1.0 library (which
+            // knows only the first 16 bytes and refuses non-zero ones beyond) serve it.
+            int yWire = yDType == null || yDType.Value == dtype ? 0 : (int)yDType.Value;
+            var config = new NativeConfig
+            {
+                Size = (uint)sizeof(NativeConfig), DType = (int)dtype, Memory = (int)memory, Device = device, YDType = yWire,
+            };
             var h = new CudotSafeHandle(); // allocated before the call, so nothing can fail between init and Attach
             IntPtr raw;
             int status = Api.Init(out raw, (ulong)n, &config);
@@ -43,12 +60,20 @@ namespace Cudot
             }
             h.Attach(raw);
             handle = h;
-            DType = dtype;
             capacity = n;
             try
             {
                 using (var lease = Lease())
+                {
                     Check(Api.GetInputs(lease.Ptr, out x, out y), lease.Ptr);
+                    int xd, yd;
+                    if (CudotLibrary.Version >= 10100)
+                        Check(Api.GetDTypes(lease.Ptr, out xd, out yd), lease.Ptr);
+                    else
+                        xd = yd = dtype == 0 ? (int)DType.Float32 : (int)dtype; // 1.0: no cudot_get_dtypes, no mixed pairs
+                    xType = (DType)xd;
+                    yType = (DType)yd;
+                }
             }
             catch
             {
@@ -95,20 +120,71 @@ namespace Cudot
                 Check(Api.GetMemory(lease.Ptr, out memory, out device), lease.Ptr);
         }
 
-        /// <summary>x as float, all Capacity elements. Throws unless DType is Float32.</summary>
-        public Span<float> XAsFloat32() { return View<float>(x, DType.Float32, 0, WholeLength()); }
-        /// <summary>y as float, all Capacity elements. Throws unless DType is Float32.</summary>
-        public Span<float> YAsFloat32() { return View<float>(y, DType.Float32, 0, WholeLength()); }
-        /// <summary>x as double, all Capacity elements. Throws unless DType is Float64.</summary>
-        public Span<double> XAsFloat64() { return View<double>(x, DType.Float64, 0, WholeLength()); }
-        /// <summary>y as double, all Capacity elements. Throws unless DType is Float64.</summary>
-        public Span<double> YAsFloat64() { return View<double>(y, DType.Float64, 0, WholeLength()); }
+        // ---- Views. Each checks the element type of its side (XDType or YDType) and throws
+        // InvalidOperationException on a mismatch: a float view of int8 data would read garbage.
+        // The (start, length) overloads give a window, for capacities beyond int.MaxValue (the longest
+        // a Span can be); the others cover all Capacity elements.
 
-        // Windows for capacities beyond int.MaxValue, which a single Span cannot cover.
-        public Span<float> XAsFloat32(long start, int length) { return View<float>(x, DType.Float32, start, length); }
-        public Span<float> YAsFloat32(long start, int length) { return View<float>(y, DType.Float32, start, length); }
-        public Span<double> XAsFloat64(long start, int length) { return View<double>(x, DType.Float64, start, length); }
-        public Span<double> YAsFloat64(long start, int length) { return View<double>(y, DType.Float64, start, length); }
+        /// <summary>x as T, all Capacity elements. T must fit XDType: float (Float32), double (Float64),
+        /// System.Half (Float16, .NET 5+ only) or ushort bit patterns (Float16, BFloat16), sbyte (Int8),
+        /// byte or bool (UInt8).</summary>
+        public Span<T> XAs<T>() where T : struct { return View<T>(true, null, 0, WholeLength()); }
+        /// <summary>y as T, all Capacity elements; T must fit YDType (see XAs).</summary>
+        public Span<T> YAs<T>() where T : struct { return View<T>(false, null, 0, WholeLength()); }
+        public Span<T> XAs<T>(long start, int length) where T : struct { return View<T>(true, null, start, length); }
+        public Span<T> YAs<T>(long start, int length) where T : struct { return View<T>(false, null, start, length); }
+
+        /// <summary>x as float. Throws unless XDType is Float32 (YAsFloat32: YDType).</summary>
+        public Span<float> XAsFloat32() { return View<float>(true, DType.Float32, 0, WholeLength()); }
+        public Span<float> YAsFloat32() { return View<float>(false, DType.Float32, 0, WholeLength()); }
+        public Span<float> XAsFloat32(long start, int length) { return View<float>(true, DType.Float32, start, length); }
+        public Span<float> YAsFloat32(long start, int length) { return View<float>(false, DType.Float32, start, length); }
+
+        /// <summary>x as double. Throws unless XDType is Float64 (YAsFloat64: YDType).</summary>
+        public Span<double> XAsFloat64() { return View<double>(true, DType.Float64, 0, WholeLength()); }
+        public Span<double> YAsFloat64() { return View<double>(false, DType.Float64, 0, WholeLength()); }
+        public Span<double> XAsFloat64(long start, int length) { return View<double>(true, DType.Float64, start, length); }
+        public Span<double> YAsFloat64(long start, int length) { return View<double>(false, DType.Float64, start, length); }
+
+        /// <summary>x as sbyte. Throws unless XDType is Int8 (YAsInt8: YDType).</summary>
+        public Span<sbyte> XAsInt8() { return View<sbyte>(true, DType.Int8, 0, WholeLength()); }
+        public Span<sbyte> YAsInt8() { return View<sbyte>(false, DType.Int8, 0, WholeLength()); }
+        public Span<sbyte> XAsInt8(long start, int length) { return View<sbyte>(true, DType.Int8, start, length); }
+        public Span<sbyte> YAsInt8(long start, int length) { return View<sbyte>(false, DType.Int8, start, length); }
+
+        /// <summary>x as byte. Throws unless XDType is UInt8 (YAsUInt8: YDType).</summary>
+        public Span<byte> XAsUInt8() { return View<byte>(true, DType.UInt8, 0, WholeLength()); }
+        public Span<byte> YAsUInt8() { return View<byte>(false, DType.UInt8, 0, WholeLength()); }
+        public Span<byte> XAsUInt8(long start, int length) { return View<byte>(true, DType.UInt8, start, length); }
+        public Span<byte> YAsUInt8(long start, int length) { return View<byte>(false, DType.UInt8, start, length); }
+
+        /// <summary>x as a bool mask over UInt8 storage: writing true stores 1, false 0. Throws unless
+        /// XDType is UInt8. Reading an element that the byte view set to anything but 0 or 1 gives a bool
+        /// whose behaviour .NET leaves undefined; keep such buffers to 0/1 (YAsBool: YDType).</summary>
+        public Span<bool> XAsBool() { return View<bool>(true, DType.UInt8, 0, WholeLength()); }
+        public Span<bool> YAsBool() { return View<bool>(false, DType.UInt8, 0, WholeLength()); }
+        public Span<bool> XAsBool(long start, int length) { return View<bool>(true, DType.UInt8, start, length); }
+        public Span<bool> YAsBool(long start, int length) { return View<bool>(false, DType.UInt8, start, length); }
+
+        /// <summary>x as IEEE binary16 bit patterns (Float16Bits converts). Throws unless XDType is Float16.</summary>
+        public Span<ushort> XAsFloat16Bits() { return View<ushort>(true, DType.Float16, 0, WholeLength()); }
+        public Span<ushort> YAsFloat16Bits() { return View<ushort>(false, DType.Float16, 0, WholeLength()); }
+        public Span<ushort> XAsFloat16Bits(long start, int length) { return View<ushort>(true, DType.Float16, start, length); }
+        public Span<ushort> YAsFloat16Bits(long start, int length) { return View<ushort>(false, DType.Float16, start, length); }
+
+        /// <summary>x as bfloat16 bit patterns (BFloat16Bits converts). Throws unless XDType is BFloat16.</summary>
+        public Span<ushort> XAsBFloat16Bits() { return View<ushort>(true, DType.BFloat16, 0, WholeLength()); }
+        public Span<ushort> YAsBFloat16Bits() { return View<ushort>(false, DType.BFloat16, 0, WholeLength()); }
+        public Span<ushort> XAsBFloat16Bits(long start, int length) { return View<ushort>(true, DType.BFloat16, start, length); }
+        public Span<ushort> YAsBFloat16Bits(long start, int length) { return View<ushort>(false, DType.BFloat16, start, length); }
+
+#if NET5_0_OR_GREATER
+        /// <summary>x as System.Half (.NET 5+ only; on Mono use XAsFloat16Bits). Throws unless XDType is Float16.</summary>
+        public Span<Half> XAsFloat16() { return View<Half>(true, DType.Float16, 0, WholeLength()); }
+        public Span<Half> YAsFloat16() { return View<Half>(false, DType.Float16, 0, WholeLength()); }
+        public Span<Half> XAsFloat16(long start, int length) { return View<Half>(true, DType.Float16, start, length); }
+        public Span<Half> YAsFloat16(long start, int length) { return View<Half>(false, DType.Float16, start, length); }
+#endif
 
         int WholeLength()
         {
@@ -117,17 +193,66 @@ namespace Cudot
             return (int)capacity;
         }
 
-        unsafe Span<T> View<T>(IntPtr buffer, DType want, long start, int length)
+        // exact: the one dtype a named view needs; null for XAs/YAs, which accept any dtype T fits.
+        unsafe Span<T> View<T>(bool isX, DType? exact, long start, int length) where T : struct
         {
             if (IsDisposed) throw new ObjectDisposedException(GetType().FullName);
-            // A float view of double data (or the reverse) would read garbage: refuse it.
-            if (DType != want)
-                throw new InvalidOperationException("this context holds " + DType + " elements, not " + want);
+            DType have = isX ? xType : yType;
+            if (exact != null ? have != exact.Value : !Fits(typeof(T), have))
+                throw new InvalidOperationException((isX ? "x" : "y") + " of this context holds " + have + " elements, not " +
+                    (exact != null ? exact.Value.ToString() : "elements a Span<" + typeof(T).Name + "> can view") +
+                    " (use " + (isX ? "X" : "Y") + "As" + ViewName(have) + ")");
             if (start < 0 || length < 0 || start > capacity - length)
                 throw new ArgumentOutOfRangeException("start", "window [" + start + ", +" + length + ") is outside capacity " + capacity);
             if (length == 0) return Span<T>.Empty; // with n == 0 the pointers must not be dereferenced
-            int size = want == DType.Float32 ? sizeof(float) : sizeof(double);
-            return new Span<T>((byte*)buffer + start * size, length);
+            // Fits (or exact) guarantees that T has the dtype's size.
+            return new Span<T>((byte*)(isX ? x : y) + start * ElementSize(have), length);
+        }
+
+        static bool Fits(Type t, DType d)
+        {
+            switch (d)
+            {
+                case DType.Float32: return t == typeof(float);
+                case DType.Float64: return t == typeof(double);
+                case DType.Float16: return t == typeof(ushort) || IsHalf(t);
+                case DType.BFloat16: return t == typeof(ushort);
+                case DType.Int8: return t == typeof(sbyte);
+                case DType.UInt8: return t == typeof(byte) || t == typeof(bool);
+                default: return false; // a type newer than this binding
+            }
+        }
+
+        static bool IsHalf(Type t)
+        {
+#if NET5_0_OR_GREATER
+            return t == typeof(Half);
+#else
+            return false; // Mono has no System.Half
+#endif
+        }
+
+        static string ViewName(DType d)
+        {
+            switch (d)
+            {
+                case DType.Float16: return "Float16Bits";
+                case DType.BFloat16: return "BFloat16Bits";
+                default: return d.ToString();
+            }
+        }
+
+        /// <summary>Bytes per element of a dtype as stored in the buffers (0 for an unknown value).</summary>
+        public static int ElementSize(DType dtype)
+        {
+            switch (dtype)
+            {
+                case DType.Float64: return 8;
+                case DType.Float32: return 4;
+                case DType.Float16: case DType.BFloat16: return 2;
+                case DType.Int8: case DType.UInt8: return 1;
+                default: return 0;
+            }
         }
 
         /// <summary>Dot product of all Capacity elements (cudot_dot).</summary>

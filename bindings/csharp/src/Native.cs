@@ -9,7 +9,8 @@ using System.Text;
 
 namespace Cudot
 {
-    // cudot_config, first version: 16 bytes, fields in header order.
+    // cudot_config as of 1.1: 20 bytes, fields in header order. Size is sizeof(NativeConfig), so the
+    // library reads YDType; a 1.0 library accepts the extra 4 bytes only while they are zero.
     [StructLayout(LayoutKind.Sequential)]
     internal struct NativeConfig
     {
@@ -17,6 +18,7 @@ namespace Cudot
         public int DType;
         public int Memory;
         public int Device;
+        public int YDType; // 0: the same as DType
     }
 
     internal static class Native
@@ -40,6 +42,8 @@ namespace Cudot
         internal static extern int cudot_get_memory(IntPtr ctx, out int memory, out int device);
         [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
         internal static extern int cudot_get_capacity(IntPtr ctx, out UIntPtr n);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int cudot_get_dtypes(IntPtr ctx, out int xDType, out int yDType); // since 1.1
         [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
         internal static extern IntPtr cudot_status_string(int status);
         [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
@@ -75,6 +79,8 @@ namespace Cudot
         internal static int Deinit(IntPtr ctx) { return Native.cudot_deinit(ctx); }
         [MethodImpl(NoInline)]
         internal static int GetMemory(IntPtr ctx, out int memory, out int device) { return Native.cudot_get_memory(ctx, out memory, out device); }
+        [MethodImpl(NoInline)]
+        internal static int GetDTypes(IntPtr ctx, out int x, out int y) { return Native.cudot_get_dtypes(ctx, out x, out y); }
         [MethodImpl(NoInline)]
         internal static int GetCapacity(IntPtr ctx, out ulong n)
         {

@@ -15,11 +15,18 @@ namespace Cudot
         Internal = 6,
     }
 
-    /// <summary>Element type of the input buffers (CUDOT_F32, CUDOT_F64).</summary>
+    /// <summary>Element type of an input buffer (CUDOT_F32 ... CUDOT_U8). x and y may differ (yDType).
+    /// Buffers hold the native representation; the view that fits each type:
+    /// Float32 float, Float64 double, Float16 IEEE binary16 (System.Half on .NET 5+, else ushort bits),
+    /// BFloat16 bfloat16 (ushort bits only), Int8 sbyte, UInt8 byte (also bool masks, stored as 0/1).</summary>
     public enum DType
     {
         Float32 = 1,
         Float64 = 2,
+        Float16 = 3,
+        BFloat16 = 4,
+        Int8 = 5,
+        UInt8 = 6,
     }
 
     /// <summary>Memory strategy (CUDOT_MEMORY_*); see cudot.h for what each one does.</summary>

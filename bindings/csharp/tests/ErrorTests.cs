@@ -28,6 +28,22 @@ namespace Cudot.Tests
             AssertStatus(Status.InvalidArgument, () => new CudotContext(10, (DType)7, Memory.Host));
         }
 
+        [Test]
+        public void UnknownYDTypeIsInvalidArgument()
+        {
+            AssertStatus(Status.InvalidArgument, () => new CudotContext(10, DType.Float32, Memory.Host, yDType: (DType)7));
+            AssertStatus(Status.InvalidArgument, () => new CudotContext(10, DType.Float32, Memory.Host, yDType: (DType)(-1)));
+        }
+
+        // The byte count of each side follows its own type: 2^61 Int8 elements is merely too much
+        // memory, but a Float64 y makes the same count overflow size_t.
+        [Test]
+        public void OverflowFollowsTheWiderSide()
+        {
+            AssertStatus(Status.OutOfMemory, () => new CudotContext(1L << 61, DType.Int8, Memory.Host));
+            AssertStatus(Status.InvalidArgument, () => new CudotContext(1L << 61, DType.Int8, Memory.Host, yDType: DType.Float64));
+        }
+
         // size_t must travel intact: a count whose byte size overflows is refused as such, and a
         // merely huge one as out of memory (not, say, truncated to 32 bits and accepted).
         [Test]
