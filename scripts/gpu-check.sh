@@ -9,7 +9,7 @@
 #                                        go-classic into BUILD_DIR/go-gpu, for GPU machines without Go
 # Then the bindings run against the GPU strategies (CUDOT_TEST_GPU=1: a missing GPU fails them) where
 # their runtimes exist: Python (any python3 with numpy and pytest), Go (the prepared binaries).
-# Logs go to $OUT (if set) or ./gpu-check-logs.
+# Logs go to $OUT (if set) or ./gpu-check-logs. CUDOT_CTEST_ARGS adds arguments to ctest (e.g. -E bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -53,7 +53,7 @@ fi
 nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used --format=csv | tee "$logs/gpu.txt"
 export CUDOT_CLASSIC_TEST_GPU=1  # the classic C test also runs its GPU strategies
 status=0
-(cd "$build" && ctest --output-on-failure -j4 2>&1) | tee "$logs/ctest.log" || status=1
+(cd "$build" && ctest --output-on-failure -j4 ${CUDOT_CTEST_ARGS:-} 2>&1) | tee "$logs/ctest.log" || status=1
 if grep -q "gpu:.*(Skipped)" "$logs/ctest.log"; then
   echo "gpu-check: GPU tests were skipped on a machine with a GPU" >&2
   status=1
