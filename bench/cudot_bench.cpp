@@ -1,7 +1,7 @@
 // cudot_bench.cpp - cudot-bench: every strategy x dtype x size, fresh and resident inputs, with the
 // ceilings and peers measured in the same run. Prints a table, writes JSON (and a PNG via plot.py).
 //
-//   cudot-bench [--quick] [--json FILE] [--max-log2 K] [--reps R]
+//   cudot-bench [--quick] [--pairs-only] [--json FILE] [--max-log2 K] [--reps R]
 //
 // fresh:    the host rewrites every input element before each call (not timed), as when new data
 //           arrives every time; the dot must carry it over the bus (or read it from host memory).
@@ -27,6 +27,7 @@ struct Options {
     std::string json = "cudot-bench.json";
     int max_log2 = 28;
     int reps = 30;
+    bool pairs_only = false;  // only the narrow and mixed element-type rows
 };
 
 struct Row {
@@ -335,11 +336,12 @@ Options parse(int argc, char **argv) {
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--quick") o.quick = true;
+        else if (a == "--pairs-only") o.pairs_only = true;
         else if (a == "--json" && i + 1 < argc) o.json = argv[++i];
         else if (a == "--max-log2" && i + 1 < argc) o.max_log2 = std::atoi(argv[++i]);
         else if (a == "--reps" && i + 1 < argc) o.reps = std::max(30, std::atoi(argv[++i]));
         else {
-            std::fprintf(stderr, "usage: cudot-bench [--quick] [--json FILE] [--max-log2 K] [--reps R>=30]\n");
+            std::fprintf(stderr, "usage: cudot-bench [--quick] [--pairs-only] [--json FILE] [--max-log2 K] [--reps R>=30]\n");
             std::exit(2);
         }
     }
@@ -366,7 +368,7 @@ int main(int argc, char **argv) {
 
     std::vector<Row> rows;
     for (int dtype : {CUDOT_F32, CUDOT_F64})
-        for (int lg = 10; lg <= o.max_log2; lg += (o.quick ? 5 : 2)) {
+        for (int lg = 10; lg <= (o.pairs_only ? 0 : o.max_log2); lg += (o.quick ? 5 : 2)) {
             std::size_t n = std::size_t(1) << lg;
             for (int memory = 0; memory <= 4; ++memory) {
                 if (!gpu && memory >= 1 && memory <= 3) continue;
@@ -383,7 +385,7 @@ int main(int argc, char **argv) {
             if (!gpu && memory != CUDOT_MEMORY_HOST && memory != CUDOT_MEMORY_AUTO) continue;
             bench_pair(memory, p[0], p[1], pair_n, o, c, rows);
         }
-    std::vector<InitRow> inits = init_costs(o, gpu);
+    std::vector<InitRow> inits = o.pairs_only ? std::vector<InitRow>{} : init_costs(o, gpu);
 
     std::printf("\n%-12s %-4s %10s %-9s %11s %11s %11s %9s %-11s %6s %s\n", "what", "type", "n", "scenario",
                 "median_us", "p10_us", "p90_us", "GB/s", "bound", "ratio", "check");
