@@ -14,16 +14,16 @@ namespace cudot {
 namespace cuda {
 
 // The typed launch, selected once per context from (dtype, y_dtype).
-using LaunchFn = cudaError_t (*)(unsigned blocks, unsigned batch, cudaStream_t stream, const void *x, const void *y,
-                                 std::size_t n, void *partials, unsigned *ticket, double *result);
+using LaunchFn = cudaError_t (*)(unsigned blocks, cudaStream_t stream, const void *x, const void *y, std::size_t n,
+                                 void *partials, unsigned *ticket, double *result);
 using OccupancyFn = cudaError_t (*)(int *blocks_per_sm);
 
 template <class Tx, class Ty>
-static cudaError_t launch_typed(unsigned blocks, unsigned batch, cudaStream_t stream, const void *x, const void *y,
-                                std::size_t n, void *partials, unsigned *ticket, double *result) {
+static cudaError_t launch_typed(unsigned blocks, cudaStream_t stream, const void *x, const void *y, std::size_t n,
+                                void *partials, unsigned *ticket, double *result) {
     dot_kernel<Tx, Ty><<<blocks, kThreads, 0, stream>>>(static_cast<const Tx *>(x), static_cast<const Ty *>(y), n,
                                                         static_cast<typename PairOf<Tx, Ty>::Acc *>(partials),
-                                                        ticket, result, batch);
+                                                        ticket, result);
     return cudaGetLastError();
 }
 
@@ -267,12 +267,8 @@ static cudot_status launch_any(cudot_ctx &ctx, DeviceState &s, std::size_t n, vo
     const std::size_t tiles = order::tile_count(n);
     unsigned blocks = ctx.hooks.gpu_blocks ? ctx.hooks.gpu_blocks : s.resident_blocks;
     blocks = static_cast<unsigned>(std::min<std::size_t>(blocks, tiles));
-    // Tiles per block and step: as many as keeps every block busy, at most kMaxBatch.
-    const std::size_t per_block = (tiles + blocks - 1) / blocks;
-    const unsigned batch = static_cast<unsigned>(std::min<std::size_t>(kMaxBatch, per_block));
-    blocks = static_cast<unsigned>((tiles + batch - 1) / batch < blocks ? (tiles + batch - 1) / batch : blocks);
-    cudaError_t e = s.launcher.launch(blocks, batch, s.stream, s.d_x, s.d_y, n, partials,
-                                      static_cast<unsigned *>(s.scratch), result);
+    cudaError_t e = s.launcher.launch(blocks, s.stream, s.d_x, s.d_y, n, partials, static_cast<unsigned *>(s.scratch),
+                                      result);
     return e == cudaSuccess ? CUDOT_OK : cuda_fail(ctx.sink(), e, "dot_kernel launch");
 }
 

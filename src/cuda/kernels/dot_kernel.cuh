@@ -20,8 +20,6 @@ namespace cuda {
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kLanesPerThread = 4;
-constexpr unsigned kMaxBatch = 8;  // tiles a block reduces together (see dot_kernel)
-static_assert(kThreads / 32 == 8, "the batched join below spells out a tree over eight warps");
 static_assert(kThreads * kLanesPerThread == static_cast<int>(order::kLanes), "a block spans one tile's lanes");
 
 template <class Tx, class Ty> using PairOf = order::Pair<Tx, Ty>;
@@ -177,68 +175,36 @@ __device__ __forceinline__ void partial_tile(const Tx *__restrict__ x, const Ty 
 
 // x, y: n >= 1 elements, aligned to 16 bytes. partials: tile_count(n) slots. ticket: 0 on entry, 0 on
 // exit. result: where the last block writes the dot (mapped host memory); nullptr means "partials
-// only": the caller (the hybrid CPU+GPU path) joins them itself. batch: 1..kMaxBatch tiles per block
-// and step (any value gives the same result).
+// only": the caller (the hybrid CPU+GPU path) joins them itself.
 template <class Tx, class Ty>
 __global__ void __launch_bounds__(kThreads)
     dot_kernel(const Tx *__restrict__ x, const Ty *__restrict__ y, std::size_t n,
-               typename PairOf<Tx, Ty>::Acc *__restrict__ partials, unsigned *ticket, double *result,
-               unsigned batch) {
+               typename PairOf<Tx, Ty>::Acc *__restrict__ partials, unsigned *ticket, double *result) {
     using P = PairOf<Tx, Ty>;
     using A = typename P::A;
     using Acc = typename P::Acc;
     constexpr bool kSplit = SplitLanes<Tx, Ty>::value;
     __shared__ Acc warp_roots[kWarps];
-    __shared__ Acc batch_roots[kMaxBatch][kWarps];
     __shared__ bool is_last;
     const std::size_t tiles = order::tile_count(n);
 
-    if (tiles == 1) {  // one tile: the join is a single merge, no partials and no ticket
+    for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         Acc lane[kLanesPerThread];
 #pragma unroll
         for (int k = 0; k < kLanesPerThread; ++k) lane[k] = A::zero();
-        if (n == order::kTile)
-            full_tile<Tx, Ty>(x, y, lane);
+        const std::size_t begin = tile * order::kTile;
+        if (n - begin >= order::kTile)
+            full_tile<Tx, Ty>(x + begin, y + begin, lane);
         else
-            partial_tile<Tx, Ty>(x, y, n, lane);
+            partial_tile<Tx, Ty>(x + begin, y + begin, n - begin, lane);
         Acc root = block_tree<A, kSplit>(lane, warp_roots);
         if (threadIdx.x == 0) {
-            if (result)
+            if (tiles == 1 && result) {  // one tile: the join is a single merge, no ticket needed
                 *reinterpret_cast<volatile double *>(result) = A::finish(A::merge(A::zero(), root));
-            else
-                partials[0] = root;
+                return;
+            }
+            partials[tile] = root;
         }
-        return;
-    }
-
-    // Each block takes `batch` consecutive tiles at a time. A tile's lanes are joined inside each warp
-    // by shuffles (no barrier); the eight warp roots of every tile of the batch wait in shared memory,
-    // and after one barrier thread b joins tile b's warp roots by the last three levels of the tree.
-    // Two barriers per batch instead of two per tile: that matters for narrow types, whose tiles are few
-    // bytes. The order of operations is the canonical one whatever the batch.
-    for (std::size_t first = static_cast<std::size_t>(blockIdx.x) * batch; first < tiles;
-         first += static_cast<std::size_t>(gridDim.x) * batch) {
-        const unsigned count = static_cast<unsigned>(tiles - first < batch ? tiles - first : batch);
-        for (unsigned b = 0; b < count; ++b) {
-            const std::size_t begin = (first + b) * order::kTile;
-            Acc lane[kLanesPerThread];
-#pragma unroll
-            for (int k = 0; k < kLanesPerThread; ++k) lane[k] = A::zero();
-            if (n - begin >= order::kTile)
-                full_tile<Tx, Ty>(x + begin, y + begin, lane);
-            else
-                partial_tile<Tx, Ty>(x + begin, y + begin, n - begin, lane);
-            Acc v = warp_tree<A, kSplit>(lane);
-            if (threadIdx.x % 32 == 0) batch_roots[b][threadIdx.x / 32] = v;
-        }
-        __syncthreads();
-        if (threadIdx.x < count) {
-            Acc (&w)[kWarps] = batch_roots[threadIdx.x];
-            Acc root = A::merge(A::merge(A::merge(w[0], w[1]), A::merge(w[2], w[3])),
-                                A::merge(A::merge(w[4], w[5]), A::merge(w[6], w[7])));
-            partials[first + threadIdx.x] = root;
-        }
-        __syncthreads();
     }
     if (!result || tiles == 1) return;
 
