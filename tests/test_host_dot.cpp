@@ -112,6 +112,13 @@ TEST_CASE("HOST: every pair of element types is within its bound", "[host][accur
                                           << " exact=" << static_cast<double>(ref.exact));
                 CHECK(test::within_bound(xd, yd, r, ref, n));
                 CHECK(test::bits(c.dot()) == test::bits(r));
+                if (n == 100003) {  // the same bits on any number of CPU threads
+                    cudot::testing::set_cpu_always_parallel(c.ctx, true);
+                    for (unsigned threads : {1u, 2u, 3u, 5u, 8u}) {
+                        cudot::testing::set_cpu_threads(c.ctx, threads);
+                        CHECK(test::bits(c.dot()) == test::bits(r));
+                    }
+                }
             }
 }
 
