@@ -160,6 +160,38 @@ __device__ __forceinline__ void full_tile(const Tx *__restrict__ x, const Ty *__
     }
 }
 
+// Two full tiles at once, all 32 loads issued before any arithmetic: for narrow types one tile is only
+// 4-8 bytes per thread and array per step, too little in flight to cover memory latency.
+template <class Tx, class Ty>
+__device__ __forceinline__ void full_tile_pair(const Tx *__restrict__ xa, const Ty *__restrict__ ya,
+                                               const Tx *__restrict__ xb, const Ty *__restrict__ yb,
+                                               typename PairOf<Tx, Ty>::Acc (&a)[kLanesPerThread],
+                                               typename PairOf<Tx, Ty>::Acc (&b)[kLanesPerThread]) {
+    using P = PairOf<Tx, Ty>;
+    using Map = LaneMap<SplitLanes<Tx, Ty>::value>;
+    constexpr int kSteps = static_cast<int>(order::kSteps);
+    Tx xva[kSteps][4], xvb[kSteps][4];
+    Ty yva[kSteps][4], yvb[kSteps][4];
+#pragma unroll
+    for (int j = 0; j < kSteps; ++j) {
+        Map::load(xa + j * order::kLanes, xva[j]);
+        Map::load(ya + j * order::kLanes, yva[j]);
+        Map::load(xb + j * order::kLanes, xvb[j]);
+        Map::load(yb + j * order::kLanes, yvb[j]);
+    }
+#pragma unroll
+    for (int j = 0; j < kSteps; ++j)
+#pragma unroll
+        for (int k = 0; k < kLanesPerThread; ++k) {
+            P::add(a[k], xva[j][k], yva[j][k]);
+            P::add(b[k], xvb[j][k], yvb[j][k]);
+        }
+}
+
+template <class Tx, class Ty> struct Narrow {
+    static constexpr bool value = sizeof(Tx) <= 2 && sizeof(Ty) <= 2;
+};
+
 template <class Tx, class Ty>
 __device__ __forceinline__ void partial_tile(const Tx *__restrict__ x, const Ty *__restrict__ y, std::size_t count,
                                              typename PairOf<Tx, Ty>::Acc (&lane)[kLanesPerThread]) {
@@ -188,11 +220,28 @@ __global__ void __launch_bounds__(kThreads)
     __shared__ bool is_last;
     const std::size_t tiles = order::tile_count(n);
 
+    // Narrow pairs take their tiles two at a time (tile and tile + gridDim.x: the same tiles per block as
+    // one at a time), so twice the bytes are in flight; each tile is still reduced on its own.
+    constexpr bool kPairUp = Narrow<Tx, Ty>::value;
     for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         Acc lane[kLanesPerThread];
 #pragma unroll
         for (int k = 0; k < kLanesPerThread; ++k) lane[k] = A::zero();
         const std::size_t begin = tile * order::kTile;
+        const std::size_t next = tile + gridDim.x, next_begin = next * order::kTile;
+        if (kPairUp && next < tiles && n - next_begin >= order::kTile) {
+            Acc lane_b[kLanesPerThread];
+#pragma unroll
+            for (int k = 0; k < kLanesPerThread; ++k) lane_b[k] = A::zero();
+            full_tile_pair<Tx, Ty>(x + begin, y + begin, x + next_begin, y + next_begin, lane, lane_b);
+            Acc root_b = block_tree<A, kSplit>(lane_b, warp_roots);
+            if (threadIdx.x == 0) partials[next] = root_b;
+            // `tile` (a full tile, since the later one is) is reduced below; skip `next` in the loop.
+            Acc root = block_tree<A, kSplit>(lane, warp_roots);
+            if (threadIdx.x == 0) partials[tile] = root;
+            tile += gridDim.x;
+            continue;
+        }
         if (n - begin >= order::kTile)
             full_tile<Tx, Ty>(x + begin, y + begin, lane);
         else
