@@ -1,6 +1,8 @@
 // tile_kernels.cpp - the baseline copy of the CPU inner loop, and the run-time choice between copies.
 #include "tile_kernels.hpp"
 
+#include <type_traits>
+
 #define CUDOT_TILE_NS baseline
 #include "tile_kernels.inc"
 #undef CUDOT_TILE_NS
@@ -12,7 +14,9 @@ namespace cpu {
 namespace avx2 {
 void fill_table(PartialsFn (&table)[kTypes][kTypes]);
 }
-static bool cpu_has_avx2_fma() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+static bool cpu_has_avx2_fma() {
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+}
 #endif
 
 static TileKernels make(void (*fill)(PartialsFn (&)[kTypes][kTypes]), const char *isa) {
@@ -29,7 +33,7 @@ static const TileKernels &baseline_kernels() {
 
 #if defined(CUDOT_HAVE_AVX2_KERNELS)
 static const TileKernels &avx2_kernels() {
-    static const TileKernels k = make(avx2::fill_table, "avx2+fma");
+    static const TileKernels k = make(avx2::fill_table, "avx2+fma+f16c");
     return k;
 }
 #endif
