@@ -48,33 +48,27 @@ double cudot_result(int32_t dtype, int32_t memory, const std::vector<double> &x,
     return r;
 }
 
+// One cuBLAS dot of the values converted to T, on device copies.
+template <class T, class Dot>
+double cublas_typed(cublasHandle_t handle, Dot dot, const std::vector<double> &x, const std::vector<double> &y,
+                    bool *ok) {
+    const int n = static_cast<int>(x.size());
+    std::vector<T> hx(x.begin(), x.end()), hy(y.begin(), y.end());
+    T *dx = nullptr, *dy = nullptr, out = 0;
+    if (cudaMalloc(&dx, n * sizeof(T)) == cudaSuccess && cudaMalloc(&dy, n * sizeof(T)) == cudaSuccess &&
+        cudaMemcpy(dx, hx.data(), n * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess &&
+        cudaMemcpy(dy, hy.data(), n * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess)
+        *ok = dot(handle, n, dx, 1, dy, 1, &out) == CUBLAS_STATUS_SUCCESS;
+    cudaFree(dx);
+    cudaFree(dy);
+    return *ok ? static_cast<double>(out) : NAN;
+}
+
 double cublas_result(bool f32, const std::vector<double> &x, const std::vector<double> &y, bool *ok) {
     static cublasHandle_t handle = nullptr;
     *ok = false;
     if (!handle && cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) return NAN;
-    const int n = static_cast<int>(x.size());
-    double r = NAN;
-    if (f32) {
-        std::vector<float> hx(x.begin(), x.end()), hy(y.begin(), y.end());
-        float *dx, *dy, out = 0;
-        if (cudaMalloc(&dx, n * 4) || cudaMalloc(&dy, n * 4)) return NAN;
-        cudaMemcpy(dx, hx.data(), n * 4, cudaMemcpyHostToDevice);
-        cudaMemcpy(dy, hy.data(), n * 4, cudaMemcpyHostToDevice);
-        *ok = cublasSdot(handle, n, dx, 1, dy, 1, &out) == CUBLAS_STATUS_SUCCESS;
-        r = out;
-        cudaFree(dx);
-        cudaFree(dy);
-    } else {
-        double *dx, *dy, out = 0;
-        if (cudaMalloc(&dx, n * 8) || cudaMalloc(&dy, n * 8)) return NAN;
-        cudaMemcpy(dx, x.data(), n * 8, cudaMemcpyHostToDevice);
-        cudaMemcpy(dy, y.data(), n * 8, cudaMemcpyHostToDevice);
-        *ok = cublasDdot(handle, n, dx, 1, dy, 1, &out) == CUBLAS_STATUS_SUCCESS;
-        r = out;
-        cudaFree(dx);
-        cudaFree(dy);
-    }
-    return r;
+    return f32 ? cublas_typed<float>(handle, cublasSdot, x, y, ok) : cublas_typed<double>(handle, cublasDdot, x, y, ok);
 }
 
 double relative(const std::vector<double> &x, const std::vector<double> &y, double exact, double r) {

@@ -124,11 +124,6 @@ Ceilings measure_ceilings(bool with_gpu, bool quick) {
 }
 
 // ---- cuBLAS: device-resident data, host pointer mode (the call blocks until the result is back) ----
-bool have_cublas() {
-    int count = 0;
-    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
-
 Stats cublas_dot(int dtype, std::size_t n, int reps) {
     static cublasHandle_t handle = nullptr;
     if (!handle && cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) return {};

@@ -24,7 +24,5 @@ Ceilings measure_ceilings(bool with_gpu, bool quick);
 // Peers: median time of one dot of n elements (dtype 1 = f32, 2 = f64); negative when unavailable.
 Stats cublas_dot(int dtype, std::size_t n, int reps);
 Stats openblas_dot(int dtype, std::size_t n, int reps, int threads);  // threads 0: OpenBLAS default
-bool have_cublas();
-bool have_openblas();
 
 }  // namespace bench

@@ -11,8 +11,6 @@ extern "C" int openblas_get_num_procs(void);
 
 namespace bench {
 
-bool have_openblas() { return true; }
-
 Stats openblas_dot(int dtype, std::size_t n, int reps, int threads) {
     openblas_set_num_threads(threads > 0 ? threads : openblas_get_num_procs());
     const int m = static_cast<int>(n);

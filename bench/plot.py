@@ -6,14 +6,9 @@ usage: plot.py BENCH.json OUT.png      (needs matplotlib: Debian's python3-matpl
 import json
 import sys
 
-try:
-    import matplotlib
+from plot_common import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-except ImportError:  # reported as skipped by CTest (SKIP_REGULAR_EXPRESSION), never as passed
-    print("SKIPPED: matplotlib is not installed for this python3 (Debian: python3-matplotlib)")
-    sys.exit(0)
+plt = pyplot()  # exits with SKIPPED where matplotlib is missing (CTest reports a skip, never a pass)
 
 
 def main(src, dst):

@@ -6,14 +6,9 @@ usage: plot_accuracy.py ACCURACY.json OUT.png      (needs matplotlib: Debian's p
 import json
 import sys
 
-try:
-    import matplotlib
+from plot_common import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-except ImportError:
-    print("SKIPPED: matplotlib is not installed for this python3 (Debian: python3-matplotlib)")
-    sys.exit(0)
+plt = pyplot()  # exits with SKIPPED where matplotlib is missing (CTest reports a skip, never a pass)
 
 FLOOR = 1e-22  # exact results (error 0) are drawn here
 CEIL = 1e3  # errors beyond this (no correct digit at all) are drawn here

@@ -163,9 +163,8 @@ template <class Tx, class Ty> struct Pair {
     CUDOT_HD static void add(Acc &a, Tx x, Ty y) { A::add_product(a, operand(x), operand(y)); }
 };
 
-// Bytes of one tile partial of a kind (the largest is what buffers are sized for).
+// Bytes of the largest tile partial: what partial buffers are sized for, whatever the pair.
 constexpr std::size_t kMaxPartialBytes = sizeof(SumF64);
-constexpr std::size_t partial_bytes(Kind k) { return k == Kind::Dot2 ? sizeof(SumF64) : sizeof(SumF32); }
 
 // Host-side walk of steps 3 and 4 (the GPU does the same with shuffles; see cuda/kernels/).
 //

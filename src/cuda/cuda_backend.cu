@@ -50,7 +50,6 @@ static Launcher launcher_for(int32_t x_dtype, int32_t y_dtype) {
 struct DeviceState {
     void *d_x = nullptr;  // what the kernel reads: device buffers (PINNED), device aliases of the
     void *d_y = nullptr;  //   host buffers (MAPPED), or the managed buffers themselves (MANAGED)
-    bool own_device_inputs = false;  // d_x/d_y are separate cudaMalloc buffers (PINNED)
     void *scratch = nullptr;         // the kernel's ticket, then one partial per tile
     double *h_result = nullptr;      // mapped host word the kernel writes the result into
     double *d_result = nullptr;
@@ -156,7 +155,6 @@ static cudot_status allocate_inputs(cudot_ctx &ctx, DeviceState &s, std::size_t 
                 CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&s.d_x, ctx.x, 0));
                 CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&s.d_y, ctx.y, 0));
             } else {
-                s.own_device_inputs = true;
                 CUDOT_CUDA_TRY(err, cudaMalloc(&s.d_x, x_alloc));
                 CUDOT_CUDA_TRY(err, cudaMalloc(&s.d_y, y_alloc));
             }
@@ -247,7 +245,7 @@ cudot_status destroy(cudot_ctx &ctx, ErrorSink err) {
         if (s->h_partials) release(first, err, cudaFreeHost(s->h_partials), "cudaFreeHost(partials)");
         if (s->gpu_start) release(first, err, cudaEventDestroy(s->gpu_start), "cudaEventDestroy");
         if (s->gpu_stop) release(first, err, cudaEventDestroy(s->gpu_stop), "cudaEventDestroy");
-        if (s->own_device_inputs) {
+        if (ctx.memory == CUDOT_MEMORY_PINNED) {  // only PINNED has device copies of its own
             if (s->d_x) release(first, err, cudaFree(s->d_x), "cudaFree(d_x)");
             if (s->d_y) release(first, err, cudaFree(s->d_y), "cudaFree(d_y)");
         }

@@ -58,13 +58,8 @@ double exact_error(const double *x, const double *y, std::size_t n, double r) {
 }
 
 double documented_bound(bool compensated, double exact, double abs_sum, std::size_t n) {
-    const long double u = std::ldexp(1.0L, -53);
-    const long double k = static_cast<long double>(n > 1 ? n - 1 : 1);
-    const long double gamma = k * u / (1.0L - k * u);
-    const long double b = compensated ? u * std::fabs(static_cast<long double>(exact)) + gamma * gamma * abs_sum
-                                      : gamma * abs_sum;
-    // abs_sum and exact are themselves rounded to double: allow for that (relative 2^-52).
-    return static_cast<double>(b * (1.0L + std::ldexp(1.0L, -50)));
+    const long double b = dot_error_bound(compensated, exact, abs_sum, static_cast<long double>(n > 1 ? n - 1 : 1));
+    return static_cast<double>(b * (1.0L + std::ldexp(1.0L, -50)));  // exact, abs_sum rounded: relative 2^-52
 }
 
 void gendot(std::size_t n, double condition, bool f32, std::uint64_t seed, std::vector<double> &x,

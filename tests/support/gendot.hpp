@@ -9,6 +9,7 @@
 // Exact values come from MPFR with enough bits to hold any sum of products of doubles without rounding.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -25,8 +26,16 @@ ExactDot exact_dot(const double *x, const double *y, std::size_t n);
 // |r - sum x_i y_i|, the difference computed exactly and rounded once.
 double exact_error(const double *x, const double *y, std::size_t n, double r);
 
-// The documented bounds (docs/ACCURACY.md) on |r - exact|, for n products with sum |x_i y_i| = abs_sum:
-//  compensated (either side F64): u |exact| + gamma(n-1)^2 abs_sum;  otherwise gamma(n-1) abs_sum.
+// The bound of docs/ACCURACY.md with gamma(k) = k u / (1 - k u), u = 2^-53: compensated (either side F64)
+// u |exact| + gamma(k)^2 abs_sum; otherwise gamma(k) abs_sum. The one formula every test bound uses.
+inline long double dot_error_bound(bool compensated, long double exact, long double abs_sum, long double k) {
+    const long double u = std::ldexp(1.0L, -53);
+    const long double gamma = k * u / (1.0L - k * u);
+    return compensated ? u * std::fabs(exact) + gamma * gamma * abs_sum : gamma * abs_sum;
+}
+
+// The documented bounds on |r - exact| for n products with sum |x_i y_i| = abs_sum (k = n - 1), allowing
+// for exact and abs_sum themselves being rounded to double.
 double documented_bound(bool compensated, double exact, double abs_sum, std::size_t n);
 
 // Inputs of n elements (n >= 6) in float (f32 == true) or double precision with condition number

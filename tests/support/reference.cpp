@@ -1,6 +1,8 @@
 // reference.cpp - see reference.hpp.
 #include "reference.hpp"
 
+#include "gendot.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -55,13 +57,10 @@ long double abs_dot(const double *x, const double *y, std::size_t n) {
 }
 
 double error_bound(int32_t dtype, long double exact, long double abs_sum, std::size_t n) {
-    const long double u = std::ldexp(1.0L, -53);
-    const long double nu = static_cast<long double>(n) * u;
-    const long double gamma = nu / (1.0L - nu);
     // The reference itself: long double, compensated; its error is far below both bounds.
     const long double ref_error = std::ldexp(1.0L, -62) * std::fabs(exact) + std::ldexp(1.0L, -120) * abs_sum * n;
-    if (dtype == CUDOT_F64) return static_cast<double>(u * std::fabs(exact) + gamma * gamma * abs_sum + ref_error);
-    return static_cast<double>(gamma * abs_sum + ref_error);
+    return static_cast<double>(dot_error_bound(dtype == CUDOT_F64, exact, abs_sum, static_cast<long double>(n)) +
+                               ref_error);
 }
 
 template <class T>
