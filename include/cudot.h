@@ -169,8 +169,10 @@ CUDOT_API cudot_status cudot_dot_n(cudot_ctx *ctx, size_t n, double *result);
 
 /*! cudot_deinit: destroy the context and free its buffers; pointers from cudot_get_inputs become invalid.
  * NULL is a no-op returning CUDOT_OK. Destroying a context twice, or using it afterwards, is a bug in
- * the caller: the library detects it where it cheaply can (CUDOT_ERROR_INVALID_ARGUMENT) but cannot
- * promise to, since the memory may have been reused.
+ * the caller, but a harmless one: the library keeps a registry of live contexts, so every entry point
+ * answers a destroyed handle with CUDOT_ERROR_INVALID_ARGUMENT without reading freed memory. The one
+ * case it cannot tell apart: a later cudot_init may return the same address, and the stale handle
+ * then names that new context.
  * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT (not a live context); CUDOT_ERROR_CUDA when freeing
  *         GPU memory reported an error (the context is destroyed anyway). */
 CUDOT_API cudot_status cudot_deinit(cudot_ctx *ctx);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <unordered_set>
 
 #include "context.hpp"
 #include "cpu/cpu_backend.hpp"
@@ -36,7 +37,38 @@ thread_local char init_error[512];
 constexpr uint32_t kConfigV1Size = 16;        // size of the first cudot_config: never shrinks
 constexpr uint32_t kConfigMaxSize = 4096;     // anything larger is garbage, not a future version
 
-bool live(const cudot_ctx *ctx) { return ctx && ctx->magic == cudot_ctx::kLiveMagic; }
+// Every context cudot_init handed out that cudot_deinit has not yet destroyed. Entry points look a
+// handle up here instead of reading through it, so a second deinit or a call after deinit is refused
+// without touching freed memory. Deliberately never destroyed: a caller's atexit handler or a
+// finalizer running at process exit may still call in after static destructors.
+struct Registry {
+    std::mutex mutex;
+    std::unordered_set<const cudot_ctx *> contexts;
+};
+Registry &registry() {
+    static Registry *r = new Registry;
+    return *r;
+}
+
+bool live(const cudot_ctx *ctx) {
+    if (!ctx) return false;
+    Registry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    return r.contexts.count(ctx) != 0;
+}
+
+void remember(const cudot_ctx *ctx) {  // may throw std::bad_alloc
+    Registry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.contexts.insert(ctx);
+}
+
+// Removes ctx from the live set; false if it was not there. Exactly one of two racing deinits wins.
+bool forget(const cudot_ctx *ctx) {
+    Registry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    return r.contexts.erase(ctx) != 0;
+}
 
 // Copies the caller's config (of whatever version) over the defaults and checks every field.
 cudot_status read_config(const cudot_config *config, cudot_config &out, ErrorSink err) {
@@ -100,6 +132,15 @@ cudot_status build_context(cudot_ctx &ctx, const cudot_config &config, ErrorSink
     return cuda::create(ctx, err);
 }
 
+// Frees what build_context took; the cudot_ctx itself stays for the caller to delete.
+cudot_status destroy_backend(cudot_ctx &ctx) {
+    if (ctx.memory == CUDOT_MEMORY_HOST) {
+        cpu::destroy(ctx);
+        return CUDOT_OK;
+    }
+    return cuda::destroy(ctx, ctx.sink());
+}
+
 cudot_status init_impl(cudot_ctx **out, std::size_t n, const cudot_config *config) {
     ErrorSink err{init_error, sizeof init_error};
     if (!out) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "cudot_init: ctx (the out-pointer) is NULL");
@@ -117,8 +158,15 @@ cudot_status init_impl(cudot_ctx **out, std::size_t n, const cudot_config *confi
     ctx->dtype = cfg.dtype;
     ctx->y_dtype = cfg.y_dtype;
     status = build_context(*ctx, cfg, err);
+    if (status == CUDOT_OK) {
+        try {
+            remember(ctx);
+        } catch (const std::bad_alloc &) {
+            destroy_backend(*ctx);
+            status = fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the context registry");
+        }
+    }
     if (status != CUDOT_OK) {
-        ctx->magic = cudot_ctx::kDeadMagic;
         delete ctx;  // build_context freed whatever it had taken
         if (init_error[0] == '\0')
             fail(err, CUDOT_ERROR_INTERNAL, "cudot_init failed (%s) without a message", cudot_status_string(status));
@@ -174,6 +222,8 @@ void set_cpu_always_parallel(cudot_ctx *ctx, bool on) { ctx->hooks.cpu_always_pa
 void set_gpu_blocks(cudot_ctx *ctx, unsigned blocks) { ctx->hooks.gpu_blocks = blocks; }
 void set_hybrid_share(cudot_ctx *ctx, double share) { ctx->hooks.hybrid_share = share; }
 double hybrid_share(const cudot_ctx *ctx) { return cuda::current_hybrid_share(*ctx); }
+void inject_cuda_fault(unsigned calls_before, int cuda_error) { cuda::inject_fault(calls_before, cuda_error); }
+bool cuda_fault_pending() { return cuda::fault_pending(); }
 }  // namespace testing
 
 }  // namespace cudot
@@ -203,17 +253,10 @@ CUDOT_API cudot_status cudot_dot_n(cudot_ctx *ctx, size_t n, double *result) {
 
 CUDOT_API cudot_status cudot_deinit(cudot_ctx *ctx) {
     if (!ctx) return CUDOT_OK;
-    if (!live(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
+    if (!forget(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
     return guarded(ErrorSink{nullptr, 0}, [&] {
-        {
-            std::lock_guard<std::mutex> lock(ctx->mutex);  // let a call already inside finish
-            ctx->magic = cudot_ctx::kDeadMagic;
-        }
-        cudot_status status = CUDOT_OK;
-        if (ctx->memory == CUDOT_MEMORY_HOST)
-            cpu::destroy(*ctx);
-        else
-            status = cuda::destroy(*ctx, ctx->sink());
+        { std::lock_guard<std::mutex> lock(ctx->mutex); }  // let a call already inside finish
+        cudot_status status = destroy_backend(*ctx);
         delete ctx;
         return status;
     });

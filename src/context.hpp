@@ -45,10 +45,6 @@ struct TestHooks {
 }  // namespace cudot
 
 struct cudot_ctx {
-    static constexpr std::uint64_t kLiveMagic = 0x746f64756321766cULL;  // "lv!cudot"
-    static constexpr std::uint64_t kDeadMagic = 0x646165642164656eULL;
-
-    std::uint64_t magic = kLiveMagic;  // checked by every entry point; overwritten by deinit
     std::mutex mutex;                  // serializes calls on this context
     std::size_t capacity = 0;
     int32_t dtype = CUDOT_F32;    // element type of x

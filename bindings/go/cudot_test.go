@@ -352,7 +352,10 @@ func TestCloseTwiceAndUseAfterClose(t *testing.T) {
 	}
 }
 
-func TestWrongDType(t *testing.T) {
+// TestWrongElementType: an accessor of another type than its side's gives nil, not a panic nor a
+// reinterpretation of the bytes, also for x and y of a mixed pair. (TestAccessorsMatchTypes checks
+// every accessor on all 36 pairs.)
+func TestWrongElementType(t *testing.T) {
 	f32 := newContext(t, 8, cudot.Options{DType: cudot.Float32})
 	f64 := newContext(t, 8, cudot.Options{DType: cudot.Float64})
 	if x, y := f32.Float64Inputs(); x != nil || y != nil {
@@ -366,6 +369,28 @@ func TestWrongDType(t *testing.T) {
 	}
 	if x, _ := f64.Float64Inputs(); len(x) != 8 {
 		t.Error("Float64Inputs on a float64 context should have 8 elements")
+	}
+	// x float16, y int8: each side has its own type.
+	mixed := newContext(t, 8, cudot.Options{DType: cudot.Float16, YDType: cudot.Int8, Memory: cudot.Host})
+	if x, y := mixed.Float16Inputs(); x != nil || y != nil {
+		t.Error("Float16Inputs of a float16*int8 context should be nil slices")
+	}
+	if x, y := mixed.Int8Inputs(); x != nil || y != nil {
+		t.Error("Int8Inputs of a float16*int8 context should be nil slices")
+	}
+	if mixed.XInt8() != nil || mixed.YFloat16() != nil || mixed.XBFloat16() != nil || mixed.YUint8() != nil ||
+		mixed.YBool() != nil || mixed.XFloat32() != nil {
+		t.Error("accessors of the other side's type, or of no side's, should be nil")
+	}
+	x, y := mixed.XFloat16(), mixed.YInt8()
+	if len(x) != 8 || len(y) != 8 {
+		t.Fatalf("XFloat16 and YInt8 should have 8 elements: %d %d", len(x), len(y))
+	}
+	for i := range x {
+		x[i], y[i] = cudot.Float16bits(1.5), -2
+	}
+	if r, err := mixed.Dot(); err != nil || r != -24 {
+		t.Fatalf("Dot after the refused accessors = %v, %v; want -24", r, err)
 	}
 }
 

@@ -1,8 +1,18 @@
 package cudot
 
+import "unsafe"
+
 // Internal hooks for the black-box tests in package cudot_test.
 
 func LiveContexts() int64 { return live.Load() }
+
+// NativeHandle is the cudot_ctx pointer the Context still holds: nil once it was closed or
+// finalized, so no later call can pass the freed pointer to the library.
+func NativeHandle(c *Context) unsafe.Pointer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.h
+}
 
 var (
 	LibStatusString = libStatusString

@@ -77,6 +77,24 @@ constexpr double kMigratedGBps = 300.0;
 
 constexpr std::size_t kTicketBytes = 256;  // keeps the partials after it 256-byte aligned
 
+// Test-only fault injection (src/testing.hpp): the calling thread's countdown-th checked CUDA call
+// from now is reported as failing with fault_code, after it was really made, so the clean-up paths
+// also see whatever that call did take. Negative: no fault pending. Thread-local, so a test's fault
+// never lands in another thread's context.
+static thread_local long fault_countdown = -1;
+static thread_local cudaError_t fault_code = cudaSuccess;
+
+void inject_fault(unsigned calls_before, int cuda_error) {
+    fault_countdown = cuda_error ? static_cast<long>(calls_before) : -1;
+    fault_code = static_cast<cudaError_t>(cuda_error);
+}
+bool fault_pending() { return fault_countdown >= 0; }
+
+static cudaError_t checked(cudaError_t result) {
+    if (fault_countdown < 0) return result;
+    return fault_countdown-- == 0 ? fault_code : result;
+}
+
 // Records a failed CUDA call on the sink, naming the call and CUDA's own words, and clears the
 // error if it is not sticky.
 static cudot_status cuda_fail(ErrorSink err, cudaError_t error, const char *call) {
@@ -87,7 +105,7 @@ static cudot_status cuda_fail(ErrorSink err, cudaError_t error, const char *call
 
 #define CUDOT_CUDA_TRY(err, call)                                    \
     do {                                                             \
-        cudaError_t cudot_error_ = (call);                           \
+        cudaError_t cudot_error_ = checked(call);                    \
         if (cudot_error_ != cudaSuccess) return cuda_fail(err, cudot_error_, #call); \
     } while (0)
 
@@ -229,6 +247,7 @@ cudot_status create(cudot_ctx &ctx, ErrorSink err) {
 
 // Runs a freeing call, remembering only the first failure.
 static void release(cudot_status &first, ErrorSink err, cudaError_t error, const char *call) {
+    error = checked(error);
     if (error != cudaSuccess && first == CUDOT_OK) first = cuda_fail(err, error, call);
     else if (error != cudaSuccess) (void)cudaGetLastError();
 }
@@ -265,8 +284,8 @@ static cudot_status launch_any(cudot_ctx &ctx, DeviceState &s, std::size_t n, vo
     const std::size_t tiles = order::tile_count(n);
     unsigned blocks = ctx.hooks.gpu_blocks ? ctx.hooks.gpu_blocks : s.resident_blocks;
     blocks = static_cast<unsigned>(std::min<std::size_t>(blocks, tiles));
-    cudaError_t e = s.launcher.launch(blocks, s.stream, s.d_x, s.d_y, n, partials, static_cast<unsigned *>(s.scratch),
-                                      result);
+    cudaError_t e = checked(s.launcher.launch(blocks, s.stream, s.d_x, s.d_y, n, partials, static_cast<unsigned *>(s.scratch),
+                                              result));
     return e == cudaSuccess ? CUDOT_OK : cuda_fail(ctx.sink(), e, "dot_kernel launch");
 }
 
@@ -346,8 +365,7 @@ static cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, d
     return CUDOT_OK;
 }
 
-cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
-    DeviceState &s = *ctx.gpu;
+static cudot_status dot_once(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
     if (ctx.hybrid) return hybrid_dot(ctx, s, n, result);
     if (ctx.memory == CUDOT_MEMORY_MANAGED) {
         CUDOT_CUDA_TRY(ctx.sink(), cudaSetDevice(ctx.device));
@@ -365,6 +383,18 @@ cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
     CUDOT_CUDA_TRY(err, cudaStreamSynchronize(s.stream));
     *result = *static_cast<volatile double *>(s.h_result);
     return CUDOT_OK;
+}
+
+cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
+    DeviceState &s = *ctx.gpu;
+    cudot_status status = dot_once(ctx, s, n, result);
+    if (status != CUDOT_OK) {
+        // A dot that failed part-way may have left work queued; wait for it so the next dot (or
+        // deinit) never overlaps it. Its own error, if any, was already reported.
+        (void)cudaStreamSynchronize(s.stream);
+        (void)cudaGetLastError();
+    }
+    return status;
 }
 
 }  // namespace cuda

@@ -23,6 +23,10 @@ cudot_status destroy(cudot_ctx &ctx, ErrorSink err);
 cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result);
 // The GPU's share of the next hybrid dot (tests).
 double current_hybrid_share(const cudot_ctx &ctx);
+// Tests: make this thread's calls_before-th next checked CUDA call report cuda_error (0: cancel).
+void inject_fault(unsigned calls_before, int cuda_error);
+// Tests: whether the injected fault has not fired yet.
+bool fault_pending();
 
 }  // namespace cuda
 }  // namespace cudot

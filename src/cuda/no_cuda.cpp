@@ -11,6 +11,8 @@ int32_t auto_strategy(int32_t) { return CUDOT_MEMORY_HOST; }
 cudot_status create(cudot_ctx &, ErrorSink err) { return fail(err, CUDOT_ERROR_NO_DEVICE, "%s", kWhy); }
 cudot_status destroy(cudot_ctx &, ErrorSink) { return CUDOT_OK; }
 double current_hybrid_share(const cudot_ctx &) { return 0.0; }
+void inject_fault(unsigned, int) {}
+bool fault_pending() { return false; }
 cudot_status dot(cudot_ctx &ctx, std::size_t, double *) {
     return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU dot in a build without CUDA");
 }

@@ -183,6 +183,47 @@ const RANDOM_CASES = vcat([(Tx, Ty, n) for Tx in ELTYPES for Ty in ELTYPES for n
 const GPU_PAIRS = ((Float32, Float32), (Float64, Float64), (Float16, Float32), (UInt16, Float16),
                    (Float32, Bool), (Int8, UInt8), (Bool, Bool), (Float64, Int8), (UInt16, Float64))
 
+
+# ---- helpers of the lifetime testsets (close twice, use after close, wrong element type, finalizer)
+
+# A method for one view type only, as code written for one element type has: handed a view of
+# another type it is a MethodError, never a reinterpretation of the bytes.
+only_float64(v::CudotVector{Float64}) = length(v)
+
+# For "finalizer-only release of 200 contexts". Each buffer is above glibc's largest dynamic mmap
+# threshold (32 MiB on 64-bit, see mallopt(3)), so malloc maps it on its own and free unmaps it at
+# once: the resident set then shows exactly which buffers are still allocated, whatever malloc kept
+# from earlier tests and whichever thread runs the finalizers. Only every 32nd page is written:
+# fast, and still 2.5 MiB resident per context.
+const FORGET_N = 5 << 20                    # Float64 elements: 40 MiB per buffer
+const FORGET_STRIDE = 32 * 4096 ÷ 8         # elements between two written ones
+
+# The resident set of this process, in bytes (Linux).
+function resident_bytes()
+    fields = split(read("/proc/self/statm", String))
+    return parse(Int, fields[2]) * Int(ccall(:getpagesize, Cint, ()))
+end
+
+# Makes `count` contexts, writes some pages of both buffers, and drops them without closing them.
+# Returns the resident set while they were all reachable, and weak references to them. A function
+# of its own, so that nothing of the caller keeps one reachable.
+@noinline function forget_contexts(count)
+    refs = WeakRef[]
+    contexts = CudotContext[]
+    for _ in 1:count
+        ctx = CudotContext(FORGET_N; eltype=Float64, memory=:host)
+        x, y = inputs(ctx)
+        for j in 1:FORGET_STRIDE:FORGET_N
+            x[j] = 1.0
+            y[j] = 2.0
+        end
+        push!(refs, WeakRef(ctx))
+        push!(contexts, ctx)
+    end
+    peak = resident_bytes()
+    return peak, refs
+end
+
 @testset "Cudot" begin
 
 @testset "library" begin
@@ -691,6 +732,130 @@ end
     @test alive
     @test ok
     @test collected(wr)
+end
+
+@testset "close twice" begin
+    for (Tx, Ty) in ((Float32, Float32), (UInt16, Bool), (Int8, Float64))
+        ctx = CudotContext(100; eltype=Tx, y_eltype=Ty, memory=:host)
+        @test close(ctx) === nothing
+        @test !isopen(ctx)
+        @test close(ctx) === nothing              # no error, and no second cudot_deinit
+        @test close(ctx) === nothing
+        @test !isopen(ctx)
+    end
+    # Closed inside the do-block, then again by the do-block itself.
+    @test CudotContext(c -> (close(c); isopen(c)), 4; memory=:host) === false
+    # Many tasks close one context at once: the lock lets one of them free it, the others find it
+    # closed.
+    ctx = CudotContext(1 << 16; eltype=Float64, memory=:host)
+    tasks = [Threads.@spawn close(ctx) for _ in 1:16]
+    @test all(t -> fetch(t) === nothing, tasks)
+    @test !isopen(ctx)
+    # The library still works (a double free would have corrupted the heap).
+    CudotContext(1000; eltype=Float64, memory=:host) do c
+        x, y = inputs(c)
+        fill_integers!(x, y)
+        @test dot(c) === Float64(exact_integer_dot(1000))
+    end
+end
+
+@testset "use after close, $Tx × $Ty" for Tx in ELTYPES, Ty in ELTYPES
+    ctx = CudotContext(6; eltype=Tx, y_eltype=Ty, memory=:host)
+    x, y = inputs(ctx)
+    fill_pattern!(x, y)
+    @test dot(ctx) === Float64(exact_pattern_dot(Tx, Ty, 6))
+    close(ctx)
+    @test ctx.ptr == C_NULL          # the pointer is dropped: no later call can pass it to the library
+    uses = (() -> dot(ctx), () -> dot(ctx, 0), () -> dot(ctx, 6), () -> dot(ctx, 7),
+            () -> memory(ctx), () -> Cudot.device(ctx), () -> capacity(ctx), () -> inputs(ctx),
+            () -> eltypes(ctx), () -> Cudot.dtypes(ctx),
+            () -> x[1], () -> y[6], () -> (x[1] = element(Tx, 1)), () -> (y[1] = element(Ty, 1)),
+            () -> fill!(x, element(Tx, 0)), () -> fill!(y, element(Ty, 0)),
+            () -> copyto!(x, Tx[element(Tx, 1) for _ in 1:6]), () -> pointer(y),
+            () -> sum(numeric, x), () -> collect(y))
+    for f in uses
+        e = thrown(f)
+        @test e isa CudotError
+        @test e isa CudotError && e.status == Cudot.ERROR_INVALID_ARGUMENT
+    end
+    @test eltype(ctx) === Tx                     # needs no native call
+    @test length(x) == 6 && length(y) == 6
+    @test close(ctx) === nothing
+end
+
+@testset "wrong element type, $Tx × $Ty" for Tx in ELTYPES, Ty in ELTYPES
+    CudotContext(4; eltype=Tx, y_eltype=Ty, memory=:host) do ctx
+        x, y = inputs(ctx)
+        @test x isa CudotVector{Tx}
+        @test y isa CudotVector{Ty}
+        # Each view has its own side's type, and only that one.
+        for S in ELTYPES
+            @test (x isa CudotVector{S}) == (S === Tx)
+            @test (y isa CudotVector{S}) == (S === Ty)
+            if S !== Tx
+                @test_throws TypeError (inputs(ctx)::Tuple{CudotVector{S},CudotVector{Ty}})
+            end
+            if S !== Ty
+                @test_throws TypeError (inputs(ctx)::Tuple{CudotVector{Tx},CudotVector{S}})
+            end
+        end
+        if Tx === Float64
+            @test only_float64(x) == 4
+        else
+            @test_throws MethodError only_float64(x)
+        end
+        if Ty === Float64
+            @test only_float64(y) == 4
+        else
+            @test_throws MethodError only_float64(y)
+        end
+        # Values of another type are converted exactly or refused; a refused write changes nothing.
+        x[1] = element(Tx, 1)
+        y[1] = element(Ty, 1)
+        @test_throws MethodError (x[1] = "one")
+        @test_throws MethodError (y[1] = "one")
+        if Tx <: Integer                         # Int8, UInt8, Bool and UInt16 (bfloat16 bits)
+            @test_throws InexactError (x[1] = 1.5)
+        end
+        if Ty <: Integer
+            @test_throws InexactError (y[1] = 1.5)
+        end
+        @test x[1] === element(Tx, 1)
+        @test y[1] === element(Ty, 1)
+        # The context works normally afterwards.
+        fill_pattern!(x, y)
+        @test dot(ctx) === Float64(exact_pattern_dot(Tx, Ty, 4))
+    end
+end
+
+@testset "finalizer-only release of 200 contexts" begin
+    # 200 contexts that are never closed, dropped in rounds of 40 with GC.gc() between rounds. Their
+    # memory must come back: every context is finalized and collected, and the resident set stays
+    # flat across rounds, where a leak would add 100 MiB a round. (Julia's GC does not see the C
+    # buffers, so without the finalizer nothing would ever free them.)
+    if !(Sys.islinux() && isfile("/proc/self/statm"))
+        @test_skip isfile("/proc/self/statm")
+    else
+        rounds, per_round = 5, 40
+        round_bytes = per_round * 2 * (FORGET_N ÷ FORGET_STRIDE) * 4096
+        GC.gc()
+        GC.gc()
+        after = Int[]
+        for r in 1:rounds
+            pre = resident_bytes()
+            peak, refs = forget_contexts(per_round)
+            # The written pages were resident: had they leaked, the resident set would show it.
+            @test peak - pre > round_bytes * 9 ÷ 10
+            for _ in 1:10
+                GC.gc()
+                all(w -> w.value === nothing, refs) && break
+            end
+            @test all(w -> w.value === nothing, refs)
+            push!(after, resident_bytes())
+        end
+        @info "finalizer-only release: resident MiB after each round" mib = [a >> 20 for a in after]
+        @test maximum(after[2:end]) - after[1] < round_bytes ÷ 4
+    end
 end
 
 @testset "threads" begin
