@@ -107,9 +107,9 @@ enum {
  * a zero in any field after size means "the default". The size field lets the struct grow: the
  * library reads only the first `size` bytes and uses defaults for fields an older caller lacks. */
 typedef struct cudot_config {
-    uint32_t size;    /* sizeof(cudot_config). At least 16 (the size of the first version, which ended
-                         at `device`); bytes past what this library knows must be zero (they would ask
-                         for features it lacks) */
+    uint32_t size;    /* sizeof(cudot_config): 16 (the first version, which ended at `device`), 20, or
+                         more from a newer header, at most 4096; bytes past what this library knows
+                         must be zero (they would ask for features it lacks) */
     int32_t  dtype;   /* element type of x (and of y unless y_dtype says otherwise); 0 means CUDOT_F32 */
     int32_t  memory;  /* a CUDOT_MEMORY_* value; 0 means CUDOT_MEMORY_AUTO */
     int32_t  device;  /* CUDA device ordinal (0-based); ignored by HOST, and by AUTO when no GPU exists */
@@ -124,7 +124,8 @@ typedef struct cudot_config {
  * @param n      capacity in elements (0 is allowed: every dot is then 0.0).
  * @param config options, read only during the call; NULL means all defaults (F32, AUTO, device 0).
  * @return CUDOT_OK;
- *         CUDOT_ERROR_INVALID_ARGUMENT  ctx NULL, config->size below 16, unknown dtype, y_dtype or memory,
+ *         CUDOT_ERROR_INVALID_ARGUMENT  ctx NULL, config->size below 16, 17..19 or above 4096, unknown
+ *                                       dtype, y_dtype or memory,
  *                                       negative or out-of-range device, n so large the byte count overflows;
  *         CUDOT_ERROR_OUT_OF_MEMORY     the buffers cannot be allocated, or would exceed the host's
  *                                       physical memory (HOST, PINNED, MAPPED) or the device's free

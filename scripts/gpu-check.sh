@@ -7,6 +7,10 @@
 #                                        copied here (the GPU machine needs no compiler or Catch2 then)
 #   scripts/gpu-check.sh --prepare BUILD_DIR   (on the build machine) also compile the Go test binary and
 #                                        go-classic into BUILD_DIR/go-gpu, for GPU machines without Go
+#   scripts/gpu-check.sh --sanitize BUILD_DIR  run the GPU test program under compute-sanitizer's four
+#                                        tools (memcheck with --leak-check full, racecheck, synccheck,
+#                                        initcheck); fails on any report. CUDOT_SANITIZE_TESTS narrows it
+#                                        to a Catch2 test spec (default: every GPU test case).
 # Then the bindings run against the GPU strategies (CUDOT_TEST_GPU=1: a missing GPU fails them) where
 # their runtimes exist: Python (any python3 with numpy and pytest), Go (the prepared binaries).
 # Logs go to $OUT (if set) or ./gpu-check-logs. CUDOT_CTEST_ARGS adds arguments to ctest (e.g. -E bench).
@@ -24,6 +28,25 @@ if [[ "${1:-}" == --prepare ]]; then
   (cd examples/go-classic && go build -o "$build/go-gpu/go-classic" .)
   echo "gpu-check: Go binaries in $build/go-gpu"
   exit 0
+fi
+
+if [[ "${1:-}" == --sanitize ]]; then
+  build=$(cd "$2" && pwd)
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$logs/gpu.txt"
+  "$sanitizer" --version | tail -1 | tee -a "$logs/gpu.txt"
+  status=0
+  for tool in memcheck racecheck synccheck initcheck; do
+    extra=(); [[ $tool == memcheck ]] && extra=(--leak-check full)
+    start=$(date +%s)
+    # shellcheck disable=SC2086
+    "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 99 --print-limit 20 \
+      "$build/tests/test_gpu" ${CUDOT_SANITIZE_TESTS:-} > "$logs/sanitize-$tool.log" 2>&1 || status=1
+    echo "compute-sanitizer $tool: $(grep -h 'ERROR SUMMARY' "$logs/sanitize-$tool.log" | tail -1);" \
+         "Catch2: $(grep -hE '^(All tests passed|test cases:)' "$logs/sanitize-$tool.log" | tail -1);" \
+         "$(( $(date +%s) - start )) s" | tee -a "$logs/sanitize-summary.txt"
+  done
+  exit $status
 fi
 
 build=${1:-}

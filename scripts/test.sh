@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # test.sh - install what the tests need (Debian packages), build everything, run every test: the C/C++
 # suite through CTest (GPU cases report "skipped" where no GPU is usable) and each binding's tests.
+# Then the reliability jobs: sanitizers, valgrind and the fuzzer (scripts/sanitize.sh, scripts/fuzz.sh).
 # Environment: CUDOT_CMAKE_ARGS (extra configure arguments, e.g. -DCMAKE_CUDA_ARCHITECTURES=90),
-#              CUDOT_SKIP_INSTALL=1 (do not run apt-get), BUILD_DIR (default: build).
+#              CUDOT_SKIP_INSTALL=1 (do not run apt-get), BUILD_DIR (default: build),
+#              CUDOT_SKIP_RELIABILITY=1 (skip sanitizers/valgrind/fuzz), CUDOT_FUZZ_SECONDS (default 180).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 build=${BUILD_DIR:-build}
 
 packages=(cmake g++ gcc pkg-config catch2 libmpfr-dev libgmp-dev libopenblas-dev python3-matplotlib python3-numpy python3-pytest
-          golang-go mono-mcs mono-devel mono-runtime nunit-console libnunit-cil-dev)
+          golang-go mono-mcs mono-devel mono-runtime nunit-console libnunit-cil-dev
+          valgrind clang libclang-rt-14-dev)
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 if [[ "${CUDOT_SKIP_INSTALL:-0}" != 1 ]]; then
   missing=()
@@ -38,6 +41,15 @@ for binding in python go csharp julia; do
   echo "==== $binding binding"
   "$script" || failed+=("$binding")
 done
+
+# Reliability jobs (docs/RELIABILITY.md): the CPU path under ASan+UBSan, TSan and valgrind, then the
+# fuzzer from the committed corpus for a bounded time. CUDOT_SKIP_RELIABILITY=1 leaves them out.
+if [[ "${CUDOT_SKIP_RELIABILITY:-0}" != 1 ]]; then
+  echo "==== reliability: sanitizers and valgrind (scripts/sanitize.sh)"
+  scripts/sanitize.sh || failed+=(sanitize)
+  echo "==== reliability: fuzzing (scripts/fuzz.sh)"
+  scripts/fuzz.sh "${CUDOT_FUZZ_SECONDS:-180}" || failed+=(fuzz)
+fi
 
 if ((${#failed[@]})); then
   echo "test.sh: FAILED: ${failed[*]}"

@@ -76,7 +76,9 @@ cudot_status read_config(const cudot_config *config, cudot_config &out, ErrorSin
     out.y_dtype = out.dtype;
     if (!config) return CUDOT_OK;
     uint32_t size = config->size;
-    if (size < kConfigV1Size || size > kConfigMaxSize)
+    // Valid sizes: 16 (version 1.0), 20 (this version), or more from a newer header. 17..19 end inside
+    // y_dtype, which no compiler produces: garbage, not a version.
+    if (size < kConfigV1Size || size > kConfigMaxSize || (size > kConfigV1Size && size < sizeof(cudot_config)))
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
                     "config->size is %u; set it to sizeof(cudot_config) (%u), or use CUDOT_CONFIG_INIT", size,
                     static_cast<unsigned>(sizeof(cudot_config)));
@@ -118,7 +120,7 @@ cudot_status build_context(cudot_ctx &ctx, const cudot_config &config, ErrorSink
         if (probe == CUDOT_ERROR_INVALID_ARGUMENT) return probe;  // GPUs exist but not this ordinal
         memory = probe == CUDOT_OK ? cuda::auto_strategy(config.device) : CUDOT_MEMORY_HOST;
         ctx.hybrid = memory == CUDOT_MEMORY_MAPPED;  // CPU threads and the GPU share each dot
-        err.text[0] = '\0';  // a missing GPU is not an error for AUTO
+        err.text[0] = '\0';  // a missing GPU is not an error for AUTO (err is init's local buffer)
     } else if (memory != CUDOT_MEMORY_HOST) {
         cudot_status probe = cuda::probe(config.device, err);
         if (probe != CUDOT_OK) return probe;
@@ -141,8 +143,7 @@ cudot_status destroy_backend(cudot_ctx &ctx) {
     return cuda::destroy(ctx, ctx.sink());
 }
 
-cudot_status init_impl(cudot_ctx **out, std::size_t n, const cudot_config *config) {
-    ErrorSink err{init_error, sizeof init_error};
+cudot_status build_and_register(cudot_ctx **out, std::size_t n, const cudot_config *config, ErrorSink err) {
     if (!out) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "cudot_init: ctx (the out-pointer) is NULL");
     *out = nullptr;
     cudot_config cfg;
@@ -168,12 +169,25 @@ cudot_status init_impl(cudot_ctx **out, std::size_t n, const cudot_config *confi
     }
     if (status != CUDOT_OK) {
         delete ctx;  // build_context freed whatever it had taken
-        if (init_error[0] == '\0')
-            fail(err, CUDOT_ERROR_INTERNAL, "cudot_init failed (%s) without a message", cudot_status_string(status));
         return status;
     }
     *out = ctx;
     return CUDOT_OK;
+}
+
+cudot_status init_impl(cudot_ctx **out, std::size_t n, const cudot_config *config) {
+    // Messages go to a local buffer and reach the thread's init_error only if this init fails: a
+    // successful init leaves the previous failure's message in place (and AUTO's failed GPU probe,
+    // which is not an error for AUTO, never shows).
+    char message[sizeof init_error] = "";
+    cudot_status status = build_and_register(out, n, config, ErrorSink{message, sizeof message});
+    if (status != CUDOT_OK) {
+        if (message[0] == '\0')
+            std::snprintf(message, sizeof message, "cudot_init failed (%s) without a message",
+                          cudot_status_string(status));
+        std::memcpy(init_error, message, sizeof message);
+    }
+    return status;
 }
 
 cudot_status dot_impl(cudot_ctx *ctx, std::size_t n, bool whole, double *result) {
@@ -277,7 +291,12 @@ CUDOT_API cudot_status cudot_get_dtypes(const cudot_ctx *ctx, int32_t *x_dtype, 
 }
 
 CUDOT_API cudot_status cudot_get_capacity(const cudot_ctx *ctx, size_t *n) {
-    if (!live(ctx) || !n) return CUDOT_ERROR_INVALID_ARGUMENT;
+    if (!live(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
+    if (!n) {  // the one query whose out-pointer is required: say so on the context, under its lock
+        cudot_ctx *c = const_cast<cudot_ctx *>(ctx);
+        std::lock_guard<std::mutex> lock(c->mutex);
+        return fail(c->sink(), CUDOT_ERROR_INVALID_ARGUMENT, "cudot_get_capacity: n (the out-pointer) is NULL");
+    }
     *n = ctx->capacity;
     return CUDOT_OK;
 }

@@ -288,7 +288,16 @@ TEST_CASE("HOST: equals a literal implementation of the canonical order", "[host
 
 #if defined(__x86_64__)
 #include <xmmintrin.h>
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#else
+#define RUNNING_ON_VALGRIND 0
+#endif
 TEST_CASE("HOST: the caller's flush-to-zero and rounding mode do not change the result", "[host][determinism]") {
+    if (RUNNING_ON_VALGRIND) {  // valgrind does not emulate MXCSR's FTZ, DAZ and rounding bits
+        WARN("not checked under valgrind: it ignores the MXCSR modes this test sets");
+        return;
+    }
     const std::size_t n = 300000;
     for (int32_t dtype : {CUDOT_F32, CUDOT_F64, CUDOT_F16}) {
         Ctx c(n, dtype, CUDOT_MEMORY_HOST);

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# sanitize.sh - the CPU path under AddressSanitizer + UndefinedBehaviorSanitizer, under ThreadSanitizer,
+# and under valgrind memcheck. Any report fails the run. scripts/test.sh calls it (CI); it needs the
+# packages test.sh installs (g++, Catch2, MPFR, valgrind).
+#
+#   scripts/sanitize.sh [asan|tsan|valgrind]...     (default: all three)
+#
+# Each job builds the library without CUDA (the CPU path is what these tools can see; the GPU path is
+# checked by compute-sanitizer on a GPU machine: scripts/gpu-check.sh --sanitize) in its own folder.
+# Logs and a one-line summary per job go to ${SANITIZE_LOGS:-build-sanitize-logs}.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+logs=${SANITIZE_LOGS:-build-sanitize-logs}
+mkdir -p "$logs"
+summary=$logs/summary.txt
+: > "$summary"
+common=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUDOT_WITH_CUDA=OFF -DCUDOT_BUILD_BENCH=OFF)
+# Not under sanitizers: the install check builds an unsanitized consumer against the library, and the
+# bench/accuracy programs are not built without CUDA.
+skip='^(install|bench|accuracy):'
+status=0
+
+note() { echo "$*" | tee -a "$summary"; }
+
+configure_and_build() {  # folder, extra cmake arguments...
+  local dir=$1; shift
+  cmake -S . -B "$dir" "${common[@]}" "$@" > "$logs/$dir-configure.log"
+  cmake --build "$dir" -j"$jobs" > "$logs/$dir-build.log" 2>&1 || { tail -30 "$logs/$dir-build.log"; return 1; }
+}
+
+run_ctest() {  # name, folder, ctest arguments...
+  local name=$1 dir=$2; shift 2
+  local start=$SECONDS
+  if (cd "$dir" && ctest --output-on-failure -j"$jobs" -E "$skip" "$@") > "$logs/$name.log" 2>&1; then
+    note "$name: $(grep -E 'tests passed|tests failed' "$logs/$name.log" | tail -1) ($((SECONDS - start)) s)"
+  else
+    status=1
+    tail -60 "$logs/$name.log"
+    note "$name: FAILED: $(grep -E 'tests passed|tests failed' "$logs/$name.log" | tail -1) (log: $logs/$name.log)"
+  fi
+}
+
+asan() {
+  configure_and_build build-asan -DCUDOT_SANITIZE="address;undefined"
+  # detect_leaks: LeakSanitizer runs at every test program's exit; any leak is an error.
+  ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_ctest "asan+ubsan" build-asan
+}
+
+tsan() {
+  configure_and_build build-tsan -DCUDOT_SANITIZE=thread
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 run_ctest "tsan" build-tsan
+}
+
+valgrind_memcheck() {
+  configure_and_build build-valgrind
+  # The compiled test programs, each under memcheck: any error, or any definite or indirect leak, exits
+  # 97. Valgrind runs threads one at a time and ~20x slower, so the stress and soak programs get fewer
+  # operations here than in the native and sanitizer jobs (same code paths).
+  local vg=(valgrind --quiet --error-exitcode=97 --leak-check=full --errors-for-leak-kinds=definite,indirect
+            --show-leak-kinds=definite,indirect)
+  local b=build-valgrind progs=(
+    "$b/tests/test_cpu"
+    "$b/tests/reliability/test_bad_input"
+    "$b/tests/reliability/test_stress"
+    "$b/tests/reliability/cudot-soak --memory host --cycles 2000 --n 1000 --dtype f32,f64,f16,bf16,i8,u8"
+    "$b/tests/test_shared_c"
+    "$b/tests/test_classic_c"
+    "$b/quickstart")
+  local prog start failed=0
+  for prog in "${progs[@]}"; do
+    start=$SECONDS
+    local name; name=$(basename "${prog%% *}")
+    # shellcheck disable=SC2086
+    if CUDOT_STRESS_OPS=${CUDOT_VALGRIND_STRESS_OPS:-2000} "${vg[@]}" $prog > "$logs/valgrind-$name.log" 2>&1; then
+      note "valgrind $name: clean ($((SECONDS - start)) s)"
+    else
+      failed=1
+      tail -40 "$logs/valgrind-$name.log"
+      note "valgrind $name: FAILED (exit $?; log: $logs/valgrind-$name.log)"
+    fi
+  done
+  ((failed == 0)) || status=1
+}
+
+targets=("$@")
+((${#targets[@]})) || targets=(asan tsan valgrind)
+for t in "${targets[@]}"; do
+  case $t in
+    asan) asan ;;
+    tsan) tsan ;;
+    valgrind) valgrind_memcheck ;;
+    *) echo "sanitize.sh: unknown job $t" >&2; exit 2 ;;
+  esac
+done
+echo "==== sanitize.sh summary"; cat "$summary"
+exit $status

@@ -1,0 +1,383 @@
+// soak.cpp - cudot-soak: many init/fill/dot/deinit cycles, each result checked, with the process's
+// resident memory (and, on a GPU, the device's free memory) compared before and after.
+//
+//   cudot-soak --memory host|pinned|mapped|managed|auto[,...] --cycles N --n ELEMENTS
+//              [--dtype f32|f64|f16|bf16|i8|u8[,...]] [--y-dtype TYPE] [--device D] [--warmup W]
+//              [--max-rss-growth-kib K] [--max-device-drop-mib M] [--simulate-leak BYTES]
+//
+// Lists (comma-separated) are cycled through: cycle i uses memory[i % M] and dtype[(i / M) % D], so
+// every combination recurs. Each cycle: cudot_init, fill x and y with small integers (shifted by the
+// cycle number, so no cycle sees the previous one's data), cudot_dot and cudot_dot_n(n / 2) compared
+// exactly with the integer sums, cudot_deinit.
+//
+// Memory: measured after the warm-up cycles (default min(500, cycles / 4)), when the allocator, the CPU
+// thread pool and the CUDA runtime have reached their steady state, and again after the last cycle.
+//  - Host: resident set size from /proc/self/statm. Fails when it grew by more than
+//    max(1 MiB + 1% of the starting RSS, --max-rss-growth-kib). Why that much: what the library frees,
+//    glibc may keep (arena top, free lists, trimmed only past a threshold), so RSS moves by some pages
+//    between two measurements even without a leak; 1 MiB covers that for a small process and the 1%
+//    covers a large one (the CUDA runtime alone maps hundreds of MiB). A leak shows up well above it:
+//    the smallest heap chunk glibc hands out is 32 bytes, so one lost allocation per cycle over the
+//    ~99,500 measured cycles of the 1e5 CTest run is about 3 MiB; every context also owns page-aligned
+//    buffers of at least 4 KiB, so losing a whole context costs 8 KiB or more per cycle.
+//  - Device (GPU strategies, CUDA builds only): cudaMemGetInfo's free bytes. Fails when it dropped by
+//    more than 4 MiB (--max-device-drop-mib): the device allocator works in 2 MiB pages and holds no
+//    per-cycle state once warm, so two pages is beyond noise, while every PINNED context allocates
+//    device buffers and every GPU context a scratch buffer, so a leak of any of them over 10^4 cycles
+//    costs far more.
+// --simulate-leak BYTES loses a malloc of that size every cycle, to show the detector catches it
+// (measured: 8 bytes a cycle, in glibc's smallest 32-byte chunk, grows RSS by 7 MiB over the 1e5-cycle
+// host run, far past the limit).
+// Under AddressSanitizer or ThreadSanitizer the RSS comparison is reported but not enforced (their
+// allocators keep freed memory in quarantine on purpose); LeakSanitizer covers leaks there.
+//
+// Exit status: 0 all cycles right and no growth beyond the thresholds; 1 a failure (message printed);
+// 2 bad usage; 77 a GPU strategy was asked for and no usable GPU exists (CTest: skipped).
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "cudot.h"
+#ifdef CUDOT_SOAK_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CUDOT_SOAK_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define CUDOT_SOAK_SANITIZED 1
+#endif
+#endif
+#ifndef CUDOT_SOAK_SANITIZED
+#define CUDOT_SOAK_SANITIZED 0
+#endif
+
+namespace {
+
+struct Named {
+    const char *name;
+    int32_t value;
+};
+const Named kMemories[] = {{"auto", CUDOT_MEMORY_AUTO},     {"pinned", CUDOT_MEMORY_PINNED}, {"mapped", CUDOT_MEMORY_MAPPED},
+                           {"managed", CUDOT_MEMORY_MANAGED}, {"host", CUDOT_MEMORY_HOST}};
+const Named kDtypes[] = {{"f32", CUDOT_F32}, {"f64", CUDOT_F64}, {"f16", CUDOT_F16},
+                         {"bf16", CUDOT_BF16}, {"i8", CUDOT_I8}, {"u8", CUDOT_U8}};
+
+template <std::size_t N>
+bool parse_list(const char *text, const Named (&table)[N], std::vector<int32_t> &out) {
+    out.clear();
+    std::string s(text);
+    std::size_t start = 0;
+    for (;;) {
+        std::size_t comma = s.find(',', start);
+        std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        bool found = false;
+        for (const Named &n : table)
+            if (item == n.name) {
+                out.push_back(n.value);
+                found = true;
+            }
+        if (!found) return false;
+        if (comma == std::string::npos) return !out.empty();
+        start = comma + 1;
+    }
+}
+
+const char *name_of(int32_t value, const Named *table, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i)
+        if (table[i].value == value) return table[i].name;
+    return "?";
+}
+const char *memory_name(int32_t m) { return name_of(m, kMemories, sizeof kMemories / sizeof kMemories[0]); }
+const char *dtype_name(int32_t d) { return name_of(d, kDtypes, sizeof kDtypes / sizeof kDtypes[0]); }
+
+bool parse_size(const char *text, unsigned long long &out) {
+    if (!text || !*text) return false;
+    char *end = nullptr;
+    // Accepts 100000 and 1e5.
+    double v = std::strtod(text, &end);
+    if (!end || *end != '\0' || !(v >= 0) || v > 1e18 || v != static_cast<double>(static_cast<unsigned long long>(v)))
+        return false;
+    out = static_cast<unsigned long long>(v);
+    return true;
+}
+
+std::size_t element_size(int32_t dtype) {
+    switch (dtype) {
+        case CUDOT_F64: return 8;
+        case CUDOT_F32: return 4;
+        case CUDOT_F16:
+        case CUDOT_BF16: return 2;
+        default: return 1;
+    }
+}
+
+// The element-type encoding of a small integer v (|v| < 2048, v >= 0 for U8), written into p.
+void encode(int32_t dtype, int v, unsigned char *p) {
+    const float f = static_cast<float>(v);
+    std::uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    switch (dtype) {
+        case CUDOT_F32: std::memcpy(p, &f, 4); break;
+        case CUDOT_F64: {
+            const double d = v;
+            std::memcpy(p, &d, 8);
+            break;
+        }
+        case CUDOT_BF16: {  // the top half of the float: exact for small integers
+            const std::uint16_t h = static_cast<std::uint16_t>(bits >> 16);
+            std::memcpy(p, &h, 2);
+            break;
+        }
+        case CUDOT_F16: {  // re-biased exponent, top 10 mantissa bits: exact for small integers
+            std::uint16_t h = 0;
+            if (v != 0) {
+                const std::uint32_t sign = bits >> 31, exponent = (bits >> 23) & 0xff, mantissa = bits & 0x7fffff;
+                h = static_cast<std::uint16_t>((sign << 15) | ((exponent - 127 + 15) << 10) | (mantissa >> 13));
+            }
+            std::memcpy(p, &h, 2);
+            break;
+        }
+        case CUDOT_I8: *reinterpret_cast<std::int8_t *>(p) = static_cast<std::int8_t>(v); break;
+        default: *p = static_cast<unsigned char>(v); break;
+    }
+}
+
+// x[i] = X[(i + shift) % 7], y[i] = Y[i % 5]: small integers, non-negative for U8.
+int x_value(int32_t dtype, std::size_t k) { return dtype == CUDOT_U8 ? static_cast<int>(k) : static_cast<int>(k) - 3; }
+int y_value(int32_t dtype, std::size_t k) { return dtype == CUDOT_U8 ? static_cast<int>(k) : static_cast<int>(k) - 2; }
+
+// The exact dot of the first m elements, as an integer (the products repeat every 35).
+long long expected_dot(int32_t xd, int32_t yd, std::size_t shift, std::size_t m) {
+    long long period = 0, head = 0;
+    for (std::size_t i = 0; i < 35; ++i) {
+        const long long p = static_cast<long long>(x_value(xd, (i + shift) % 7)) * y_value(yd, i % 5);
+        period += p;
+        if (i < m % 35) head += p;
+    }
+    return static_cast<long long>(m / 35) * period + head;
+}
+
+// One period-aligned block of encoded values per (type, shift), copied over the buffer.
+void fill(unsigned char *out, std::size_t n, int32_t dtype, std::size_t period, std::size_t shift, bool is_x) {
+    const std::size_t size = element_size(dtype), block = period * 64;
+    unsigned char encoded[7 * 64 * 8];
+    for (std::size_t i = 0; i < block; ++i)
+        encode(dtype, is_x ? x_value(dtype, (i + shift) % period) : y_value(dtype, i % period), encoded + i * size);
+    for (std::size_t i = 0; i < n; i += block) std::memcpy(out + i * size, encoded, (n - i < block ? n - i : block) * size);
+}
+
+long rss_kib() {
+    std::FILE *f = std::fopen("/proc/self/statm", "r");
+    if (!f) return -1;
+    long size = 0, resident = 0;
+    const int got = std::fscanf(f, "%ld %ld", &size, &resident);
+    std::fclose(f);
+    return got == 2 ? resident * (sysconf(_SC_PAGESIZE) / 1024) : -1;
+}
+
+// Free device memory in MiB, or -1 where it cannot be read (no CUDA in this build, no GPU in use).
+double device_free_mib(int32_t device) {
+#ifdef CUDOT_SOAK_WITH_CUDA
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (cudaSetDevice(device) != cudaSuccess || cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return static_cast<double>(free_bytes) / (1024.0 * 1024.0);
+#else
+    (void)device;
+    return -1;
+#endif
+}
+
+int usage(const char *why) {
+    std::fprintf(stderr,
+                 "cudot-soak: %s\n"
+                 "usage: cudot-soak --memory host|pinned|mapped|managed|auto[,...] --cycles N --n ELEMENTS\n"
+                 "                  [--dtype f32|f64|f16|bf16|i8|u8[,...]] [--y-dtype TYPE] [--device D]\n"
+                 "                  [--warmup W] [--max-rss-growth-kib K] [--max-device-drop-mib M]\n"
+                 "                  [--simulate-leak BYTES]\n",
+                 why);
+    return 2;
+}
+
+struct Options {
+    std::vector<int32_t> memories{CUDOT_MEMORY_HOST};
+    std::vector<int32_t> dtypes{CUDOT_F32};
+    int32_t y_dtype = 0;  // 0: the same as each cycle's dtype
+    int32_t device = 0;
+    unsigned long long cycles = 0, n = 0;
+    long long warmup = -1;  // -1: min(500, cycles / 4)
+    double max_rss_growth_kib = -1;
+    double max_device_drop_mib = 4;
+    unsigned long long simulate_leak = 0;  // bytes lost on purpose per cycle (checks the detector itself)
+};
+
+void *volatile g_leak_sink;  // keeps the simulated leak from being optimized away
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    Options o;
+    bool have_cycles = false, have_n = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        const char *value = i + 1 < argc ? argv[i + 1] : nullptr;
+        unsigned long long number = 0;
+        if (!value) return usage(("missing value after " + arg).c_str());
+        ++i;
+        if (arg == "--memory") {
+            if (!parse_list(value, kMemories, o.memories)) return usage("unknown --memory");
+        } else if (arg == "--dtype") {
+            if (!parse_list(value, kDtypes, o.dtypes)) return usage("unknown --dtype");
+        } else if (arg == "--y-dtype") {
+            std::vector<int32_t> one;
+            if (!parse_list(value, kDtypes, one) || one.size() != 1) return usage("unknown --y-dtype");
+            o.y_dtype = one[0];
+        } else if (arg == "--cycles") {
+            if (!parse_size(value, o.cycles) || o.cycles == 0) return usage("bad --cycles");
+            have_cycles = true;
+        } else if (arg == "--n") {
+            if (!parse_size(value, o.n)) return usage("bad --n");
+            have_n = true;
+        } else if (arg == "--device") {
+            if (!parse_size(value, number) || number > 1024) return usage("bad --device");
+            o.device = static_cast<int32_t>(number);
+        } else if (arg == "--warmup") {
+            if (!parse_size(value, number)) return usage("bad --warmup");
+            o.warmup = static_cast<long long>(number);
+        } else if (arg == "--max-rss-growth-kib") {
+            if (!parse_size(value, number)) return usage("bad --max-rss-growth-kib");
+            o.max_rss_growth_kib = static_cast<double>(number);
+        } else if (arg == "--simulate-leak") {
+            if (!parse_size(value, o.simulate_leak)) return usage("bad --simulate-leak");
+        } else if (arg == "--max-device-drop-mib") {
+            if (!parse_size(value, number)) return usage("bad --max-device-drop-mib");
+            o.max_device_drop_mib = static_cast<double>(number);
+        } else {
+            return usage(("unknown option " + arg).c_str());
+        }
+    }
+    if (!have_cycles || !have_n) return usage("--cycles and --n are required");
+    const unsigned long long warmup =
+        o.warmup >= 0 ? static_cast<unsigned long long>(o.warmup) : (o.cycles / 4 < 500 ? o.cycles / 4 : 500);
+    if (warmup >= o.cycles) return usage("--warmup must be below --cycles");
+
+    // A GPU strategy without a GPU is a skip, not a failure; AUTO without a GPU runs as HOST. Each
+    // strategy is tried once, which also tells whether device memory is to be watched.
+    bool used_gpu = false;
+    int32_t gpu_device = o.device;
+    for (int32_t m : o.memories) {
+        if (m == CUDOT_MEMORY_HOST) continue;
+        cudot_config c = CUDOT_CONFIG_INIT;
+        c.memory = m;
+        c.device = o.device;
+        cudot_ctx *ctx = nullptr;
+        const cudot_status s = cudot_init(&ctx, 1, &c);
+        if (s == CUDOT_ERROR_NO_DEVICE && m != CUDOT_MEMORY_AUTO) {
+            std::printf("SKIPPED: --memory %s needs a usable GPU: %s\n", memory_name(m), cudot_last_error(nullptr));
+            return 77;
+        }
+        if (s != CUDOT_OK) {
+            std::printf("cudot-soak: FAILED: probing %s: %s: %s\n", memory_name(m), cudot_status_string(s),
+                        cudot_last_error(nullptr));
+            return 1;
+        }
+        int32_t resolved = CUDOT_MEMORY_HOST, device = CUDOT_DEVICE_NONE;
+        cudot_get_memory(ctx, &resolved, &device);
+        if (resolved != CUDOT_MEMORY_HOST) {
+            used_gpu = true;
+            gpu_device = device;
+        }
+        cudot_deinit(ctx);
+    }
+
+    long rss_start = -1, rss_end = -1;
+    double dev_start = -1, dev_end = -1;
+    auto t_start = std::chrono::steady_clock::now();
+    const std::size_t nm = o.memories.size(), nd = o.dtypes.size();
+
+    for (unsigned long long cycle = 0; cycle < o.cycles; ++cycle) {
+        if (cycle == warmup) {
+            rss_start = rss_kib();
+            if (used_gpu) dev_start = device_free_mib(gpu_device);
+            t_start = std::chrono::steady_clock::now();
+        }
+        const int32_t memory = o.memories[cycle % nm];
+        const int32_t xd = o.dtypes[(cycle / nm) % nd];
+        const int32_t yd = o.y_dtype ? o.y_dtype : xd;
+        cudot_config c = CUDOT_CONFIG_INIT;
+        c.memory = memory;
+        c.dtype = xd;
+        c.y_dtype = yd;
+        c.device = o.device;
+        cudot_ctx *ctx = nullptr;
+        cudot_status s = cudot_init(&ctx, static_cast<std::size_t>(o.n), &c);
+        if (s != CUDOT_OK) {
+            std::printf("cudot-soak: FAILED: cycle %llu: cudot_init(%s, %s): %s: %s\n", cycle, memory_name(memory),
+                        dtype_name(xd), cudot_status_string(s), cudot_last_error(nullptr));
+            return 1;
+        }
+        void *x = nullptr, *y = nullptr;
+        cudot_get_inputs(ctx, &x, &y);
+        const std::size_t n = static_cast<std::size_t>(o.n), shift = cycle % 7;
+        fill(static_cast<unsigned char *>(x), n, xd, 7, shift, true);
+        fill(static_cast<unsigned char *>(y), n, yd, 5, 0, false);
+        double whole = -1, half = -1;
+        s = cudot_dot(ctx, &whole);
+        cudot_status s_half = s == CUDOT_OK ? cudot_dot_n(ctx, n / 2, &half) : s;
+        const double want = static_cast<double>(expected_dot(xd, yd, shift, n));
+        const double want_half = static_cast<double>(expected_dot(xd, yd, shift, n / 2));
+        if (s != CUDOT_OK || s_half != CUDOT_OK || whole != want || half != want_half) {
+            std::printf("cudot-soak: FAILED: cycle %llu (%s, %s x %s, n %zu): %s, dot %.17g (expected %.17g), "
+                        "dot_n(%zu) %.17g (expected %.17g): %s\n",
+                        cycle, memory_name(memory), dtype_name(xd), dtype_name(yd), n,
+                        cudot_status_string(s != CUDOT_OK ? s : s_half), whole, want, n / 2, half, want_half,
+                        cudot_last_error(ctx));
+            cudot_deinit(ctx);
+            return 1;
+        }
+        if (o.simulate_leak) {
+            void *lost = std::malloc(static_cast<std::size_t>(o.simulate_leak));
+            if (lost) std::memset(lost, 1, static_cast<std::size_t>(o.simulate_leak));
+            g_leak_sink = lost;
+        }
+        s = cudot_deinit(ctx);
+        if (s != CUDOT_OK) {
+            std::printf("cudot-soak: FAILED: cycle %llu: cudot_deinit: %s\n", cycle, cudot_status_string(s));
+            return 1;
+        }
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    rss_end = rss_kib();
+    if (used_gpu) dev_end = device_free_mib(gpu_device);
+
+    const double rss_limit = o.max_rss_growth_kib >= 0 ? o.max_rss_growth_kib : 1024.0 + 0.01 * static_cast<double>(rss_start);
+    const long rss_growth = rss_end - rss_start;
+    const bool rss_ok = rss_start >= 0 && rss_end >= 0 && (CUDOT_SOAK_SANITIZED || rss_growth <= rss_limit);
+    const bool dev_ok = !used_gpu || dev_start < 0 || dev_end < 0 || dev_start - dev_end <= o.max_device_drop_mib;
+
+    std::string memories, dtypes;
+    for (int32_t m : o.memories) memories += (memories.empty() ? "" : ",") + std::string(memory_name(m));
+    for (int32_t d : o.dtypes) dtypes += (dtypes.empty() ? "" : ",") + std::string(dtype_name(d));
+    char device_text[128] = "device_free_start_mib=- device_free_end_mib=-";
+    if (used_gpu && dev_start >= 0 && dev_end >= 0)
+        std::snprintf(device_text, sizeof device_text, "device_free_start_mib=%.1f device_free_end_mib=%.1f", dev_start,
+                      dev_end);
+    std::printf("cudot-soak: memory=%s dtype=%s n=%llu cycles=%llu (measured %llu after %llu warm-up) seconds=%.2f "
+                "rss_start_kib=%ld rss_end_kib=%ld rss_growth_kib=%ld (limit %.0f%s) %s result=%s\n",
+                memories.c_str(), dtypes.c_str(), o.n, o.cycles, o.cycles - warmup, warmup, seconds, rss_start, rss_end,
+                rss_growth, rss_limit, CUDOT_SOAK_SANITIZED ? ", not enforced under a sanitizer" : "", device_text,
+                rss_ok && dev_ok ? "PASS" : "FAIL");
+    if (!rss_ok) std::printf("cudot-soak: FAILED: resident memory grew by %ld KiB\n", rss_growth);
+    if (!dev_ok) std::printf("cudot-soak: FAILED: device free memory dropped by %.1f MiB\n", dev_start - dev_end);
+    return rss_ok && dev_ok ? 0 : 1;
+}
