@@ -302,7 +302,11 @@ CUDOT_API cudot_status cudot_get_capacity(const cudot_ctx *ctx, size_t *n) {
 }
 
 CUDOT_API const char *cudot_status_string(cudot_status status) {
-    switch (status) {
+    // Switch on the integer: C callers and bindings may pass any int, and loading an out-of-range
+    // value as the enum type is undefined in C++ (the fuzzer's UBSan build caught it).
+    int value;
+    std::memcpy(&value, &status, sizeof value);
+    switch (value) {
         case CUDOT_OK: return "CUDOT_OK";
         case CUDOT_ERROR_INVALID_ARGUMENT: return "CUDOT_ERROR_INVALID_ARGUMENT";
         case CUDOT_ERROR_OUT_OF_MEMORY: return "CUDOT_ERROR_OUT_OF_MEMORY";

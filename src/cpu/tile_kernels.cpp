@@ -3,6 +3,10 @@
 
 #include <type_traits>
 
+#if defined(CUDOT_HAVE_AVX2_KERNELS)
+#include <cpuid.h>
+#endif
+
 #define CUDOT_TILE_NS baseline
 #include "tile_kernels.inc"
 #undef CUDOT_TILE_NS
@@ -14,8 +18,14 @@ namespace cpu {
 namespace avx2 {
 void fill_table(PartialsFn (&table)[kTypes][kTypes]);
 }
+// F16C from CPUID leaf 1 (ECX bit 29) directly: clang before 16 does not accept "f16c" in
+// __builtin_cpu_supports.
+static bool cpu_has_f16c() {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29)) != 0;
+}
 static bool cpu_has_avx2_fma() {
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
 }
 #endif
 
