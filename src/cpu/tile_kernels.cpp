@@ -18,6 +18,9 @@ namespace cpu {
 namespace avx2 {
 void fill_table(PartialsFn (&table)[kTypes][kTypes]);
 }
+namespace avx512 {
+void fill_table(PartialsFn (&table)[kTypes][kTypes]);
+}
 // F16C from CPUID leaf 1 (ECX bit 29) directly: clang before 16 does not accept "f16c" in
 // __builtin_cpu_supports.
 static bool cpu_has_f16c() {
@@ -26,6 +29,10 @@ static bool cpu_has_f16c() {
 }
 static bool cpu_has_avx2_fma() {
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
+}
+static bool cpu_has_avx512() {  // the features the AVX-512 copy is compiled for (OS support included)
+    return cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
 }
 #endif
 
@@ -46,11 +53,16 @@ static const TileKernels &avx2_kernels() {
     static const TileKernels k = make(avx2::fill_table, "avx2+fma+f16c");
     return k;
 }
+static const TileKernels &avx512_kernels() {
+    static const TileKernels k = make(avx512::fill_table, "avx512");
+    return k;
+}
 #endif
 
 const TileKernels &tile_kernels() {
 #if defined(CUDOT_HAVE_AVX2_KERNELS)
-    static const bool wide = cpu_has_avx2_fma();
+    static const bool widest = cpu_has_avx512(), wide = cpu_has_avx2_fma();
+    if (widest) return avx512_kernels();
     if (wide) return avx2_kernels();
 #endif
     return baseline_kernels();
@@ -61,6 +73,7 @@ int tile_kernel_variants(const TileKernels **out, int max) {
     if (count < max) out[count++] = &baseline_kernels();
 #if defined(CUDOT_HAVE_AVX2_KERNELS)
     if (count < max && cpu_has_avx2_fma()) out[count++] = &avx2_kernels();
+    if (count < max && cpu_has_avx512()) out[count++] = &avx512_kernels();
 #endif
     return count;
 }

@@ -1,0 +1,18 @@
+// tile_kernels_avx512.cpp - the AVX-512 copy of the CPU inner loop (built with -mavx512f -mavx512bw
+// -mavx512dq -mavx512vl plus AVX2/FMA/F16C). Only ever called after tile_kernels.cpp has checked that
+// the processor and the operating system support all of them.
+// GCC 12 warns that _mm512_cvtps_pd's internal _mm512_undefined_pd() "may be used uninitialized" (GCC
+// bug 105593, fixed in 13): a false positive inside the compiler's own header.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+
+#include <cstring>
+#include <type_traits>
+
+#include "tile_kernels.hpp"
+
+#define CUDOT_TILE_NS avx512
+#include "tile_kernels.inc"
+#undef CUDOT_TILE_NS
