@@ -32,7 +32,7 @@
 
 /* Version of this header. cudot_version() returns the version of the library actually loaded. */
 #define CUDOT_VERSION_MAJOR 1
-#define CUDOT_VERSION_MINOR 1
+#define CUDOT_VERSION_MINOR 2
 #define CUDOT_VERSION_PATCH 0
 #define CUDOT_VERSION_NUMBER (CUDOT_VERSION_MAJOR * 10000 + CUDOT_VERSION_MINOR * 100 + CUDOT_VERSION_PATCH)
 
@@ -192,17 +192,43 @@ CUDOT_API cudot_status cudot_get_dtypes(const cudot_ctx *ctx, int32_t *x_dtype, 
  * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT if ctx or n is NULL or ctx is not a live context. */
 CUDOT_API cudot_status cudot_get_capacity(const cudot_ctx *ctx, size_t *n);
 
+/* ---- Building blocks for distributed dots (cudot_mpi.h is built on them; other transports can be) ----
+ * The canonical order (docs/DESIGN.md) cuts a vector into tiles of CUDOT_TILE_ELEMENTS elements, computes
+ * one partial sum per tile, and joins the partials in tile order. Processes that each hold part of a
+ * vector can compute the partials of the tiles they hold whole, and one process joins all partials: the
+ * result is the same bits as one context holding the whole vector. Since 1.2. */
+#define CUDOT_TILE_ELEMENTS 8192 /* element i of a vector belongs to tile i / CUDOT_TILE_ELEMENTS */
+#define CUDOT_PARTIAL_BYTES 16   /* size of one tile's partial sum */
+
+/*! cudot_tile_partials: the partial sums of the tiles of elements [first, first + n) of ctx's buffers,
+ * element `first` taken as the first element of a tile (only the last of these tiles may be short).
+ * @param out receives ceil(n / CUDOT_TILE_ELEMENTS) partials of CUDOT_PARTIAL_BYTES each (host memory).
+ *            Opaque bytes: only cudot_join_partials of a library of the same major version, on a machine
+ *            of the same byte order, may read them.
+ * HOST contexts only in this version.
+ * @return CUDOT_OK (n = 0 writes nothing); CUDOT_ERROR_INVALID_ARGUMENT (ctx not live, out NULL with
+ *         n > 0, first + n beyond the capacity); CUDOT_ERROR_UNSUPPORTED (a GPU strategy). */
+CUDOT_API cudot_status cudot_tile_partials(cudot_ctx *ctx, size_t first, size_t n, void *out);
+
+/*! cudot_join_partials: the dot product of a vector from the partials of all its tiles, in tile order,
+ * exactly as cudot_dot returns it (tiles = 0 gives +0.0).
+ * @param x_dtype, y_dtype the element types the partials were computed for (y_dtype 0: same as x_dtype).
+ * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT (unknown element type, partials NULL with tiles > 0,
+ *         result NULL). A failure's message is read with cudot_last_error(NULL), as after cudot_init. */
+CUDOT_API cudot_status cudot_join_partials(int32_t x_dtype, int32_t y_dtype, const void *partials, size_t tiles,
+                                           double *result);
+
 /*! cudot_status_string: a constant English name for a status, e.g. "CUDOT_ERROR_NO_DEVICE".
  * Never NULL; unknown values give "CUDOT_ERROR_UNKNOWN". Static storage: never free it. Thread-safe. */
 CUDOT_API const char *cudot_status_string(cudot_status status);
 
 /*! cudot_last_error: the message of the most recent failed call on ctx ("" if none has failed; a later
  * successful call does not clear it). The text lives in the context: valid until cudot_deinit(ctx), and
- * rewritten by the next failing call on ctx. With ctx NULL: the message of the last failed cudot_init on
- * the calling thread ("" if none), kept in storage of that thread and rewritten by its next failed
- * cudot_init. Read it on the thread that called cudot_init (bindings whose threads may move, like Go's
- * goroutines, read it in the same native call). A ctx that is not live gives a fixed message saying
- * so. Never returns NULL. */
+ * rewritten by the next failing call on ctx. With ctx NULL: the message of the last failed call without
+ * a context (cudot_init, cudot_join_partials) on the calling thread ("" if none), kept in storage of that
+ * thread and rewritten by its next such failure. Read it on the thread that made the call (bindings whose
+ * threads may move, like Go's goroutines, read it in the same native call). A ctx that is not live gives
+ * a fixed message saying so. Never returns NULL. */
 CUDOT_API const char *cudot_last_error(const cudot_ctx *ctx);
 
 /*! cudot_version: the loaded library's version as major * 10000 + minor * 100 + patch. Bindings compare

@@ -12,7 +12,7 @@ build=${BUILD_DIR:-build}
 
 packages=(cmake g++ gcc pkg-config catch2 libmpfr-dev libgmp-dev libopenblas-dev python3-matplotlib python3-numpy python3-pytest
           golang-go mono-mcs mono-devel mono-runtime nunit-console libnunit-cil-dev
-          valgrind clang libclang-rt-14-dev)
+          valgrind clang libclang-rt-14-dev libopenmpi-dev openmpi-bin)
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 if [[ "${CUDOT_SKIP_INSTALL:-0}" != 1 ]]; then
   missing=()

@@ -7,8 +7,10 @@
 #include <limits>
 #include <new>
 #include <unordered_set>
+#include <vector>
 
 #include "context.hpp"
+#include "order.hpp"
 #include "cpu/cpu_backend.hpp"
 #include "cpu/fp_env.hpp"
 #include "cuda/cuda_backend.hpp"
@@ -211,6 +213,68 @@ cudot_status dot_impl(cudot_ctx *ctx, std::size_t n, bool whole, double *result)
     return CUDOT_OK;
 }
 
+// Bytes of one tile partial of a pair's kind, as the backends store them (packed, no padding).
+std::size_t packed_partial_bytes(types::Kind kind) {
+    return kind == types::Kind::Dot2 ? sizeof(order::SumF64)
+                                     : kind == types::Kind::Exact ? sizeof(order::SumI64) : sizeof(order::SumF32);
+}
+static_assert(order::kMaxPartialBytes <= CUDOT_PARTIAL_BYTES, "the exported partial must hold every kind");
+static_assert(order::kTile == CUDOT_TILE_ELEMENTS, "the header's tile is the canonical order's tile");
+
+cudot_status tile_partials_impl(cudot_ctx *ctx, std::size_t first, std::size_t n, void *out) {
+    if (!live(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
+    std::lock_guard<std::mutex> lock(ctx->mutex);
+    if (first > ctx->capacity || n > ctx->capacity - first)
+        return fail(ctx->sink(), CUDOT_ERROR_INVALID_ARGUMENT,
+                    "cudot_tile_partials: elements [%zu, %zu + %zu) reach beyond the capacity %zu", first, first, n,
+                    ctx->capacity);
+    if (n == 0) return CUDOT_OK;
+    if (!out) return fail(ctx->sink(), CUDOT_ERROR_INVALID_ARGUMENT, "cudot_tile_partials: out is NULL");
+    if (ctx->memory != CUDOT_MEMORY_HOST)
+        return fail(ctx->sink(), CUDOT_ERROR_UNSUPPORTED,
+                    "cudot_tile_partials: only HOST contexts in this version (this one is a GPU strategy)");
+    cpu::DefaultFpEnv fp_env;
+    const types::Kind kind = types::kind_of(ctx->dtype, ctx->y_dtype);
+    const std::size_t tiles = order::tile_count(n), packed = packed_partial_bytes(kind);
+    // The context's own partial scratch holds the tiles of its capacity, so of any n within it.
+    const unsigned char *x = static_cast<const unsigned char *>(ctx->x) + first * element_size(ctx->dtype);
+    const unsigned char *y = static_cast<const unsigned char *>(ctx->y) + first * element_size(ctx->y_dtype);
+    void *scratch = cpu::partial_scratch(*ctx);
+    cpu::compute_partials(ctx->dtype, ctx->y_dtype, x, y, n, 0, tiles, scratch, ctx->hooks);
+    unsigned char *dst = static_cast<unsigned char *>(out);
+    const unsigned char *src = static_cast<const unsigned char *>(scratch);
+    for (std::size_t t = 0; t < tiles; ++t) {
+        std::memset(dst + t * CUDOT_PARTIAL_BYTES, 0, CUDOT_PARTIAL_BYTES);
+        std::memcpy(dst + t * CUDOT_PARTIAL_BYTES, src + t * packed, packed);
+    }
+    return CUDOT_OK;
+}
+
+cudot_status join_partials_impl(int32_t x_dtype, int32_t y_dtype, const void *partials, std::size_t tiles,
+                                double *result) {
+    ErrorSink err{init_error, sizeof init_error};
+    if (y_dtype == 0) y_dtype = x_dtype;
+    if (!types::valid_dtype(x_dtype) || !types::valid_dtype(y_dtype))
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "cudot_join_partials: element types %d x %d are not both "
+                    "CUDOT_F32 = 1 .. CUDOT_U8 = 6", static_cast<int>(x_dtype), static_cast<int>(y_dtype));
+    if (!result) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "cudot_join_partials: result is NULL");
+    if (tiles > 0 && !partials)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "cudot_join_partials: partials is NULL");
+    if (tiles == 0) {
+        *result = 0.0;
+        return CUDOT_OK;
+    }
+    const types::Kind kind = types::kind_of(x_dtype, y_dtype);
+    const std::size_t packed = packed_partial_bytes(kind);
+    std::vector<unsigned char> compact(tiles * packed);  // bad_alloc: guarded() says OUT_OF_MEMORY
+    const unsigned char *src = static_cast<const unsigned char *>(partials);
+    for (std::size_t t = 0; t < tiles; ++t) std::memcpy(&compact[t * packed], src + t * CUDOT_PARTIAL_BYTES, packed);
+    cpu::DefaultFpEnv fp_env;
+    const double value = cpu::join_partials(kind, compact.data(), tiles);
+    *result = std::isnan(value) ? std::numeric_limits<double>::quiet_NaN() : value;
+    return CUDOT_OK;
+}
+
 // Runs body and turns an escaping exception into a status (with a message when there is a sink).
 template <class Body>
 cudot_status guarded(ErrorSink err, Body body) noexcept {
@@ -263,6 +327,16 @@ CUDOT_API cudot_status cudot_dot(cudot_ctx *ctx, double *result) {
 
 CUDOT_API cudot_status cudot_dot_n(cudot_ctx *ctx, size_t n, double *result) {
     return guarded(sink_of(ctx), [&] { return dot_impl(ctx, n, false, result); });
+}
+
+CUDOT_API cudot_status cudot_tile_partials(cudot_ctx *ctx, size_t first, size_t n, void *out) {
+    return guarded(sink_of(ctx), [&] { return tile_partials_impl(ctx, first, n, out); });
+}
+
+CUDOT_API cudot_status cudot_join_partials(int32_t x_dtype, int32_t y_dtype, const void *partials, size_t tiles,
+                                           double *result) {
+    return guarded(ErrorSink{init_error, sizeof init_error},
+                   [&] { return join_partials_impl(x_dtype, y_dtype, partials, tiles, result); });
 }
 
 CUDOT_API cudot_status cudot_deinit(cudot_ctx *ctx) {

@@ -134,6 +134,8 @@ void compute_partials(int32_t x_dtype, int32_t y_dtype, const void *x, const voi
     }
 }
 
+void *partial_scratch(cudot_ctx &ctx) { return ctx.host->partials; }
+
 template <types::Kind K>
 static double join_kind(const void *partials, std::size_t tiles) {
     using A = order::Arith<K>;

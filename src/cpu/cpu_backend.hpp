@@ -21,6 +21,8 @@ void compute_partials(int32_t x_dtype, int32_t y_dtype, const void *x, const voi
                       std::size_t first, std::size_t last, void *partials, const TestHooks &hooks);
 // ...and the canonical join of `tiles` partials (of the pair's kind) into the result.
 double join_partials(types::Kind kind, const void *partials, std::size_t tiles);
+// A HOST context's scratch for the partials of up to its capacity's tiles (cudot_tile_partials).
+void *partial_scratch(cudot_ctx &ctx);
 
 // Page-aligned host memory that is refused (nullptr) rather than overcommitted beyond physical RAM.
 void *allocate_host(std::size_t bytes);

@@ -20,7 +20,7 @@ foreach(line IN LISTS lines)
   endif()
 endforeach()
 foreach(api init get_inputs dot dot_n deinit status_string last_error version version_string get_memory
-            get_capacity)
+            get_capacity get_dtypes tile_partials join_partials)
   if(NOT symbols MATCHES " cudot_${api}(@|\n)")
     message(FATAL_ERROR "cudot_${api} is not exported:\n${symbols}")
   endif()
