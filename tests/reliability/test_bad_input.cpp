@@ -592,62 +592,45 @@ std::vector<Row> deinit_rows() {
     return rows;
 }
 
-std::vector<Row> get_memory_rows() {
+// The rows of a getter with two optional out-parameters (cudot_get_memory, cudot_get_dtypes): refused
+// handles leave both untouched; a live HOST F32 context gives `want_a` and `want_b`.
+using PairGetter = cudot_status (*)(const cudot_ctx *, int32_t *, int32_t *);
+std::vector<Row> pair_getter_rows(const char *E, PairGetter get, const std::string &outs, int32_t want_a,
+                                  int32_t want_b) {
     std::vector<Row> rows;
-    const char *E = "cudot_get_memory";
-    handle_rows(rows, E, [](cudot_ctx *ctx, Outcome &o) {
-        int32_t memory = 77, device = 77;
-        cudot_status s = cudot_get_memory(ctx, &memory, &device);
-        if (memory != 77 || device != 77) add_problem(o, "out-parameters written by a failed call");
+    handle_rows(rows, E, [get](cudot_ctx *ctx, Outcome &o) {
+        int32_t a = 77, b = 77;
+        cudot_status s = get(ctx, &a, &b);
+        if (a != 77 || b != 77) add_problem(o, "out-parameters written by a failed call");
         return s;
     });
-    rows.push_back(status_row(E, "ctx = NULL, memory = device = NULL", CUDOT_ERROR_INVALID_ARGUMENT, "",
-                              [] { return on_null(cudot_get_memory(nullptr, nullptr, nullptr)); }));
-    rows.push_back(status_row(E, "live HOST ctx, memory = device = NULL", CUDOT_OK, "", [] {
+    rows.push_back(status_row(E, "ctx = NULL, " + outs + " = NULL", CUDOT_ERROR_INVALID_ARGUMENT, "",
+                              [get] { return on_null(get(nullptr, nullptr, nullptr)); }));
+    rows.push_back(status_row(E, "live HOST ctx, " + outs + " = NULL", CUDOT_OK, "", [get] {
         Live c;
         if (!c.ctx) return no_context();
-        return on_ctx(cudot_get_memory(c.ctx, nullptr, nullptr), c.ctx);
+        return on_ctx(get(c.ctx, nullptr, nullptr), c.ctx);
     }));
-    rows.push_back(status_row(E, "live HOST ctx, each out-pointer alone", CUDOT_OK, "", [] {
+    rows.push_back(status_row(E, "live HOST ctx, each out-pointer alone", CUDOT_OK, "", [get, want_a, want_b] {
         Live c;
         if (!c.ctx) return no_context();
-        int32_t memory = 77, device = 77;
-        cudot_status s1 = cudot_get_memory(c.ctx, &memory, nullptr);
-        cudot_status s2 = cudot_get_memory(c.ctx, nullptr, &device);
+        int32_t a = 77, b = 77;
+        cudot_status s1 = get(c.ctx, &a, nullptr);
+        cudot_status s2 = get(c.ctx, nullptr, &b);
         Outcome o = on_ctx(s1 != CUDOT_OK ? s1 : s2, c.ctx);
-        if (memory != CUDOT_MEMORY_HOST || device != CUDOT_DEVICE_NONE) add_problem(o, "wrong memory or device");
+        if (a != want_a || b != want_b) add_problem(o, "wrong values");
         return o;
     }));
     return rows;
 }
 
+std::vector<Row> get_memory_rows() {
+    return pair_getter_rows("cudot_get_memory", cudot_get_memory, "memory = device", CUDOT_MEMORY_HOST,
+                            CUDOT_DEVICE_NONE);
+}
+
 std::vector<Row> get_dtypes_rows() {
-    std::vector<Row> rows;
-    const char *E = "cudot_get_dtypes";
-    handle_rows(rows, E, [](cudot_ctx *ctx, Outcome &o) {
-        int32_t xd = 77, yd = 77;
-        cudot_status s = cudot_get_dtypes(ctx, &xd, &yd);
-        if (xd != 77 || yd != 77) add_problem(o, "out-parameters written by a failed call");
-        return s;
-    });
-    rows.push_back(status_row(E, "ctx = NULL, x_dtype = y_dtype = NULL", CUDOT_ERROR_INVALID_ARGUMENT, "",
-                              [] { return on_null(cudot_get_dtypes(nullptr, nullptr, nullptr)); }));
-    rows.push_back(status_row(E, "live ctx, x_dtype = y_dtype = NULL", CUDOT_OK, "", [] {
-        Live c;
-        if (!c.ctx) return no_context();
-        return on_ctx(cudot_get_dtypes(c.ctx, nullptr, nullptr), c.ctx);
-    }));
-    rows.push_back(status_row(E, "live ctx, each out-pointer alone", CUDOT_OK, "", [] {
-        Live c;
-        if (!c.ctx) return no_context();
-        int32_t xd = 77, yd = 77;
-        cudot_status s1 = cudot_get_dtypes(c.ctx, &xd, nullptr);
-        cudot_status s2 = cudot_get_dtypes(c.ctx, nullptr, &yd);
-        Outcome o = on_ctx(s1 != CUDOT_OK ? s1 : s2, c.ctx);
-        if (xd != CUDOT_F32 || yd != CUDOT_F32) add_problem(o, "wrong element types");
-        return o;
-    }));
-    return rows;
+    return pair_getter_rows("cudot_get_dtypes", cudot_get_dtypes, "x_dtype = y_dtype", CUDOT_F32, CUDOT_F32);
 }
 
 std::vector<Row> get_capacity_rows() {
