@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ceilings.hpp"
+#include "inputs.hpp"
 #include "cudot.h"
 
 using namespace bench;
@@ -44,9 +45,6 @@ struct Row {
 
 const char *kMemoryNames[] = {"auto", "pinned", "mapped", "managed", "host"};
 
-std::size_t size_of(int dtype) {
-    return dtype == CUDOT_F64 ? 8 : dtype == CUDOT_F32 ? 4 : (dtype == CUDOT_F16 || dtype == CUDOT_BF16) ? 2 : 1;
-}
 const char *type_name(int dtype) {
     static const char *names[] = {"?", "f32", "f64", "f16", "bf16", "i8", "u8"};
     return dtype >= 1 && dtype <= 6 ? names[dtype] : "?";
@@ -73,36 +71,6 @@ void bound_row(Row &r, int memory, const Ceilings &c, double bytes) {
     }
 }
 
-// Writes new values into the inputs (untimed): every element changes on every call.
-template <class T>
-void rewrite(T *x, T *y, std::size_t n, int round) {
-    parallel_for(n, [&](std::size_t b, std::size_t e) {
-        for (std::size_t i = b; i < e; ++i) {
-            x[i] = static_cast<T>(static_cast<int>((i * 7 + round) % 2001) - 1000) * T(0.001);
-            y[i] = static_cast<T>(static_cast<int>((i * 13 + 3 * round) % 1999) - 999) * T(0.002);
-        }
-    });
-}
-
-// Dot of the same values on HOST, to check the measured strategy's last result bit for bit.
-double host_reference(int dtype, const void *x, const void *y, std::size_t n, int y_dtype = 0) {
-    cudot_config cfg = CUDOT_CONFIG_INIT;
-    cfg.dtype = dtype;
-    cfg.y_dtype = y_dtype;
-    cfg.memory = CUDOT_MEMORY_HOST;
-    cudot_ctx *ctx = nullptr;
-    if (cudot_init(&ctx, n, &cfg) != CUDOT_OK) return std::nan("");
-    void *hx, *hy;
-    cudot_get_inputs(ctx, &hx, &hy);
-    std::memcpy(hx, x, n * size_of(dtype));
-    std::memcpy(hy, y, n * size_of(y_dtype ? y_dtype : dtype));
-    double r = std::nan("");
-    cudot_dot(ctx, &r);
-    cudot_deinit(ctx);
-    return r;
-}
-
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // One strategy, dtype and size: both scenarios. Returns false if the strategy is unavailable.
 bool bench_strategy(int memory, int dtype, std::size_t n, const Options &o, const Ceilings &c, std::vector<Row> &rows) {

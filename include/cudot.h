@@ -32,7 +32,7 @@
 
 /* Version of this header. cudot_version() returns the version of the library actually loaded. */
 #define CUDOT_VERSION_MAJOR 1
-#define CUDOT_VERSION_MINOR 2
+#define CUDOT_VERSION_MINOR 3
 #define CUDOT_VERSION_PATCH 0
 #define CUDOT_VERSION_NUMBER (CUDOT_VERSION_MAJOR * 10000 + CUDOT_VERSION_MINOR * 100 + CUDOT_VERSION_PATCH)
 
@@ -100,6 +100,15 @@ enum {
     CUDOT_MEMORY_HOST = 4
 };
 
+/* cudot_config.device value meaning "every visible GPU" (CUDA_VISIBLE_DEVICES decides which are
+ * visible): the buffers are shared by all of them (PINNED/MAPPED page-locked memory registered for every
+ * GPU; MANAGED unified memory, which each GPU migrates its part of), and each dot splits its tiles into
+ * one contiguous run per GPU, each GPU with its own stream; the host joins the runs' partials in the
+ * canonical order, so the result is the same bits as on one GPU or the CPU. PINNED copies each GPU's run
+ * only (device memory per GPU: about 1/count of the buffers). AUTO's CPU+GPU split uses every GPU. With
+ * one visible GPU it behaves as device 0. Since 1.3. */
+#define CUDOT_DEVICE_ALL (-1)
+
 /* Device value reported by cudot_get_memory() for a context that runs on the CPU. */
 #define CUDOT_DEVICE_NONE (-2)
 
@@ -112,7 +121,8 @@ typedef struct cudot_config {
                          must be zero (they would ask for features it lacks) */
     int32_t  dtype;   /* element type of x (and of y unless y_dtype says otherwise); 0 means CUDOT_F32 */
     int32_t  memory;  /* a CUDOT_MEMORY_* value; 0 means CUDOT_MEMORY_AUTO */
-    int32_t  device;  /* CUDA device ordinal (0-based); ignored by HOST, and by AUTO when no GPU exists */
+    int32_t  device;  /* CUDA device ordinal (0-based), or CUDOT_DEVICE_ALL (-1): every visible GPU;
+                         ignored by HOST, and by AUTO when no GPU exists */
     int32_t  y_dtype; /* element type of y; 0 means "the same as dtype". Since 1.1; a caller compiled
                          against 1.0 passes size 16 and gets the default. */
 } cudot_config;
@@ -126,15 +136,17 @@ typedef struct cudot_config {
  * @return CUDOT_OK;
  *         CUDOT_ERROR_INVALID_ARGUMENT  ctx NULL, config->size below 16, 17..19 or above 4096, unknown
  *                                       dtype, y_dtype or memory,
- *                                       negative or out-of-range device, n so large the byte count overflows;
+ *                                       device below -1 or beyond the GPUs present, n so large the byte
+ *                                       count overflows;
  *         CUDOT_ERROR_OUT_OF_MEMORY     the buffers cannot be allocated, or would exceed the host's
  *                                       physical memory (HOST, PINNED, MAPPED) or the device's free
  *                                       memory (MANAGED, checked before allocating);
  *         CUDOT_ERROR_NO_DEVICE         a GPU strategy without a usable GPU (no driver, no device, a GPU
  *                                       older than this build supports, or a build without CUDA);
  *         CUDOT_ERROR_UNSUPPORTED       config->size larger than this library knows with non-zero bytes
- *                                       beyond; device -1 (all GPUs: not yet available); the device
- *                                       cannot do what the strategy needs (e.g. mapped memory);
+ *                                       beyond; a device cannot do what the strategy needs (e.g. mapped
+ *                                       memory, or MANAGED shared by several GPUs without concurrent
+ *                                       managed access);
  *         CUDOT_ERROR_CUDA              a CUDA call failed; CUDOT_ERROR_INTERNAL.
  * On failure the reason is in cudot_last_error(NULL) on the same thread. Buffer contents after init are
  * unspecified: fill them before the first dot. */
@@ -180,7 +192,8 @@ CUDOT_API cudot_status cudot_deinit(cudot_ctx *ctx);
 
 /*! cudot_get_memory: what the context actually uses.
  * @param memory out (may be NULL): the resolved strategy, never CUDOT_MEMORY_AUTO.
- * @param device out (may be NULL): the CUDA device ordinal, or CUDOT_DEVICE_NONE for HOST.
+ * @param device out (may be NULL): the CUDA device ordinal, CUDOT_DEVICE_ALL for a context on every
+ *               visible GPU, or CUDOT_DEVICE_NONE for HOST.
  * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT if ctx is NULL or not a live context. */
 CUDOT_API cudot_status cudot_get_memory(const cudot_ctx *ctx, int32_t *memory, int32_t *device);
 
@@ -205,9 +218,11 @@ CUDOT_API cudot_status cudot_get_capacity(const cudot_ctx *ctx, size_t *n);
  * @param out receives ceil(n / CUDOT_TILE_ELEMENTS) partials of CUDOT_PARTIAL_BYTES each (host memory).
  *            Opaque bytes: only cudot_join_partials of a library of the same major version, on a machine
  *            of the same byte order, may read them.
- * HOST contexts only in this version.
+ * Every strategy (since 1.3; HOST only before): GPU contexts compute on their GPU(s). MAPPED and MANAGED
+ * read the buffers in place when element `first` starts on a 16-byte boundary of both buffers, and
+ * otherwise copy the elements to a device staging buffer first (kept until deinit).
  * @return CUDOT_OK (n = 0 writes nothing); CUDOT_ERROR_INVALID_ARGUMENT (ctx not live, out NULL with
- *         n > 0, first + n beyond the capacity); CUDOT_ERROR_UNSUPPORTED (a GPU strategy). */
+ *         n > 0, first + n beyond the capacity); CUDOT_ERROR_OUT_OF_MEMORY; CUDOT_ERROR_CUDA. */
 CUDOT_API cudot_status cudot_tile_partials(cudot_ctx *ctx, size_t first, size_t n, void *out);
 
 /*! cudot_join_partials: the dot product of a vector from the partials of all its tiles, in tile order,

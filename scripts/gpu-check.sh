@@ -14,8 +14,9 @@
 #                                        fault-injection ones, which compare the device's free memory and
 #                                        so cannot run beside a sanitizer's own allocations). racecheck
 #                                        takes about 9 minutes on an H100, the others about 2 each.
-# Then the bindings run against the GPU strategies (CUDOT_TEST_GPU=1: a missing GPU fails them) where
-# their runtimes exist: Python (any python3 with numpy and pytest), Go (the prepared binaries).
+# Then cudot_mpi_dot with GPU contexts on 2 ranks (where mpirun exists, or .mpi-carry was carried), and
+# the bindings against the GPU strategies (CUDOT_TEST_GPU=1: a missing GPU fails them) where their
+# runtimes exist: Python (any python3 with numpy and pytest), Go (the prepared binaries).
 # Logs go to $OUT (if set) or ./gpu-check-logs. CUDOT_CTEST_ARGS adds arguments to ctest (e.g. -E bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -82,6 +83,24 @@ status=0
 if grep -q "gpu:.*(Skipped)" "$logs/ctest.log"; then
   echo "gpu-check: GPU tests were skipped on a machine with a GPU" >&2
   status=1
+fi
+
+# ---- cudot_mpi_dot with GPU contexts: 2 ranks, rank r on GPU r % (number of GPUs) ----
+# MPI: the machine's own, or a copy of Debian's carried in .mpi-carry (scripts/mpi-carry.sh).
+if [[ -x "$build/tests/test_mpi" ]]; then
+  [[ -f .mpi-carry/activate.sh ]] && source .mpi-carry/activate.sh
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
+  if command -v mpirun >/dev/null; then
+    for memory in pinned mapped managed auto; do
+      echo "==== mpi: 2 ranks, $memory contexts, $gpus GPU(s)"
+      CUDOT_MPI_TEST_MEMORY=$memory CUDOT_MPI_TEST_GPUS=$gpus \
+        mpirun -np 2 -x CUDOT_MPI_TEST_MEMORY -x CUDOT_MPI_TEST_GPUS "$build/tests/test_mpi" 2>&1 |
+        tee -a "$logs/mpi-gpu.log" || status=1
+    done
+  else
+    echo "==== mpi: NOT RUN (no mpirun here, no .mpi-carry)"
+  fi
 fi
 
 # ---- bindings against the GPU strategies ----

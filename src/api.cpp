@@ -106,10 +106,9 @@ cudot_status read_config(const cudot_config *config, cudot_config &out, ErrorSin
     if (out.memory < CUDOT_MEMORY_AUTO || out.memory > CUDOT_MEMORY_HOST)
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "config->memory %d is not a CUDOT_MEMORY_* value (0..4)",
                     static_cast<int>(out.memory));
-    if (out.device == -1 && out.memory != CUDOT_MEMORY_HOST)
-        return fail(err, CUDOT_ERROR_UNSUPPORTED, "config->device -1 (every GPU) is not available in this version");
-    if (out.device < 0 && out.memory != CUDOT_MEMORY_HOST)
-        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "config->device %d is negative",
+    if (out.device < CUDOT_DEVICE_ALL && out.memory != CUDOT_MEMORY_HOST)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                    "config->device %d is negative (the one negative ordinal is CUDOT_DEVICE_ALL, -1)",
                     static_cast<int>(out.device));
     return CUDOT_OK;
 }
@@ -230,17 +229,21 @@ cudot_status tile_partials_impl(cudot_ctx *ctx, std::size_t first, std::size_t n
                     ctx->capacity);
     if (n == 0) return CUDOT_OK;
     if (!out) return fail(ctx->sink(), CUDOT_ERROR_INVALID_ARGUMENT, "cudot_tile_partials: out is NULL");
-    if (ctx->memory != CUDOT_MEMORY_HOST)
-        return fail(ctx->sink(), CUDOT_ERROR_UNSUPPORTED,
-                    "cudot_tile_partials: only HOST contexts in this version (this one is a GPU strategy)");
     cpu::DefaultFpEnv fp_env;
     const types::Kind kind = types::kind_of(ctx->dtype, ctx->y_dtype);
     const std::size_t tiles = order::tile_count(n), packed = packed_partial_bytes(kind);
-    // The context's own partial scratch holds the tiles of its capacity, so of any n within it.
-    const unsigned char *x = static_cast<const unsigned char *>(ctx->x) + first * element_size(ctx->dtype);
-    const unsigned char *y = static_cast<const unsigned char *>(ctx->y) + first * element_size(ctx->y_dtype);
-    void *scratch = cpu::partial_scratch(*ctx);
-    cpu::compute_partials(ctx->dtype, ctx->y_dtype, x, y, n, 0, tiles, scratch, ctx->hooks);
+    // Both backends leave the partials, packed, in the context's own array, which holds the tiles of its
+    // capacity, so of any n within it.
+    void *scratch = nullptr;
+    if (ctx->memory == CUDOT_MEMORY_HOST) {
+        const unsigned char *x = static_cast<const unsigned char *>(ctx->x) + first * element_size(ctx->dtype);
+        const unsigned char *y = static_cast<const unsigned char *>(ctx->y) + first * element_size(ctx->y_dtype);
+        scratch = cpu::partial_scratch(*ctx);
+        cpu::compute_partials(ctx->dtype, ctx->y_dtype, x, y, n, 0, tiles, scratch, ctx->hooks);
+    } else {
+        cudot_status status = cuda::tile_partials(*ctx, first, n, &scratch);
+        if (status != CUDOT_OK) return status;
+    }
     unsigned char *dst = static_cast<unsigned char *>(out);
     const unsigned char *src = static_cast<const unsigned char *>(scratch);
     for (std::size_t t = 0; t < tiles; ++t) {
@@ -302,6 +305,7 @@ void set_hybrid_share(cudot_ctx *ctx, double share) { ctx->hooks.hybrid_share = 
 double hybrid_share(const cudot_ctx *ctx) { return cuda::current_hybrid_share(*ctx); }
 void inject_cuda_fault(unsigned calls_before, int cuda_error) { cuda::inject_fault(calls_before, cuda_error); }
 bool cuda_fault_pending() { return cuda::fault_pending(); }
+void force_all_devices(const int *devices, int count) { cuda::force_devices(devices, count); }
 }  // namespace testing
 
 }  // namespace cudot

@@ -92,8 +92,8 @@ TEST_CASE("init rejects bad arguments with a status and a message", "[api]") {
     }
     SECTION("negative device for a strategy that uses one") {
         c.memory = CUDOT_MEMORY_AUTO;
-        c.device = -1;
-        expect_init_failure(10, &c, CUDOT_ERROR_UNSUPPORTED, "device -1");
+        c.device = -2;  // -1 is CUDOT_DEVICE_ALL (test_multi_gpu.cpp)
+        expect_init_failure(10, &c, CUDOT_ERROR_INVALID_ARGUMENT, "CUDOT_DEVICE_ALL");
         c.device = -7;
         expect_init_failure(10, &c, CUDOT_ERROR_INVALID_ARGUMENT, "device");
     }

@@ -1,4 +1,10 @@
-// cuda_backend.cu - the GPU strategies: what each allocates, what a dot copies, the one launch.
+// cuda_backend.cu - the GPU strategies: what each allocates, what a dot copies, the launches.
+//
+// A context runs on one GPU or, with config->device == CUDOT_DEVICE_ALL, on every visible GPU. One GPU:
+// each dot is a single launch whose last block joins the tile partials on the device. Several GPUs
+// (and AUTO's CPU+GPU hybrid, and cudot_tile_partials): each GPU computes the partials of one
+// contiguous run of tiles into a mapped host array, and the host joins them in the canonical order.
+// Who computes a tile never changes its partial, so every way of splitting gives the same bits.
 #include "cuda_backend.hpp"
 
 #include <cuda_runtime.h>
@@ -6,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <new>
+#include <vector>
 
 #include "../cpu/cpu_backend.hpp"
 #include "kernels/dot_kernel.cuh"
@@ -35,6 +42,7 @@ static cudaError_t occupancy_typed(int *blocks_per_sm) {
 struct Launcher {
     LaunchFn launch;
     OccupancyFn occupancy;
+    std::size_t partial_bytes;  // one tile partial of the pair's kind, packed
 };
 
 static Launcher launcher_for(int32_t x_dtype, int32_t y_dtype) {
@@ -42,27 +50,35 @@ static Launcher launcher_for(int32_t x_dtype, int32_t y_dtype) {
         return types::with_type(y_dtype, [&](auto yt) {
             using Tx = decltype(xt);
             using Ty = decltype(yt);
-            return Launcher{launch_typed<Tx, Ty>, occupancy_typed<Tx, Ty>};
+            return Launcher{launch_typed<Tx, Ty>, occupancy_typed<Tx, Ty>, sizeof(typename PairOf<Tx, Ty>::Acc)};
         });
     });
 }
 
-struct DeviceState {
-    void *d_x = nullptr;  // what the kernel reads: device buffers (PINNED), device aliases of the
-    void *d_y = nullptr;  //   host buffers (MAPPED), or the managed buffers themselves (MANAGED)
-    void *scratch = nullptr;         // the kernel's ticket, then one partial per tile
-    double *h_result = nullptr;      // mapped host word the kernel writes the result into
-    double *d_result = nullptr;
+// One GPU's part of a context.
+struct Gpu {
+    int device = 0;
+    void *d_x = nullptr;  // where this GPU reads: its own device buffers (PINNED, holding the run of
+    void *d_y = nullptr;  //   elements it computes at offset 0), or its view of the whole host or managed buffers
+    void *stage_x = nullptr;  // MAPPED/MANAGED: device copies for cudot_tile_partials starts that are not
+    void *stage_y = nullptr;  //   16-byte aligned (the kernel's vector loads need it); made on first use
+    void *scratch = nullptr;  // the kernel's ticket, then one partial per tile (single-GPU dots)
+    double *d_result = nullptr;  // this GPU's view of DeviceState::h_result
+    void *d_partials = nullptr;  // this GPU's view of DeviceState::h_partials
     cudaStream_t stream = nullptr;
-    unsigned resident_blocks = 1;  // blocks of the dot kernel the whole device holds at once
-    Launcher launcher = {nullptr, nullptr};
-    // Hybrid (AUTO) only: tile partials in mapped host memory, written by both the GPU and the CPU.
-    void *h_partials = nullptr;
-    void *d_partials = nullptr;
-    cudaEvent_t gpu_start = nullptr, gpu_stop = nullptr;
-    double share = 0.25;  // fraction of tiles the GPU takes; adapted after every hybrid dot
-    // MANAGED only: whether the next dot first migrates the inputs in bulk (see managed_dot).
-    bool prefetch = true;
+    cudaEvent_t start = nullptr, stop = nullptr;  // hybrid dots time the GPUs' share
+    unsigned resident_blocks = 1;  // blocks of the dot kernel this device holds at once
+    std::size_t first_tile = 0, last_tile = 0;  // the run of tiles of the current operation
+};
+
+struct DeviceState {
+    std::vector<Gpu> gpus;  // one, or every GPU of a CUDOT_DEVICE_ALL context
+    Launcher launcher = {nullptr, nullptr, 0};
+    std::size_t slice_elements = 0;  // elements each GPU's own buffers (PINNED, staging) hold
+    double *h_result = nullptr;  // mapped host word a single-GPU dot's last block writes the result into
+    void *h_partials = nullptr;  // mapped host array of tile partials, joined on the host
+    double share = 0.25;  // hybrid: fraction of tiles the GPUs take; adapted after every hybrid dot
+    bool prefetch = true;  // MANAGED: whether the next dot first migrates the inputs in bulk (managed_dot)
 };
 
 // Hybrid dots below this many tiles run on the CPU alone: the launch and synchronization would cost
@@ -76,6 +92,7 @@ constexpr std::size_t kManagedAdaptBytes = std::size_t(4) << 20;
 constexpr double kMigratedGBps = 300.0;
 
 constexpr std::size_t kTicketBytes = 256;  // keeps the partials after it 256-byte aligned
+constexpr std::size_t kLoadAlign = 16;     // the kernel's widest load
 
 // Test-only fault injection (src/testing.hpp): the calling thread's countdown-th checked CUDA call
 // from now is reported as failing with fault_code, after it was really made, so the clean-up paths
@@ -83,12 +100,15 @@ constexpr std::size_t kTicketBytes = 256;  // keeps the partials after it 256-by
 // never lands in another thread's context.
 static thread_local long fault_countdown = -1;
 static thread_local cudaError_t fault_code = cudaSuccess;
+// Test-only: the GPUs a CUDOT_DEVICE_ALL init on this thread uses instead of every visible one.
+static thread_local std::vector<int> forced_devices;
 
 void inject_fault(unsigned calls_before, int cuda_error) {
     fault_countdown = cuda_error ? static_cast<long>(calls_before) : -1;
     fault_code = static_cast<cudaError_t>(cuda_error);
 }
 bool fault_pending() { return fault_countdown >= 0; }
+void force_devices(const int *devices, int count) { forced_devices.assign(devices, devices + std::max(count, 0)); }
 
 static cudaError_t checked(cudaError_t result) {
     if (fault_countdown < 0) return result;
@@ -109,6 +129,38 @@ static cudot_status cuda_fail(ErrorSink err, cudaError_t error, const char *call
         if (cudot_error_ != cudaSuccess) return cuda_fail(err, cudot_error_, #call); \
     } while (0)
 
+// The ordinals a context asked for: one, or every visible GPU (or the test override).
+static cudot_status device_list(int32_t device, std::vector<int> &out, ErrorSink err) {
+    out.clear();
+    if (device != CUDOT_DEVICE_ALL) {
+        out.push_back(device);
+        return CUDOT_OK;
+    }
+    if (!forced_devices.empty()) {
+        out = forced_devices;
+        return CUDOT_OK;
+    }
+    int count = 0;
+    CUDOT_CUDA_TRY(err, cudaGetDeviceCount(&count));
+    for (int d = 0; d < count; ++d) out.push_back(d);
+    return CUDOT_OK;
+}
+
+static cudot_status probe_one(int device, ErrorSink err) {
+    CUDOT_CUDA_TRY(err, cudaSetDevice(device));
+    cudaFuncAttributes attributes;
+    cudaError_t e = cudaFuncGetAttributes(&attributes, dot_kernel<float, float>);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        cudaDeviceProp prop;
+        if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) prop = cudaDeviceProp{};
+        return fail(err, CUDOT_ERROR_NO_DEVICE,
+                    "GPU %d (%s, compute capability %d.%d) cannot run this build's kernels: %s (%s)", device,
+                    prop.name, prop.major, prop.minor, cudaGetErrorString(e), cudaGetErrorName(e));
+    }
+    return CUDOT_OK;
+}
+
 cudot_status probe(int32_t device, ErrorSink err) {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
@@ -121,118 +173,147 @@ cudot_status probe(int32_t device, ErrorSink err) {
     if (device >= count)
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "config->device %d does not exist: %d CUDA device(s) present",
                     static_cast<int>(device), count);
-    CUDOT_CUDA_TRY(err, cudaSetDevice(device));
-    cudaFuncAttributes attributes;
-    e = cudaFuncGetAttributes(&attributes, dot_kernel<float, float>);
-    if (e != cudaSuccess) {
+    std::vector<int> devices;
+    cudot_status status = device_list(device, devices, err);
+    for (std::size_t i = 0; status == CUDOT_OK && i < devices.size(); ++i) status = probe_one(devices[i], err);
+    return status;
+}
+
+static bool can_map(int device) {
+    int yes = 0;
+    if (cudaDeviceGetAttribute(&yes, cudaDevAttrCanMapHostMemory, device) != cudaSuccess) {
         (void)cudaGetLastError();
-        cudaDeviceProp prop;
-        if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) prop = cudaDeviceProp{};
-        return fail(err, CUDOT_ERROR_NO_DEVICE,
-                    "GPU %d (%s, compute capability %d.%d) cannot run this build's kernels: %s (%s)",
-                    static_cast<int>(device), prop.name, prop.major, prop.minor, cudaGetErrorString(e),
-                    cudaGetErrorName(e));
+        yes = 0;
+    }
+    return yes != 0;
+}
+
+int32_t auto_strategy(int32_t device) {
+    std::vector<int> devices;
+    if (device_list(device, devices, ErrorSink{nullptr, 0}) != CUDOT_OK) return CUDOT_MEMORY_PINNED;
+    for (int d : devices)
+        if (!can_map(d)) return CUDOT_MEMORY_PINNED;
+    return CUDOT_MEMORY_MAPPED;
+}
+
+// Checks that every GPU can serve the strategy, and that MANAGED's share of each fits in its free memory
+// (oversubscribed managed memory can stall the whole GPU: refuse before allocating).
+static cudot_status check_devices(const cudot_ctx &ctx, const DeviceState &s, ErrorSink err) {
+    const std::size_t x_bytes = s.slice_elements * element_size(ctx.dtype);
+    const std::size_t y_bytes = s.slice_elements * element_size(ctx.y_dtype);
+    for (const Gpu &g : s.gpus) {
+        if (ctx.memory == CUDOT_MEMORY_MAPPED && !can_map(g.device))
+            return fail(err, CUDOT_ERROR_UNSUPPORTED, "GPU %d cannot map host memory: use PINNED", g.device);
+        if (ctx.memory != CUDOT_MEMORY_MANAGED) continue;
+        int managed = 0, concurrent = 0;
+        CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, g.device));
+        if (!managed) return fail(err, CUDOT_ERROR_UNSUPPORTED, "GPU %d does not support managed memory", g.device);
+        if (s.gpus.size() > 1) {
+            CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, g.device));
+            if (!concurrent)
+                return fail(err, CUDOT_ERROR_UNSUPPORTED,
+                            "GPU %d cannot share managed memory with other GPUs (no concurrent managed access): "
+                            "use one device, or PINNED/MAPPED",
+                            g.device);
+        }
+        std::size_t free_bytes = 0, total_bytes = 0;
+        CUDOT_CUDA_TRY(err, cudaSetDevice(g.device));
+        CUDOT_CUDA_TRY(err, cudaMemGetInfo(&free_bytes, &total_bytes));
+        const std::size_t reserve = std::max<std::size_t>(free_bytes / 16, std::size_t(256) << 20);
+        if (x_bytes > free_bytes / 2 || y_bytes > free_bytes / 2 || x_bytes + y_bytes + reserve > free_bytes)
+            return fail(err, CUDOT_ERROR_OUT_OF_MEMORY,
+                        "MANAGED buffers of %zu + %zu bytes (this GPU's share) do not fit in GPU %d's free memory "
+                        "(%zu bytes, of which %zu are kept in reserve)",
+                        x_bytes, y_bytes, g.device, free_bytes, reserve);
     }
     return CUDOT_OK;
 }
 
-int32_t auto_strategy(int32_t device) {
-    int can_map = 0;
-    if (cudaDeviceGetAttribute(&can_map, cudaDevAttrCanMapHostMemory, device) != cudaSuccess) {
-        (void)cudaGetLastError();
-        can_map = 0;
+// Allocates the two input buffers the caller fills: page-locked host memory (PINNED, MAPPED; portable,
+// so every GPU of the context may use it) or managed memory. Called with the first GPU current.
+static cudot_status allocate_inputs(cudot_ctx &ctx, std::size_t x_alloc, std::size_t y_alloc, ErrorSink err) {
+    if (ctx.memory == CUDOT_MEMORY_MANAGED) {
+        CUDOT_CUDA_TRY(err, cudaMallocManaged(&ctx.x, x_alloc, cudaMemAttachGlobal));
+        CUDOT_CUDA_TRY(err, cudaMallocManaged(&ctx.y, y_alloc, cudaMemAttachGlobal));
+        return CUDOT_OK;
     }
-    return can_map ? CUDOT_MEMORY_MAPPED : CUDOT_MEMORY_PINNED;
+    if (ctx.memory != CUDOT_MEMORY_PINNED && ctx.memory != CUDOT_MEMORY_MAPPED)
+        return fail(err, CUDOT_ERROR_INTERNAL, "CUDA backend asked for strategy %d", static_cast<int>(ctx.memory));
+    const std::size_t physical = cpu::physical_memory();
+    if (physical != 0 && (x_alloc > physical / 4 || y_alloc > physical / 4 || x_alloc + y_alloc > physical / 2))
+        return fail(err, CUDOT_ERROR_OUT_OF_MEMORY,
+                    "refusing to page-lock %zu + %zu bytes: more than half of this machine's %zu bytes", x_alloc,
+                    y_alloc, physical);
+    const unsigned flags = cudaHostAllocPortable | (ctx.memory == CUDOT_MEMORY_MAPPED ? cudaHostAllocMapped : 0u);
+    CUDOT_CUDA_TRY(err, cudaHostAlloc(&ctx.x, x_alloc, flags));
+    CUDOT_CUDA_TRY(err, cudaHostAlloc(&ctx.y, y_alloc, flags));
+    return CUDOT_OK;
 }
 
-// Allocates the two input buffers for the strategy. Called with the device current.
-static cudot_status allocate_inputs(cudot_ctx &ctx, DeviceState &s, std::size_t x_bytes, std::size_t y_bytes,
-                                    ErrorSink err) {
-    const std::size_t physical = cpu::physical_memory();
-    // Non-NULL pointers even for n == 0.
-    const std::size_t x_alloc = std::max<std::size_t>(x_bytes, 256), y_alloc = std::max<std::size_t>(y_bytes, 256);
+// Everything one GPU needs: its views of the shared buffers, its own buffers, a stream.
+static cudot_status create_gpu(cudot_ctx &ctx, DeviceState &s, Gpu &g, ErrorSink err) {
+    CUDOT_CUDA_TRY(err, cudaSetDevice(g.device));
     switch (ctx.memory) {
-        case CUDOT_MEMORY_PINNED:
-        case CUDOT_MEMORY_MAPPED: {
-            if (physical != 0 && (x_bytes > physical / 4 || y_bytes > physical / 4 || x_bytes + y_bytes > physical / 2))
-                return fail(err, CUDOT_ERROR_OUT_OF_MEMORY,
-                            "refusing to page-lock %zu + %zu bytes: more than half of this machine's %zu bytes",
-                            x_bytes, y_bytes, physical);
-            unsigned flags = cudaHostAllocPortable;
-            if (ctx.memory == CUDOT_MEMORY_MAPPED) {
-                int can_map = 0;
-                CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&can_map, cudaDevAttrCanMapHostMemory, ctx.device));
-                if (!can_map)
-                    return fail(err, CUDOT_ERROR_UNSUPPORTED, "GPU %d cannot map host memory: use PINNED",
-                                static_cast<int>(ctx.device));
-                flags |= cudaHostAllocMapped;
-            }
-            CUDOT_CUDA_TRY(err, cudaHostAlloc(&ctx.x, x_alloc, flags));
-            CUDOT_CUDA_TRY(err, cudaHostAlloc(&ctx.y, y_alloc, flags));
-            if (ctx.memory == CUDOT_MEMORY_MAPPED) {
-                CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&s.d_x, ctx.x, 0));
-                CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&s.d_y, ctx.y, 0));
-            } else {
-                CUDOT_CUDA_TRY(err, cudaMalloc(&s.d_x, x_alloc));
-                CUDOT_CUDA_TRY(err, cudaMalloc(&s.d_y, y_alloc));
-            }
-            return CUDOT_OK;
-        }
-        case CUDOT_MEMORY_MANAGED: {
-            int managed = 0;
-            CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, ctx.device));
-            if (!managed)
-                return fail(err, CUDOT_ERROR_UNSUPPORTED, "GPU %d does not support managed memory",
-                            static_cast<int>(ctx.device));
-            // Oversubscribed managed memory can stall the whole GPU: refuse before allocating.
-            std::size_t free_bytes = 0, total_bytes = 0;
-            CUDOT_CUDA_TRY(err, cudaMemGetInfo(&free_bytes, &total_bytes));
-            const std::size_t reserve = std::max<std::size_t>(free_bytes / 16, std::size_t(256) << 20);
-            if (x_bytes > free_bytes / 2 || y_bytes > free_bytes / 2 || x_bytes + y_bytes + reserve > free_bytes)
-                return fail(err, CUDOT_ERROR_OUT_OF_MEMORY,
-                            "MANAGED buffers of %zu + %zu bytes do not fit in GPU %d's free memory (%zu bytes, of "
-                            "which %zu are kept in reserve)",
-                            x_bytes, y_bytes, static_cast<int>(ctx.device), free_bytes, reserve);
-            CUDOT_CUDA_TRY(err, cudaMallocManaged(&ctx.x, x_alloc, cudaMemAttachGlobal));
-            CUDOT_CUDA_TRY(err, cudaMallocManaged(&ctx.y, y_alloc, cudaMemAttachGlobal));
-            s.d_x = ctx.x;
-            s.d_y = ctx.y;
-            return CUDOT_OK;
-        }
-        default:
-            return fail(err, CUDOT_ERROR_INTERNAL, "CUDA backend asked for strategy %d", static_cast<int>(ctx.memory));
+        case CUDOT_MEMORY_MAPPED:
+            CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&g.d_x, ctx.x, 0));
+            CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&g.d_y, ctx.y, 0));
+            break;
+        case CUDOT_MEMORY_MANAGED:
+            g.d_x = ctx.x;
+            g.d_y = ctx.y;
+            break;
+        default:  // PINNED: device buffers for the run of elements this GPU computes
+            CUDOT_CUDA_TRY(err, cudaMalloc(&g.d_x, std::max<std::size_t>(s.slice_elements * element_size(ctx.dtype), 256)));
+            CUDOT_CUDA_TRY(err, cudaMalloc(&g.d_y, std::max<std::size_t>(s.slice_elements * element_size(ctx.y_dtype), 256)));
     }
+    int sms = 0, per_sm = 0;
+    CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, g.device));
+    CUDOT_CUDA_TRY(err, s.launcher.occupancy(&per_sm));
+    g.resident_blocks = static_cast<unsigned>(std::max(1, sms * std::max(1, per_sm)));
+
+    CUDOT_CUDA_TRY(err, cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
+    const std::size_t tiles = std::max<std::size_t>(order::tile_count(s.slice_elements), 1);
+    CUDOT_CUDA_TRY(err, cudaMalloc(&g.scratch, kTicketBytes + tiles * order::kMaxPartialBytes));
+    CUDOT_CUDA_TRY(err, cudaMemsetAsync(g.scratch, 0, kTicketBytes, g.stream));
+    void *view = nullptr;
+    CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&view, s.h_result, 0));
+    g.d_result = static_cast<double *>(view);
+    CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&g.d_partials, s.h_partials, 0));
+    if (ctx.hybrid) {
+        CUDOT_CUDA_TRY(err, cudaEventCreate(&g.start));
+        CUDOT_CUDA_TRY(err, cudaEventCreate(&g.stop));
+    }
+    CUDOT_CUDA_TRY(err, cudaStreamSynchronize(g.stream));
+    return CUDOT_OK;
 }
 
 static cudot_status create_state(cudot_ctx &ctx, DeviceState &s, ErrorSink err) {
-    CUDOT_CUDA_TRY(err, cudaSetDevice(ctx.device));
-    cudot_status status = allocate_inputs(ctx, s, ctx.capacity * element_size(ctx.dtype),
-                                          ctx.capacity * element_size(ctx.y_dtype), err);
+    std::vector<int> devices;
+    cudot_status status = device_list(ctx.device, devices, err);
+    if (status != CUDOT_OK) return status;
+    s.gpus.resize(devices.size());
+    for (std::size_t i = 0; i < devices.size(); ++i) s.gpus[i].device = devices[i];
+    // Several GPUs split the tiles into equal runs: each GPU's own buffers hold the longest run.
+    const std::size_t tiles = order::tile_count(ctx.capacity), count = s.gpus.size();
+    s.slice_elements = count == 1 ? ctx.capacity : std::min(ctx.capacity, (tiles + count - 1) / count * order::kTile);
+    status = check_devices(ctx, s, err);
     if (status != CUDOT_OK) return status;
 
-    s.launcher = launcher_for(ctx.dtype, ctx.y_dtype);
-    int sms = 0, per_sm = 0;
-    CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx.device));
-    CUDOT_CUDA_TRY(err, s.launcher.occupancy(&per_sm));
-    s.resident_blocks = static_cast<unsigned>(std::max(1, sms * std::max(1, per_sm)));
-
-    CUDOT_CUDA_TRY(err, cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
-    const std::size_t tiles = std::max<std::size_t>(order::tile_count(ctx.capacity), 1);
-    CUDOT_CUDA_TRY(err, cudaMalloc(&s.scratch, kTicketBytes + tiles * order::kMaxPartialBytes));
-    CUDOT_CUDA_TRY(err, cudaMemsetAsync(s.scratch, 0, kTicketBytes, s.stream));
+    CUDOT_CUDA_TRY(err, cudaSetDevice(s.gpus[0].device));
+    // Non-NULL pointers even for n == 0.
+    status = allocate_inputs(ctx, std::max<std::size_t>(ctx.capacity * element_size(ctx.dtype), 256),
+                             std::max<std::size_t>(ctx.capacity * element_size(ctx.y_dtype), 256), err);
+    if (status != CUDOT_OK) return status;
     void *result = nullptr;
     CUDOT_CUDA_TRY(err, cudaHostAlloc(&result, sizeof(double), cudaHostAllocMapped | cudaHostAllocPortable));
     s.h_result = static_cast<double *>(result);
-    CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&result, s.h_result, 0));
-    s.d_result = static_cast<double *>(result);
-    if (ctx.hybrid) {
-        CUDOT_CUDA_TRY(err, cudaHostAlloc(&s.h_partials, tiles * order::kMaxPartialBytes,
-                                          cudaHostAllocMapped | cudaHostAllocPortable));
-        CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&s.d_partials, s.h_partials, 0));
-        CUDOT_CUDA_TRY(err, cudaEventCreate(&s.gpu_start));
-        CUDOT_CUDA_TRY(err, cudaEventCreate(&s.gpu_stop));
+    CUDOT_CUDA_TRY(err, cudaHostAlloc(&s.h_partials, std::max<std::size_t>(tiles, 1) * order::kMaxPartialBytes,
+                                      cudaHostAllocMapped | cudaHostAllocPortable));
+    s.launcher = launcher_for(ctx.dtype, ctx.y_dtype);
+    for (Gpu &g : s.gpus) {
+        status = create_gpu(ctx, s, g, err);
+        if (status != CUDOT_OK) return status;
     }
-    CUDOT_CUDA_TRY(err, cudaStreamSynchronize(s.stream));
     return CUDOT_OK;
 }
 
@@ -240,7 +321,7 @@ cudot_status create(cudot_ctx &ctx, ErrorSink err) {
     DeviceState *s = new (std::nothrow) DeviceState;
     if (!s) return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the context");
     ctx.gpu = s;
-    cudot_status status = create_state(ctx, *s, err);
+    cudot_status status = create_state(ctx, *s, err);  // std::bad_alloc from the vector: api.cpp's guard
     if (status != CUDOT_OK) destroy(ctx, ErrorSink{nullptr, 0});  // keep the first message
     return status;
 }
@@ -252,22 +333,29 @@ static void release(cudot_status &first, ErrorSink err, cudaError_t error, const
     else if (error != cudaSuccess) (void)cudaGetLastError();
 }
 
+static void destroy_gpu(const cudot_ctx &ctx, Gpu &g, cudot_status &first, ErrorSink err) {
+    release(first, err, cudaSetDevice(g.device), "cudaSetDevice");
+    if (g.stream) release(first, err, cudaStreamSynchronize(g.stream), "cudaStreamSynchronize");
+    if (g.stream) release(first, err, cudaStreamDestroy(g.stream), "cudaStreamDestroy");
+    if (g.scratch) release(first, err, cudaFree(g.scratch), "cudaFree(scratch)");
+    if (g.start) release(first, err, cudaEventDestroy(g.start), "cudaEventDestroy");
+    if (g.stop) release(first, err, cudaEventDestroy(g.stop), "cudaEventDestroy");
+    if (g.stage_x) release(first, err, cudaFree(g.stage_x), "cudaFree(stage_x)");
+    if (g.stage_y) release(first, err, cudaFree(g.stage_y), "cudaFree(stage_y)");
+    if (ctx.memory == CUDOT_MEMORY_PINNED) {  // only PINNED has device copies of its own
+        if (g.d_x) release(first, err, cudaFree(g.d_x), "cudaFree(d_x)");
+        if (g.d_y) release(first, err, cudaFree(g.d_y), "cudaFree(d_y)");
+    }
+    g = Gpu{};
+}
+
 cudot_status destroy(cudot_ctx &ctx, ErrorSink err) {
     DeviceState *s = ctx.gpu;
     cudot_status first = CUDOT_OK;
-    release(first, err, cudaSetDevice(ctx.device), "cudaSetDevice");
     if (s) {
-        if (s->stream) release(first, err, cudaStreamSynchronize(s->stream), "cudaStreamSynchronize");
-        if (s->stream) release(first, err, cudaStreamDestroy(s->stream), "cudaStreamDestroy");
-        if (s->scratch) release(first, err, cudaFree(s->scratch), "cudaFree(scratch)");
+        for (Gpu &g : s->gpus) destroy_gpu(ctx, g, first, err);
         if (s->h_result) release(first, err, cudaFreeHost(s->h_result), "cudaFreeHost(result)");
         if (s->h_partials) release(first, err, cudaFreeHost(s->h_partials), "cudaFreeHost(partials)");
-        if (s->gpu_start) release(first, err, cudaEventDestroy(s->gpu_start), "cudaEventDestroy");
-        if (s->gpu_stop) release(first, err, cudaEventDestroy(s->gpu_stop), "cudaEventDestroy");
-        if (ctx.memory == CUDOT_MEMORY_PINNED) {  // only PINNED has device copies of its own
-            if (s->d_x) release(first, err, cudaFree(s->d_x), "cudaFree(d_x)");
-            if (s->d_y) release(first, err, cudaFree(s->d_y), "cudaFree(d_y)");
-        }
     }
     const bool managed = ctx.memory == CUDOT_MEMORY_MANAGED;
     if (ctx.x) release(first, err, managed ? cudaFree(ctx.x) : cudaFreeHost(ctx.x), "freeing x");
@@ -278,15 +366,94 @@ cudot_status destroy(cudot_ctx &ctx, ErrorSink err) {
     return first;
 }
 
-// Launches the dot kernel on the first n elements. partials/result: see dot_kernel (result nullptr:
-// partials only).
-static cudot_status launch_any(cudot_ctx &ctx, DeviceState &s, std::size_t n, void *partials, double *result) {
+// Launches the dot kernel on n elements at x, y (device views). partials/result: see dot_kernel
+// (result nullptr: partials only).
+static cudot_status launch_any(cudot_ctx &ctx, DeviceState &s, Gpu &g, const void *x, const void *y, std::size_t n,
+                               void *partials, double *result) {
     const std::size_t tiles = order::tile_count(n);
-    unsigned blocks = ctx.hooks.gpu_blocks ? ctx.hooks.gpu_blocks : s.resident_blocks;
+    unsigned blocks = ctx.hooks.gpu_blocks ? ctx.hooks.gpu_blocks : g.resident_blocks;
     blocks = static_cast<unsigned>(std::min<std::size_t>(blocks, tiles));
-    cudaError_t e = checked(s.launcher.launch(blocks, s.stream, s.d_x, s.d_y, n, partials, static_cast<unsigned *>(s.scratch),
-                                              result));
+    cudaError_t e = checked(s.launcher.launch(blocks, g.stream, x, y, n, partials, static_cast<unsigned *>(g.scratch), result));
     return e == cudaSuccess ? CUDOT_OK : cuda_fail(ctx.sink(), e, "dot_kernel launch");
+}
+
+static bool aligned(std::size_t bytes) { return bytes % kLoadAlign == 0; }
+
+// Where GPU g reads the elements [at, at + count) of x (or y, of element size `size`) from, after queueing
+// whatever copy that needs on its stream: PINNED copies them to its device buffer; MAPPED and MANAGED
+// read the shared buffers in place, unless `at` would misalign the kernel's loads (cudot_tile_partials
+// may start anywhere): then the elements are copied to a device staging buffer first.
+static cudot_status source(cudot_ctx &ctx, DeviceState &s, Gpu &g, const void *host, void *view, void *&stage,
+                           std::size_t size, std::size_t at, std::size_t count, const void *&out) {
+    ErrorSink err = ctx.sink();
+    const std::size_t offset = at * size, bytes = count * size;
+    if (ctx.memory != CUDOT_MEMORY_PINNED && aligned(offset)) {
+        out = static_cast<const char *>(view) + offset;
+        return CUDOT_OK;
+    }
+    void *target = view;  // PINNED: the GPU's own buffer
+    if (ctx.memory != CUDOT_MEMORY_PINNED) {
+        if (!stage) CUDOT_CUDA_TRY(err, cudaMalloc(&stage, std::max<std::size_t>(s.slice_elements * size, 256)));
+        target = stage;
+    }
+    CUDOT_CUDA_TRY(err, cudaMemcpyAsync(target, static_cast<const char *>(host) + offset, bytes, cudaMemcpyDefault,
+                                        g.stream));
+    out = target;
+    return CUDOT_OK;
+}
+
+// Queues, on every GPU, the partials of its run of the tiles [0, gpu_tiles) of the n elements that start
+// at element `first` of the buffers, written to h_partials[0..gpu_tiles) (GPU k takes the k-th of equal
+// runs). MANAGED prefetches each run to its GPU when s.prefetch says so. Wait with wait_partials.
+static cudot_status queue_partials(cudot_ctx &ctx, DeviceState &s, std::size_t first, std::size_t n,
+                                   std::size_t gpu_tiles, bool timed) {
+    ErrorSink err = ctx.sink();
+    const std::size_t count = s.gpus.size(), sx = element_size(ctx.dtype), sy = element_size(ctx.y_dtype);
+    for (std::size_t k = 0; k < count; ++k) {
+        Gpu &g = s.gpus[k];
+        g.first_tile = gpu_tiles * k / count;
+        g.last_tile = gpu_tiles * (k + 1) / count;
+        if (g.first_tile == g.last_tile) continue;
+        const std::size_t begin = g.first_tile * order::kTile;
+        const std::size_t elements = std::min(n, g.last_tile * order::kTile) - begin;
+        CUDOT_CUDA_TRY(err, cudaSetDevice(g.device));
+        if (timed) CUDOT_CUDA_TRY(err, cudaEventRecord(g.start, g.stream));
+        if (ctx.memory == CUDOT_MEMORY_MANAGED && s.prefetch) {
+            cudaMemLocation gpu{};
+            gpu.type = cudaMemLocationTypeDevice;
+            gpu.id = g.device;
+            CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(static_cast<char *>(ctx.x) + (first + begin) * sx, elements * sx,
+                                                     gpu, 0, g.stream));
+            CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(static_cast<char *>(ctx.y) + (first + begin) * sy, elements * sy,
+                                                     gpu, 0, g.stream));
+        }
+        // PINNED: each GPU's buffers hold its run at offset 0 (source() copies it there).
+        const void *x = nullptr, *y = nullptr;
+        cudot_status status = source(ctx, s, g, ctx.x, g.d_x, g.stage_x, sx, first + begin, elements, x);
+        if (status == CUDOT_OK) status = source(ctx, s, g, ctx.y, g.d_y, g.stage_y, sy, first + begin, elements, y);
+        if (status != CUDOT_OK) return status;
+        void *partials = static_cast<char *>(g.d_partials) + g.first_tile * s.launcher.partial_bytes;
+        status = launch_any(ctx, s, g, x, y, elements, partials, nullptr);
+        if (status != CUDOT_OK) return status;
+        if (timed) CUDOT_CUDA_TRY(err, cudaEventRecord(g.stop, g.stream));
+    }
+    return CUDOT_OK;
+}
+
+// Waits for queue_partials on every GPU; *slowest_ms (if given) gets the longest GPU's time.
+static cudot_status wait_partials(cudot_ctx &ctx, DeviceState &s, float *slowest_ms) {
+    ErrorSink err = ctx.sink();
+    for (Gpu &g : s.gpus) {
+        if (g.first_tile == g.last_tile) continue;
+        CUDOT_CUDA_TRY(err, cudaSetDevice(g.device));
+        CUDOT_CUDA_TRY(err, cudaStreamSynchronize(g.stream));
+        if (slowest_ms) {
+            float ms = 0;
+            CUDOT_CUDA_TRY(err, cudaEventElapsedTime(&ms, g.start, g.stop));
+            *slowest_ms = std::max(*slowest_ms, ms);
+        }
+    }
+    return CUDOT_OK;
 }
 
 double current_hybrid_share(const cudot_ctx &ctx) {
@@ -294,31 +461,25 @@ double current_hybrid_share(const cudot_ctx &ctx) {
     return ctx.hooks.hybrid_share >= 0 ? ctx.hooks.hybrid_share : ctx.gpu->share;
 }
 
-// AUTO with a GPU: the GPU reads tiles [0, g) of the mapped buffers over the bus while the CPU threads
+// AUTO with a GPU: the GPUs read tiles [0, g) of the mapped buffers over the bus while the CPU threads
 // compute tiles [g, tiles) from host memory; both write tile partials into one mapped array, which
 // the CPU joins in the canonical order. The split only decides who computes a tile, so the result is
 // the same bits for any g. After each dot, g moves toward the split that makes both finish together.
 static cudot_status hybrid_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
-    ErrorSink err = ctx.sink();
     const std::size_t tiles = order::tile_count(n);
     const double share = current_hybrid_share(ctx);
     std::size_t g = tiles < kHybridMinTiles && ctx.hooks.hybrid_share < 0
                         ? 0
                         : std::min(tiles, static_cast<std::size_t>(share * static_cast<double>(tiles) + 0.5));
-    if (g > 0) {
-        CUDOT_CUDA_TRY(err, cudaSetDevice(ctx.device));
-        CUDOT_CUDA_TRY(err, cudaEventRecord(s.gpu_start, s.stream));
-        cudot_status status = launch_any(ctx, s, std::min(n, g * order::kTile), s.d_partials, nullptr);
-        if (status != CUDOT_OK) return status;
-        CUDOT_CUDA_TRY(err, cudaEventRecord(s.gpu_stop, s.stream));
-    }
+    cudot_status status = g > 0 ? queue_partials(ctx, s, 0, n, g, true) : CUDOT_OK;
+    if (status != CUDOT_OK) return status;
     const auto cpu_start = std::chrono::steady_clock::now();
     cpu::compute_partials(ctx.dtype, ctx.y_dtype, ctx.x, ctx.y, n, g, tiles, s.h_partials, ctx.hooks);
     const double cpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cpu_start).count();
     if (g > 0) {
-        CUDOT_CUDA_TRY(err, cudaStreamSynchronize(s.stream));
         float gpu_ms = 0;
-        CUDOT_CUDA_TRY(err, cudaEventElapsedTime(&gpu_ms, s.gpu_start, s.gpu_stop));
+        status = wait_partials(ctx, s, &gpu_ms);
+        if (status != CUDOT_OK) return status;
         if (g < tiles && gpu_ms > 0 && cpu_ms > 0) {
             const double gpu_rate = g / static_cast<double>(gpu_ms), cpu_rate = (tiles - g) / cpu_ms;
             const double balanced = gpu_rate / (gpu_rate + cpu_rate);
@@ -326,6 +487,40 @@ static cudot_status hybrid_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, do
         }
     }
     *result = cpu::join_partials(types::kind_of(ctx.dtype, ctx.y_dtype), s.h_partials, tiles);
+    return CUDOT_OK;
+}
+
+// Several GPUs: each computes the partials of its run of tiles, the host joins them.
+static cudot_status multi_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
+    const std::size_t tiles = order::tile_count(n);
+    cudot_status status = queue_partials(ctx, s, 0, n, tiles, false);
+    if (status == CUDOT_OK) status = wait_partials(ctx, s, nullptr);
+    if (status != CUDOT_OK) return status;
+    *result = cpu::join_partials(types::kind_of(ctx.dtype, ctx.y_dtype), s.h_partials, tiles);
+    return CUDOT_OK;
+}
+
+// One GPU: one launch whose last block joins the partials and writes the result to mapped host memory.
+static cudot_status single_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
+    ErrorSink err = ctx.sink();
+    Gpu &g = s.gpus[0];
+    CUDOT_CUDA_TRY(err, cudaSetDevice(g.device));
+    if (ctx.memory == CUDOT_MEMORY_MANAGED && s.prefetch) {
+        cudaMemLocation gpu{};
+        gpu.type = cudaMemLocationTypeDevice;
+        gpu.id = g.device;
+        CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(ctx.x, n * element_size(ctx.dtype), gpu, 0, g.stream));
+        CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(ctx.y, n * element_size(ctx.y_dtype), gpu, 0, g.stream));
+    }
+    if (ctx.memory == CUDOT_MEMORY_PINNED) {
+        CUDOT_CUDA_TRY(err, cudaMemcpyAsync(g.d_x, ctx.x, n * element_size(ctx.dtype), cudaMemcpyHostToDevice, g.stream));
+        CUDOT_CUDA_TRY(err, cudaMemcpyAsync(g.d_y, ctx.y, n * element_size(ctx.y_dtype), cudaMemcpyHostToDevice, g.stream));
+    }
+    cudot_status status =
+        launch_any(ctx, s, g, g.d_x, g.d_y, n, static_cast<char *>(g.scratch) + kTicketBytes, g.d_result);
+    if (status != CUDOT_OK) return status;
+    CUDOT_CUDA_TRY(err, cudaStreamSynchronize(g.stream));
+    *result = *static_cast<volatile double *>(s.h_result);
     return CUDOT_OK;
 }
 
@@ -337,64 +532,60 @@ static cudot_status hybrid_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, do
 // that ran faster found the inputs resident, and the next one does not. Only timing changes, never
 // the result.
 static cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
-    ErrorSink err = ctx.sink();
-    const std::size_t x_bytes = n * element_size(ctx.dtype), y_bytes = n * element_size(ctx.y_dtype);
-    const std::size_t bytes = x_bytes + y_bytes;
+    const std::size_t bytes = n * (element_size(ctx.dtype) + element_size(ctx.y_dtype));
     const bool adapt = bytes >= 2 * kManagedAdaptBytes;
-    const bool prefetch = adapt && s.prefetch;
+    const bool prefetch = s.prefetch;
+    s.prefetch = adapt && prefetch;
     const auto start = std::chrono::steady_clock::now();
-    if (prefetch) {
-        cudaMemLocation gpu{};
-        gpu.type = cudaMemLocationTypeDevice;
-        gpu.id = ctx.device;
-        CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(ctx.x, x_bytes, gpu, 0, s.stream));
-        CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(ctx.y, y_bytes, gpu, 0, s.stream));
-    }
-    cudot_status status = launch_any(ctx, s, n, static_cast<char *>(s.scratch) + kTicketBytes, s.d_result);
-    if (status != CUDOT_OK) return status;
-    CUDOT_CUDA_TRY(err, cudaStreamSynchronize(s.stream));
-    *result = *static_cast<volatile double *>(s.h_result);
-    if (adapt) {
-        // Timed on the host, around the whole dot: events would add microseconds to every call. A dot
-        // slower than bus speed moved pages (keep or start prefetching); a prefetching dot faster than
-        // that found them already on the GPU (stop prefetching).
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        const double slow_ms = bytes / (kMigratedGBps * 1e6) + 0.25;  // both inputs, plus 250 us of slack
-        s.prefetch = ms > slow_ms;
-    }
+    cudot_status status = s.gpus.size() == 1 ? single_dot(ctx, s, n, result) : multi_dot(ctx, s, n, result);
+    s.prefetch = prefetch;
+    if (status != CUDOT_OK || !adapt) return status;
+    // Timed on the host, around the whole dot: events would add microseconds to every call. A dot
+    // slower than bus speed moved pages (keep or start prefetching); a prefetching dot faster than
+    // that found them already on the GPU (stop prefetching). Several GPUs share the bytes.
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const double slow_ms = bytes / (kMigratedGBps * 1e6 * s.gpus.size()) + 0.25;  // plus 250 us of slack
+    s.prefetch = ms > slow_ms;
     return CUDOT_OK;
 }
 
 static cudot_status dot_once(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
     if (ctx.hybrid) return hybrid_dot(ctx, s, n, result);
-    if (ctx.memory == CUDOT_MEMORY_MANAGED) {
-        CUDOT_CUDA_TRY(ctx.sink(), cudaSetDevice(ctx.device));
-        return managed_dot(ctx, s, n, result);
+    if (ctx.memory == CUDOT_MEMORY_MANAGED) return managed_dot(ctx, s, n, result);
+    return s.gpus.size() == 1 ? single_dot(ctx, s, n, result) : multi_dot(ctx, s, n, result);
+}
+
+// A failed operation may have left work queued; wait for it so the next call (or deinit) never overlaps
+// it. Its own error, if any, was already reported.
+static void drain(DeviceState &s) {
+    for (Gpu &g : s.gpus) {
+        if (!g.stream) continue;
+        (void)cudaSetDevice(g.device);
+        (void)cudaStreamSynchronize(g.stream);
     }
-    ErrorSink err = ctx.sink();
-    CUDOT_CUDA_TRY(err, cudaSetDevice(ctx.device));
-    if (ctx.memory == CUDOT_MEMORY_PINNED) {
-        CUDOT_CUDA_TRY(err, cudaMemcpyAsync(s.d_x, ctx.x, n * element_size(ctx.dtype), cudaMemcpyHostToDevice, s.stream));
-        CUDOT_CUDA_TRY(err, cudaMemcpyAsync(s.d_y, ctx.y, n * element_size(ctx.y_dtype), cudaMemcpyHostToDevice, s.stream));
-    }
-    cudot_status status =
-        launch_any(ctx, s, n, static_cast<char *>(s.scratch) + kTicketBytes, s.d_result);
-    if (status != CUDOT_OK) return status;
-    CUDOT_CUDA_TRY(err, cudaStreamSynchronize(s.stream));
-    *result = *static_cast<volatile double *>(s.h_result);
-    return CUDOT_OK;
+    (void)cudaGetLastError();
 }
 
 cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
     DeviceState &s = *ctx.gpu;
     cudot_status status = dot_once(ctx, s, n, result);
-    if (status != CUDOT_OK) {
-        // A dot that failed part-way may have left work queued; wait for it so the next dot (or
-        // deinit) never overlaps it. Its own error, if any, was already reported.
-        (void)cudaStreamSynchronize(s.stream);
-        (void)cudaGetLastError();
-    }
+    if (status != CUDOT_OK) drain(s);
     return status;
+}
+
+cudot_status tile_partials(cudot_ctx &ctx, std::size_t first, std::size_t n, void **partials) {
+    DeviceState &s = *ctx.gpu;
+    const bool prefetch = s.prefetch;
+    s.prefetch = ctx.memory == CUDOT_MEMORY_MANAGED;  // one bulk migration beats page faults
+    cudot_status status = queue_partials(ctx, s, first, n, order::tile_count(n), false);
+    if (status == CUDOT_OK) status = wait_partials(ctx, s, nullptr);
+    s.prefetch = prefetch;
+    if (status != CUDOT_OK) {
+        drain(s);
+        return status;
+    }
+    *partials = s.h_partials;
+    return CUDOT_OK;
 }
 
 }  // namespace cuda

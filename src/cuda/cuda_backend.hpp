@@ -9,24 +9,33 @@
 namespace cudot {
 namespace cuda {
 
-// Whether a usable GPU with this ordinal exists. On false, writes why into err (status returned:
-// NO_DEVICE, or INVALID_ARGUMENT for an ordinal beyond the devices present).
+// Whether a usable GPU with this ordinal exists (CUDOT_DEVICE_ALL: whether every visible GPU is usable).
+// On false, writes why into err (status returned: NO_DEVICE, or INVALID_ARGUMENT for an ordinal beyond
+// the devices present).
 cudot_status probe(int32_t device, ErrorSink err);
 // The strategy AUTO resolves to on this device (after a successful probe).
 int32_t auto_strategy(int32_t device);
-// Allocates the buffers and device state for ctx.memory on ctx.device; on failure frees what it took.
+// Allocates the buffers and device state for ctx.memory on ctx.device (one GPU, or every visible GPU
+// for CUDOT_DEVICE_ALL); on failure frees what it took.
 cudot_status create(cudot_ctx &ctx, ErrorSink err);
 // Frees everything create took; reports the first CUDA error, if any, but always finishes.
 cudot_status destroy(cudot_ctx &ctx, ErrorSink err);
-// The canonical dot of the first n elements (1 <= n <= capacity), in one kernel launch; for a hybrid
-// (AUTO) context, split between CPU threads and the GPU.
+// The canonical dot of the first n elements (1 <= n <= capacity): on one GPU in one kernel launch; on
+// several, split into one run of tiles per GPU; for a hybrid (AUTO) context, split between CPU threads
+// and the GPU(s).
 cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result);
+// The partials of the tiles of elements [first, first + n) (n >= 1), computed on the context's GPU(s);
+// *partials points to them, packed, in the context's own host array (valid until the next call).
+cudot_status tile_partials(cudot_ctx &ctx, std::size_t first, std::size_t n, void **partials);
 // The GPU's share of the next hybrid dot (tests).
 double current_hybrid_share(const cudot_ctx &ctx);
 // Tests: make this thread's calls_before-th next checked CUDA call report cuda_error (0: cancel).
 void inject_fault(unsigned calls_before, int cuda_error);
 // Tests: whether the injected fault has not fired yet.
 bool fault_pending();
+// Tests: the GPUs that CUDOT_DEVICE_ALL inits on this thread use (a GPU may repeat, so the split over
+// several GPUs runs on a machine with one); count 0 restores every visible GPU.
+void force_devices(const int *devices, int count);
 
 }  // namespace cuda
 }  // namespace cudot

@@ -13,6 +13,10 @@ cudot_status destroy(cudot_ctx &, ErrorSink) { return CUDOT_OK; }
 double current_hybrid_share(const cudot_ctx &) { return 0.0; }
 void inject_fault(unsigned, int) {}
 bool fault_pending() { return false; }
+void force_devices(const int *, int) {}
+cudot_status tile_partials(cudot_ctx &ctx, std::size_t, std::size_t, void **) {
+    return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU partials in a build without CUDA");
+}
 cudot_status dot(cudot_ctx &ctx, std::size_t, double *) {
     return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU dot in a build without CUDA");
 }

@@ -122,12 +122,6 @@ cudot_status cudot_mpi_dot(cudot_ctx *ctx, MPI_Comm comm, double *result) {
     if (!result) local = fail(CUDOT_ERROR_INVALID_ARGUMENT, "cudot_mpi_dot: result is NULL");
     else if (cudot_get_dtypes(ctx, &xd, &yd) != CUDOT_OK || cudot_get_capacity(ctx, &n) != CUDOT_OK)
         local = fail(CUDOT_ERROR_INVALID_ARGUMENT, "cudot_mpi_dot: ctx is not a live cudot context");
-    else {
-        int32_t memory = 0;
-        cudot_get_memory(ctx, &memory, NULL);
-        if (memory != CUDOT_MEMORY_HOST)
-            local = fail(CUDOT_ERROR_UNSUPPORTED, "cudot_mpi_dot: only HOST contexts in this version");
-    }
     /* [failing rank + 1 (0: none) as its negation for MIN, status, xd, yd, -xd, -yd] under MAX. */
     long agree[6] = {local ? -(long)(rank + 1) : -(long)(ranks + 1), (long)local, xd, yd, -(long)xd, -(long)yd};
     long agreed[6];

@@ -1,8 +1,11 @@
 /* test_mpi.c - cudot_mpi_dot under mpirun: for many global vectors (every element type pair, sizes from
  * 0 to 2^20 + 7) and many ways of splitting them over the ranks (even, uneven, empty ranks, pieces
  * smaller than a tile, one rank holding everything), every rank's result must be bitwise equal to
- * cudot_dot of one context holding the whole vectors. Then collective error handling. Run with any
- * number of ranks; exits non-zero (on every rank) if any check failed. */
+ * cudot_dot of one (HOST) context holding the whole vectors. Then collective error handling. Run with any
+ * number of ranks; exits non-zero (on every rank) if any check failed.
+ * The ranks' own contexts are HOST unless the environment says otherwise (GPU machines):
+ *   CUDOT_MPI_TEST_MEMORY=pinned|mapped|managed|auto   the strategy of every rank's context
+ *   CUDOT_MPI_TEST_GPUS=k                             rank r uses GPU r % k (default 1: GPU 0) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,17 +64,34 @@ static void fill(int32_t d, uint64_t seed, uint64_t first, size_t n, unsigned ch
     for (size_t i = 0; i < n; ++i) element(d, seed, first + i, p + i * s);
 }
 
-static cudot_ctx *host_context(size_t n, int32_t xd, int32_t yd) {
+static int32_t local_memory = CUDOT_MEMORY_HOST, local_device = 0;
+
+static void read_environment(void) {
+    const char *m = getenv("CUDOT_MPI_TEST_MEMORY"), *g = getenv("CUDOT_MPI_TEST_GPUS");
+    if (m && strcmp(m, "pinned") == 0) local_memory = CUDOT_MEMORY_PINNED;
+    else if (m && strcmp(m, "mapped") == 0) local_memory = CUDOT_MEMORY_MAPPED;
+    else if (m && strcmp(m, "managed") == 0) local_memory = CUDOT_MEMORY_MANAGED;
+    else if (m && strcmp(m, "auto") == 0) local_memory = CUDOT_MEMORY_AUTO;
+    const int gpus = g ? atoi(g) : 1;
+    local_device = gpus > 0 ? rank % gpus : 0;
+}
+
+static cudot_ctx *make_context(size_t n, int32_t xd, int32_t yd, int32_t memory, int32_t device) {
     cudot_config c = CUDOT_CONFIG_INIT;
     c.dtype = xd;
     c.y_dtype = yd;
-    c.memory = CUDOT_MEMORY_HOST;
+    c.memory = memory;
+    c.device = device;
     cudot_ctx *ctx = NULL;
     if (cudot_init(&ctx, n, &c) != CUDOT_OK) {
         fprintf(stderr, "rank %d: cudot_init(%zu): %s\n", rank, n, cudot_last_error(NULL));
         return NULL;
     }
     return ctx;
+}
+
+static cudot_ctx *host_context(size_t n, int32_t xd, int32_t yd) {
+    return make_context(n, xd, yd, CUDOT_MEMORY_HOST, 0);
 }
 
 static uint64_t bits(double v) {
@@ -121,7 +141,7 @@ static void check_case(int32_t xd, int32_t yd, size_t n, int pattern, uint64_t s
     size_t *starts = malloc(sizeof(size_t) * (size_t)(ranks + 1));
     split(pattern, n, seed, starts);
     const size_t mine = starts[rank + 1] - starts[rank];
-    cudot_ctx *ctx = host_context(mine, xd, yd);
+    cudot_ctx *ctx = make_context(mine, xd, yd, local_memory, local_device);
     CHECK(ctx != NULL, "local context");
     if (ctx) {
         void *x, *y;
@@ -165,6 +185,15 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    read_environment();
+    {
+        cudot_ctx *probe = make_context(1, CUDOT_F32, 0, local_memory, local_device);
+        int32_t memory = -1, device = -1;
+        if (probe) cudot_get_memory(probe, &memory, &device);
+        printf("rank %d of %d: local contexts use memory %d, device %d\n", rank, ranks, (int)memory, (int)device);
+        fflush(stdout);
+        cudot_deinit(probe);
+    }
     const int32_t types[] = {CUDOT_F32, CUDOT_F64, CUDOT_F16, CUDOT_BF16, CUDOT_I8, CUDOT_U8};
     const size_t sizes[] = {0, 1, 1000, 8192, 8193, 3 * 8192 + 5, 100003, (1u << 20) + 7};
     int cases = 0;

@@ -320,8 +320,9 @@ std::vector<Row> init_rows() {
     // Devices.
     for (int32_t memory : {CUDOT_MEMORY_AUTO, CUDOT_MEMORY_PINNED}) {
         const std::string m = memory == CUDOT_MEMORY_AUTO ? "AUTO" : "PINNED";
-        rows.push_back(status_row(E, m + ", config->device = -1 (every GPU)", CUDOT_ERROR_UNSUPPORTED, "device -1",
-                                  [memory] { return call_init(10, config(CUDOT_F32, memory, -1)); }));
+        rows.push_back(status_row(E, m + ", config->device = -1 (CUDOT_DEVICE_ALL, every GPU)", CUDOT_OK, "",
+                                  [memory] { return call_init(10, config(CUDOT_F32, memory, CUDOT_DEVICE_ALL)); },
+                                  Need::Gpu));
         for (int32_t device : {-2, kInt32Min})
             rows.push_back(status_row(E, m + ", config->device = " + std::to_string(device), IA, "negative",
                                       [memory, device] { return call_init(10, config(CUDOT_F32, memory, device)); }));
@@ -330,6 +331,10 @@ std::vector<Row> init_rows() {
         rows.push_back(status_row(E, "HOST, config->device = " + std::to_string(device) + " (ignored by HOST)",
                                   CUDOT_OK, "",
                                   [device] { return call_init(10, config(CUDOT_F32, CUDOT_MEMORY_HOST, device)); }));
+    rows.push_back(status_row(E, "PINNED, config->device = -1 (every GPU), no GPU", CUDOT_ERROR_NO_DEVICE,
+                              "no usable GPU | without CUDA",
+                              [] { return call_init(10, config(CUDOT_F32, CUDOT_MEMORY_PINNED, CUDOT_DEVICE_ALL)); },
+                              Need::NoGpu));
     rows.push_back(status_row(E, "AUTO, config->device = 9999, no GPU (ignored: falls back to HOST)", CUDOT_OK, "",
                               [] { return call_init(10, config(CUDOT_F32, CUDOT_MEMORY_AUTO, 9999)); }, Need::NoGpu));
     for (int32_t memory : {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED}) {

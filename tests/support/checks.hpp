@@ -15,8 +15,8 @@ namespace test {
 // Random inputs of size n: the result is within the documented bound of the exact dot.
 // Returns the result so callers can compare it across strategies.
 template <class T>
-double check_accuracy(int32_t memory, int32_t dtype, std::size_t n, std::uint64_t seed) {
-    Ctx c(n, dtype, memory);
+double check_accuracy(int32_t memory, int32_t dtype, std::size_t n, std::uint64_t seed, int32_t device = 0) {
+    Ctx c(n, dtype, memory, device);
     INFO(memory_name(memory) << " n=" << n << " " << c.init_error);
     REQUIRE(c.status == CUDOT_OK);
     T *x = c.x<T>(), *y = c.y<T>();
@@ -32,8 +32,8 @@ double check_accuracy(int32_t memory, int32_t dtype, std::size_t n, std::uint64_
 
 // x = 1, y = 1 for every element: the exact answer is n (catches dropped tails and lost tiles).
 template <class T>
-void check_counts(int32_t memory, int32_t dtype, std::size_t n) {
-    Ctx c(n, dtype, memory);
+void check_counts(int32_t memory, int32_t dtype, std::size_t n, int32_t device = 0) {
+    Ctx c(n, dtype, memory, device);
     INFO(memory_name(memory) << " n=" << n << " " << c.init_error);
     REQUIRE(c.status == CUDOT_OK);
     for (std::size_t i = 0; i < n; ++i) c.x<T>()[i] = c.y<T>()[i] = T(1);
@@ -45,9 +45,9 @@ void check_counts(int32_t memory, int32_t dtype, std::size_t n) {
 
 // The host writes between dots; every dot sees the latest values.
 template <class T>
-void check_fresh_data(int32_t memory, int32_t dtype) {
+void check_fresh_data(int32_t memory, int32_t dtype, int32_t device = 0) {
     const std::size_t n = 3 * 8192 + 11;
-    Ctx c(n, dtype, memory);
+    Ctx c(n, dtype, memory, device);
     INFO(memory_name(memory) << " " << c.init_error);
     REQUIRE(c.status == CUDOT_OK);
     T *x = c.x<T>(), *y = c.y<T>();
@@ -68,10 +68,10 @@ void check_fresh_data(int32_t memory, int32_t dtype) {
 
 // Non-finite values behave as IEEE arithmetic would, and identically everywhere.
 template <class T>
-std::vector<double> check_special_values(int32_t memory, int32_t dtype) {
+std::vector<double> check_special_values(int32_t memory, int32_t dtype, int32_t device = 0) {
     const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
     const std::size_t n = 20000;
-    Ctx c(n, dtype, memory);
+    Ctx c(n, dtype, memory, device);
     INFO(memory_name(memory) << " " << c.init_error);
     REQUIRE(c.status == CUDOT_OK);
     T *x = c.x<T>(), *y = c.y<T>();
