@@ -1,12 +1,14 @@
 /* mpi_dot.c - a dot product of vectors spread over MPI ranks, as a distributed solver computes one.
  *
- *   mpirun -np 4 ./build/mpi_dot 1000003
+ *   mpirun -np 4 ./build/mpi_dot 1000003            every rank on the CPU (HOST)
+ *   mpirun -np 2 ./build/mpi_dot 1000003 mapped     one GPU per rank: the node-local rank picks the GPU
  *
  * Every rank owns a contiguous, deliberately uneven part of x and y (here x[i] = 1, y[i] = i, filled
  * locally, as a solver's ranks would hold their own rows). Rank 0 prints the global dot, which is the
- * same bits for any number of ranks. */
+ * same bits for any number of ranks and any strategy. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cudot_mpi.h"
 
@@ -25,7 +27,17 @@ int main(int argc, char **argv) {
 
     cudot_config cfg = CUDOT_CONFIG_INIT;
     cfg.dtype = CUDOT_F64;
-    cfg.memory = CUDOT_MEMORY_HOST; /* the MPI component takes HOST contexts in this version */
+    const char *memory = argc > 2 ? argv[2] : "host";
+    cfg.memory = strcmp(memory, "pinned") == 0    ? CUDOT_MEMORY_PINNED
+                 : strcmp(memory, "mapped") == 0  ? CUDOT_MEMORY_MAPPED
+                 : strcmp(memory, "managed") == 0 ? CUDOT_MEMORY_MANAGED
+                 : strcmp(memory, "auto") == 0    ? CUDOT_MEMORY_AUTO
+                                                  : CUDOT_MEMORY_HOST;
+    /* One GPU per rank on each node: the rank's index among the ranks of its own node. */
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &cfg.device);
+    MPI_Comm_free(&node);
     cudot_ctx *ctx = NULL;
     if (cudot_init(&ctx, (size_t)(end - begin), &cfg) != CUDOT_OK) {
         fprintf(stderr, "rank %d: %s\n", rank, cudot_last_error(NULL));
