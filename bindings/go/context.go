@@ -201,5 +201,6 @@ func (c *Context) YDType() DType { return c.ydtype }
 // Memory is the strategy in use: what Auto resolved to, never Auto.
 func (c *Context) Memory() Memory { return c.memory }
 
-// Device is the CUDA device ordinal in use, or DeviceNone for Host.
+// Device is the CUDA device ordinal in use, DeviceAll for a Context on every visible GPU, or
+// DeviceNone for Host.
 func (c *Context) Device() int { return c.device }

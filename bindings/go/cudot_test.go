@@ -151,20 +151,7 @@ func TestGPUStrategies(t *testing.T) {
 	for _, memory := range []cudot.Memory{cudot.Pinned, cudot.Mapped, cudot.Managed} {
 		for _, p := range somePairs {
 			t.Run(fmt.Sprintf("%v/%v", memory, p), func(t *testing.T) {
-				ctx, err := cudot.New(n, cudot.Options{DType: p.x, YDType: p.y, Memory: memory})
-				if errors.Is(err, cudot.ErrNoDevice) {
-					var e *cudot.Error
-					if !errors.As(err, &e) || e.Status != cudot.StatusNoDevice || e.Message == "" || e.Op != "New" {
-						t.Fatalf("NO_DEVICE error should carry status, op and message: %#v", e)
-					}
-					if gpuRequired {
-						t.Fatalf("CUDOT_TEST_GPU=1 but %v", err)
-					}
-					t.Skipf("no GPU: %v", err)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+				ctx := newGPUContextOrSkip(t, n, cudot.Options{DType: p.x, YDType: p.y, Memory: memory})
 				defer ctx.Close()
 				if ctx.Memory() != memory || ctx.Device() != 0 || ctx.DType() != p.x || ctx.YDType() != p.y {
 					t.Fatalf("Memory %v Device %d DTypes %v*%v, want %v 0 %v", ctx.Memory(), ctx.Device(),
@@ -187,6 +174,82 @@ func TestGPUStrategies(t *testing.T) {
 					t.Fatalf("Dot: %v gives %v (%v), host %v", memory, got, err1, want)
 				}
 			})
+		}
+	}
+}
+
+// newGPUContextOrSkip opens a GPU context; where no GPU is usable it checks that the error is a
+// well-formed NO_DEVICE and skips (fails, with CUDOT_TEST_GPU=1). Any other error fails.
+func newGPUContextOrSkip(t *testing.T, n int, opts cudot.Options) *cudot.Context {
+	t.Helper()
+	ctx, err := cudot.New(n, opts)
+	if errors.Is(err, cudot.ErrNoDevice) {
+		var e *cudot.Error
+		if !errors.As(err, &e) || e.Status != cudot.StatusNoDevice || e.Message == "" || e.Op != "New" {
+			t.Fatalf("NO_DEVICE error should carry status, op and message: %#v", e)
+		}
+		if gpuRequired {
+			t.Fatalf("CUDOT_TEST_GPU=1 but %v", err)
+		}
+		t.Skipf("no GPU: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx
+}
+
+// TestDeviceAll: Device DeviceAll is one context over every visible GPU, reported as DeviceAll, with
+// HOST's bits. Without a usable GPU it must be NO_DEVICE (a skip; a failure with CUDOT_TEST_GPU=1),
+// never UNSUPPORTED (what libraries before 1.3 answered).
+func TestDeviceAll(t *testing.T) {
+	const n = 3*8192*40 + 5 // many tiles, so that several GPUs each get a run; the last tile short
+	for _, memory := range []cudot.Memory{cudot.Pinned, cudot.Mapped, cudot.Managed} {
+		for _, p := range []pair{{cudot.Float32, cudot.Float32}, {cudot.Float64, cudot.Float16}} {
+			t.Run(fmt.Sprintf("%v/%v", memory, p), func(t *testing.T) {
+				ctx := newGPUContextOrSkip(t, n, cudot.Options{DType: p.x, YDType: p.y, Memory: memory, Device: cudot.DeviceAll})
+				defer ctx.Close()
+				if ctx.Memory() != memory || ctx.Device() != cudot.DeviceAll {
+					t.Fatalf("Memory %v Device %d, want %v %d (DeviceAll)", ctx.Memory(), ctx.Device(), memory, cudot.DeviceAll)
+				}
+				host := newContext(t, n, cudot.Options{DType: p.x, YDType: p.y, Memory: cudot.Host})
+				xs, ys := randomPair(n, p, 17)
+				fill(t, ctx, xs, ys)
+				fill(t, host, xs, ys)
+				for _, k := range []int{n, 0, 1, 8193, n / 3, n - 1} {
+					got, err1 := ctx.DotN(k)
+					want, err2 := host.DotN(k)
+					if err1 != nil || err2 != nil || !bitsEqual(got, want) {
+						t.Fatalf("DotN(%d): %v on DeviceAll gives %v (%v), host %v (%v)", k, memory, got, err1, want, err2)
+					}
+				}
+				fill(t, ctx, ys, xs) // fresh data after a dot must be seen
+				fill(t, host, ys, xs)
+				got, err1 := ctx.Dot()
+				want, _ := host.Dot()
+				if err1 != nil || !bitsEqual(got, want) {
+					t.Fatalf("Dot after refill: %v on DeviceAll gives %v (%v), host %v", memory, got, err1, want)
+				}
+			})
+		}
+	}
+}
+
+// TestDeviceBelowAll: a device below DeviceAll is INVALID_ARGUMENT for GPU strategies and Auto (the
+// message names CUDOT_DEVICE_ALL); Host ignores the device.
+func TestDeviceBelowAll(t *testing.T) {
+	for _, o := range []cudot.Options{{Memory: cudot.Pinned, Device: -3}, {Memory: cudot.Mapped, Device: cudot.DeviceNone},
+		{Memory: cudot.Auto, Device: math.MinInt32}} {
+		_, err := cudot.New(8, o)
+		var e *cudot.Error
+		if !errors.As(err, &e) || !errors.Is(err, cudot.ErrInvalidArgument) || !strings.Contains(e.Message, "CUDOT_DEVICE_ALL") {
+			t.Errorf("New(8, %+v): %v, want INVALID_ARGUMENT naming CUDOT_DEVICE_ALL", o, err)
+		}
+	}
+	for _, d := range []int{cudot.DeviceAll, -3} {
+		ctx := newContext(t, 8, cudot.Options{Memory: cudot.Host, Device: d})
+		if ctx.Memory() != cudot.Host || ctx.Device() != cudot.DeviceNone {
+			t.Errorf("Host with Device %d: %v %d", d, ctx.Memory(), ctx.Device())
 		}
 	}
 }
@@ -240,6 +303,7 @@ func TestErrors(t *testing.T) {
 		{"huge n", newWith(math.MaxInt, cudot.Options{Memory: cudot.Host}), nil, 0, "New", true},
 		{"dot_n beyond capacity", dotN(101), cudot.ErrInvalidArgument, cudot.StatusInvalidArgument, "DotN", true},
 		{"negative dot_n", dotN(-1), cudot.ErrInvalidArgument, cudot.StatusInvalidArgument, "DotN", false},
+		{"device below DeviceAll", newWith(10, cudot.Options{Memory: cudot.Pinned, Device: -3}), cudot.ErrInvalidArgument, cudot.StatusInvalidArgument, "New", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.call()

@@ -78,6 +78,12 @@ func ParseMemory(s string) (Memory, error) {
 	return 0, fmt.Errorf("cudot: unknown memory strategy %q (want auto, pinned, mapped, managed or host)", s)
 }
 
+// DeviceAll (CUDOT_DEVICE_ALL), as Options.Device, asks for one Context over every visible GPU
+// (CUDA_VISIBLE_DEVICES decides which): each dot is split between them, and the result is bitwise the
+// same as on one GPU or the CPU. Device then reports DeviceAll. Needs library 1.3 (older ones answer
+// ErrUnsupported).
+const DeviceAll = -1
+
 // DeviceNone is what Device reports for a Context that computes on the CPU.
 const DeviceNone = -2
 
@@ -85,7 +91,7 @@ const DeviceNone = -2
 type Options struct {
 	DType  DType // element type of x (and of y when YDType is zero); zero means Float32
 	Memory Memory
-	Device int // CUDA device ordinal; ignored by Host, and by Auto when no GPU exists
+	Device int // CUDA device ordinal, or DeviceAll for every visible GPU; ignored by Host, and by Auto when no GPU exists
 	// YDType is the element type of y; zero means the same as DType. Any of the 36 pairs works, e.g.
 	// DType Float32 with YDType Uint8 for a float vector times a 0/1 mask. (Last, so that positional
 	// literals written for the first three fields still compile. Needs library version 1.1.)

@@ -13,6 +13,11 @@ namespace Cudot
 {
     public sealed class CudotContext : IDisposable
     {
+        /// <summary>Device value (CUDOT_DEVICE_ALL) asking for one context over every visible GPU: each dot is
+        /// split between them and gives the same bits as on one GPU; Device then reports DeviceAll. Needs
+        /// library 1.3 (older ones answer Unsupported).</summary>
+        public const int DeviceAll = -1;
+
         /// <summary>Value of Device for a context computing on the CPU (CUDOT_DEVICE_NONE).</summary>
         public const int DeviceNone = -2;
 
@@ -108,7 +113,8 @@ namespace Cudot
             get { int m, d; QueryMemory(out m, out d); return (Memory)m; }
         }
 
-        /// <summary>CUDA device ordinal, or DeviceNone (-2) on the CPU, from cudot_get_memory.</summary>
+        /// <summary>CUDA device ordinal, DeviceAll (-1) for a context on every visible GPU, or DeviceNone (-2)
+        /// on the CPU, from cudot_get_memory.</summary>
         public int Device
         {
             get { int m, d; QueryMemory(out m, out d); return d; }

@@ -91,6 +91,29 @@ namespace Cudot.Tests
             AssertStatus(Status.NoDevice, () => new CudotContext(16, DType.Float32, memory));
         }
 
+        // The one negative device a config may hold is DeviceAll (-1); below it is InvalidArgument, and
+        // the message says so. Host ignores the device.
+        [TestCase(Memory.Pinned, -3)]
+        [TestCase(Memory.Mapped, CudotContext.DeviceNone)]
+        [TestCase(Memory.Auto, int.MinValue)]
+        public void DeviceBelowDeviceAllIsInvalidArgument(Memory memory, int device)
+        {
+            var e = Assert.Throws<CudotException>(() => new CudotContext(8, DType.Float32, memory, device));
+            Assert.AreEqual(Status.InvalidArgument, e.Status, e.Message);
+            StringAssert.Contains("CUDOT_DEVICE_ALL", e.NativeMessage);
+        }
+
+        [TestCase(CudotContext.DeviceAll)]
+        [TestCase(-3)]
+        public void HostIgnoresTheDevice(int device)
+        {
+            using (var ctx = new CudotContext(8, DType.Float32, Memory.Host, device))
+            {
+                Assert.AreEqual(Memory.Host, ctx.MemoryUsed);
+                Assert.AreEqual(CudotContext.DeviceNone, ctx.Device);
+            }
+        }
+
         [Test]
         public void WindowOutsideCapacityIsRejected()
         {

@@ -31,6 +31,28 @@ namespace Cudot.Tests
             }
         }
 
+        // DeviceAll: one context over every visible GPU, reported as DeviceAll, with HOST's bits. Without a
+        // usable GPU it must be NoDevice (ignored; a failure with CUDOT_TEST_GPU=1), never Unsupported.
+        [Test, Combinatorial]
+        public void DeviceAllBitwiseEqualToHost(
+            [Values(Memory.Pinned, Memory.Mapped, Memory.Managed)] Memory memory,
+            [Values(DType.Float32, DType.Float64)] DType dtype)
+        {
+            const int n = 3 * 8192 * 40 + 5; // many tiles, so several GPUs each get a run; the last tile short
+            using (var gpu = Gpu.OpenOrSkip(n, dtype, memory, device: CudotContext.DeviceAll))
+            using (var host = new CudotContext(n, dtype, Memory.Host))
+            {
+                Assert.AreEqual(memory, gpu.MemoryUsed);
+                Assert.AreEqual(CudotContext.DeviceAll, gpu.Device);
+                Data.FillRandom(host, 2024);
+                Data.CopyInputs(host, gpu);
+                foreach (int k in new[] { n, n / 3, 8193, 1, 0, n - 1 })
+                    Assert.AreEqual(BitConverter.DoubleToInt64Bits(host.Dot(k)), BitConverter.DoubleToInt64Bits(gpu.Dot(k)), "first " + k);
+                Data.FillInts(gpu); // fresh data after a dot
+                Assert.AreEqual((double)Data.ExactIntDot(n), gpu.Dot());
+            }
+        }
+
         // Mixed pairs, one of each arithmetic (double sums, Dot2, exact integers), on random data
         // of each type's whole range.
         static object[] MixedPairs

@@ -280,11 +280,11 @@ namespace Cudot.Tests
         // CUDOT_TEST_GPU=1: a GPU is expected, so NO_DEVICE is a failure instead of a skip.
         public static bool Required { get { return Environment.GetEnvironmentVariable("CUDOT_TEST_GPU") == "1"; } }
 
-        public static CudotContext OpenOrSkip(long n, DType dtype, Memory memory, DType? yDType = null)
+        public static CudotContext OpenOrSkip(long n, DType dtype, Memory memory, DType? yDType = null, int device = 0)
         {
             try
             {
-                return new CudotContext(n, dtype, memory, yDType: yDType);
+                return new CudotContext(n, dtype, memory, device, yDType);
             }
             catch (CudotException e) when (e.Status == Status.NoDevice)
             {

@@ -93,6 +93,16 @@ const _MIXED_SINCE = v"1.1.0"
 # Memory strategies; the C value is the index in this tuple minus one (CUDOT_MEMORY_AUTO = 0, ...).
 const _MEMORY = (:auto, :pinned, :mapped, :managed, :host)
 
+"""
+    Cudot.DEVICE_ALL
+
+The `device` value (`CUDOT_DEVICE_ALL`, -1) asking for one context over every visible GPU: each dot
+is split between them, and the result is bitwise the same as on one GPU (or the CPU).
+[`Cudot.device`](@ref) then reports `DEVICE_ALL`. Needs cudot 1.3 (older libraries answer status 4,
+UNSUPPORTED).
+"""
+const DEVICE_ALL = -1
+
 "Device value reported for a context that computes on the CPU (`CUDOT_DEVICE_NONE`)."
 const DEVICE_NONE = -2
 
@@ -351,7 +361,9 @@ product.
   (see [`Cudot.bf16_bits`](@ref)). Every pair is allowed; `y_eltype` defaults to `eltype`.
 - `memory`: `:auto` (a GPU strategy when a usable GPU exists, otherwise `:host`), `:pinned`,
   `:mapped`, `:managed` or `:host`. [`memory(ctx)`](@ref) tells what `:auto` chose.
-- `device`: CUDA device ordinal; ignored by `:host` (and by `:auto` without a GPU).
+- `device`: CUDA device ordinal, or [`Cudot.DEVICE_ALL`](@ref) for every visible GPU (the same
+  result bits as one GPU); ignored by `:host` (and by `:auto` without a GPU). Below -1 is status 1
+  (INVALID_ARGUMENT).
 
 Fill the buffers through [`inputs`](@ref), then call [`dot`](@ref). Release the context with
 `close(ctx)` (idempotent) or use the do-block form. A finalizer releases a context that was never
@@ -613,7 +625,8 @@ end
 """
     Cudot.device(ctx::CudotContext) -> Union{Int,Nothing}
 
-The CUDA device ordinal the context computes on, or `nothing` for the CPU (`:host`).
+The CUDA device ordinal the context computes on, [`Cudot.DEVICE_ALL`](@ref) (-1) for a context on
+every visible GPU, or `nothing` for the CPU (`:host`).
 """
 function device(ctx::CudotContext)
     _, d = _get_memory(ctx)

@@ -164,9 +164,9 @@ function within_contract(::Type{Tx}, ::Type{Ty}, r::Float64, s::BigFloat, a::Big
 end
 
 # A context of a GPU strategy, or nothing when there is no GPU and GPU tests are not required.
-function gpu_context(n, Tx, Ty, mem)
+function gpu_context(n, Tx, Ty, mem; device=0)
     try
-        return CudotContext(n; eltype=Tx, y_eltype=Ty, memory=mem)
+        return CudotContext(n; eltype=Tx, y_eltype=Ty, memory=mem, device=device)
     catch err
         if err isa CudotError && err.status == Cudot.ERROR_NO_DEVICE && !GPU_REQUIRED
             return nothing
@@ -548,6 +548,40 @@ end
     end
 end
 
+# DEVICE_ALL: one context over every visible GPU, reported as DEVICE_ALL, with the CPU's bits. Without
+# a usable GPU it must be NO_DEVICE (skipped; a failure with CUDOT_TEST_GPU=1), never UNSUPPORTED.
+@testset "DEVICE_ALL on $mem, $Tx × $Ty" for mem in (:pinned, :mapped, :managed),
+                                             (Tx, Ty) in ((Float32, Float32), (Float64, Float16))
+    @test Cudot.DEVICE_ALL == -1
+    n = 3 * 8192 * 40 + 5    # many tiles, so several GPUs each get a run; the last tile short
+    ctx = gpu_context(n, Tx, Ty, mem; device=Cudot.DEVICE_ALL)
+    if ctx === nothing
+        @info "no usable GPU: skipping DEVICE_ALL on :$mem (set CUDOT_TEST_GPU=1 to make this a failure)"
+        @test_skip ctx !== nothing
+    else
+        try
+            @test memory(ctx) === mem
+            @test Cudot.device(ctx) == Cudot.DEVICE_ALL
+            xs, ys = random_inputs(Tx, Ty, n, 17)
+            x, y = inputs(ctx)
+            copyto!(x, xs)
+            copyto!(y, ys)
+            CudotContext(n; eltype=Tx, y_eltype=Ty, memory=:host) do host
+                hx, hy = inputs(host)
+                copyto!(hx, xs)
+                copyto!(hy, ys)
+                for k in (n, 0, 1, 8193, n ÷ 3, n - 1)
+                    @test dot(ctx, k) === dot(host, k)
+                end
+            end
+            fill_pattern!(x, y)    # fresh data after a dot
+            @test dot(ctx) === Float64(exact_pattern_dot(Tx, Ty, n))
+        finally
+            close(ctx)
+        end
+    end
+end
+
 @testset "errors" begin
     # Unknown memory strategy.
     e = thrown(() -> CudotContext(10; memory=:bogus))
@@ -588,6 +622,18 @@ end
     # Negative capacity, out-of-range device.
     @test thrown(() -> CudotContext(-1)).status == 1
     @test thrown(() -> CudotContext(10; memory=:host, device=2^40)).status == 1
+    # Below DEVICE_ALL (-1) is INVALID_ARGUMENT, from the library, whose message names CUDOT_DEVICE_ALL;
+    # :host ignores the device.
+    for (mem, dev) in ((:pinned, -3), (:mapped, Cudot.DEVICE_NONE), (:auto, Int(typemin(Int32))))
+        e = thrown(() -> CudotContext(8; memory=mem, device=dev))
+        @test e isa CudotError && e.status == Cudot.ERROR_INVALID_ARGUMENT
+        @test occursin("CUDOT_DEVICE_ALL", e.msg)
+    end
+    for dev in (Cudot.DEVICE_ALL, -3)
+        CudotContext(8; memory=:host, device=dev) do ctx
+            @test memory(ctx) === :host && Cudot.device(ctx) === nothing
+        end
+    end
 
     # Failures inside cudot_init carry the message of cudot_last_error(NULL).
     e = thrown(() -> CudotContext(typemax(Int); eltype=Float64, memory=:host))

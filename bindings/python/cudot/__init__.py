@@ -12,13 +12,13 @@ normal search. Importing fails with ImportError if it is missing or of another m
 Element types (dtype, y_dtype): f32, f64, f16, bf16 (viewed as uint16 bit patterns), i8, u8, bool.
 """
 from . import _lib
-from ._context import MEMORY_NAMES, Context, CudotError, Status
+from ._context import DEVICE_ALL, MEMORY_NAMES, Context, CudotError, Status
 from ._types import NAMES as TYPE_NAMES
 from ._types import bf16_from_float, bf16_to_float
 
 __version__ = "1.1.0"
-__all__ = ["Context", "CudotError", "Status", "MEMORY_NAMES", "TYPE_NAMES", "bf16_from_float", "bf16_to_float",
-           "library_version"]
+__all__ = ["Context", "CudotError", "Status", "DEVICE_ALL", "MEMORY_NAMES", "TYPE_NAMES", "bf16_from_float",
+           "bf16_to_float", "library_version"]
 
 
 def library_version():

@@ -9,6 +9,7 @@ import numpy as np
 from . import _lib, _types
 
 MEMORY_NAMES = ("auto", "pinned", "mapped", "managed", "host")  # index == CUDOT_MEMORY_* value
+DEVICE_ALL = -1  # CUDOT_DEVICE_ALL: Context(..., device=DEVICE_ALL) uses every visible GPU (library 1.3)
 _DEVICE_NONE = -2
 
 
@@ -186,7 +187,8 @@ class Context:
 
     @property
     def device(self):
-        """The CUDA device ordinal, or None when the context runs on the CPU."""
+        """The CUDA device ordinal, DEVICE_ALL (-1) for a context on every visible GPU, or None when the
+        context runs on the CPU."""
         device = self._memory_device()[1]
         return None if device == _DEVICE_NONE else device
 

@@ -91,8 +91,9 @@ def test_bad_arguments():
 @pytest.mark.parametrize("kwargs, status", [
     (dict(n=2 ** 62, memory="host"), cudot.Status.INVALID_ARGUMENT),      # byte count overflows
     (dict(n=2 ** 44, dtype="f64", memory="host"), cudot.Status.OUT_OF_MEMORY),  # 128 TiB
-    (dict(n=8, memory="mapped", device=-1), cudot.Status.UNSUPPORTED),
+    (dict(n=8, memory="mapped", device=-3), cudot.Status.INVALID_ARGUMENT),  # below DEVICE_ALL (-1)
     (dict(n=8, memory="pinned", device=-3), cudot.Status.INVALID_ARGUMENT),
+    (dict(n=8, memory="auto", device=-2 ** 31), cudot.Status.INVALID_ARGUMENT),
 ])
 def test_init_failure_carries_library_message(kwargs, status):
     with pytest.raises(cudot.CudotError) as info:
@@ -101,6 +102,15 @@ def test_init_failure_carries_library_message(kwargs, status):
     assert e.status == status and e.status.name == status.name
     assert e.status_name == "CUDOT_ERROR_" + status.name
     assert e.message and e.message in str(e)
+    if kwargs.get("device", 0) < cudot.DEVICE_ALL:
+        assert "CUDOT_DEVICE_ALL" in e.message
+
+
+def test_device_all_constant_and_host_ignores_device():
+    assert cudot.DEVICE_ALL == -1 and "DEVICE_ALL" in cudot.__all__
+    for device in (cudot.DEVICE_ALL, -3):  # HOST ignores the device, even an invalid one
+        with cudot.Context(8, memory="host", device=device) as ctx:
+            assert ctx.memory == "host" and ctx.device is None
 
 
 def test_error_object():
@@ -273,7 +283,9 @@ def test_dot_n_beyond_capacity():
             ctx.dot_n(-1)
         with pytest.raises(TypeError):
             ctx.dot_n(2.0)
-        assert ctx.dot_n(np.int64(10)) == ctx.dot()  # numpy integers are integers too
+        ctx.x[:] = np.arange(10)  # unspecified until filled: unfilled buffers held NaN on a GPU machine
+        ctx.y[:] = 2
+        assert ctx.dot_n(np.int64(10)) == ctx.dot() == 90  # numpy integers are integers too
 
 
 # --- lifetime ----------------------------------------------------------------------------------------
@@ -416,5 +428,23 @@ def test_gpu_strategy_matches_host_bitwise(memory, dtype):
         assert bits(gpu.dot()) == bits(gpu.dot())
         # Fresh data between calls must be seen (pinned copies, managed pages migrate back).
         gpu.y[:] = x
+        host.y[:] = x
+        assert bits(gpu.dot()) == bits(host.dot())
+
+
+@pytest.mark.parametrize("memory", GPU_MEMORIES)
+def test_device_all_matches_host_bitwise(memory):
+    """device=DEVICE_ALL: one context over every visible GPU, reported as DEVICE_ALL, with the bits of HOST.
+    Without a usable GPU it must be NO_DEVICE (skipped; a failure with CUDOT_TEST_GPU=1), never UNSUPPORTED."""
+    n = 3 * 8192 * 40 + 5  # many tiles, so several GPUs each get a run; the last tile short
+    x, y = random_inputs(n, np.float32, seed=17)
+    with gpu_context_or_skip(n, np.float32, memory, device=cudot.DEVICE_ALL) as gpu, \
+            filled(n, np.float32, x, y, memory="host") as host:
+        assert gpu.memory == memory and gpu.device == cudot.DEVICE_ALL and gpu.capacity == n
+        gpu.x[:] = x
+        gpu.y[:] = y
+        for k in (None, 0, 1, 8193, n // 3, n - 1):
+            assert bits(gpu.dot(k)) == bits(host.dot(k))
+        gpu.y[:] = x  # fresh data after a dot
         host.y[:] = x
         assert bits(gpu.dot()) == bits(host.dot())
