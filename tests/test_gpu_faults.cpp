@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "reference.hpp"
 #include "testing.hpp"
@@ -17,6 +18,22 @@ using test::Ctx;
 namespace {
 
 const int32_t kStrategies[] = {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_AUTO};
+
+// Each case runs on device 0 and on a CUDOT_DEVICE_ALL context over device 0 listed twice (the test
+// hook), so the several-GPU paths' clean-up is walked too, on any GPU machine.
+struct Placement {
+    int32_t device;
+    std::vector<int> forced;
+    const char *name;
+};
+const Placement kPlacements[] = {{0, {}, "device 0"}, {CUDOT_DEVICE_ALL, {0, 0}, "device 0 twice as ALL"}};
+
+struct ForcedDevices {
+    explicit ForcedDevices(const Placement &p) {
+        cudot::testing::force_all_devices(p.forced.data(), static_cast<int>(p.forced.size()));
+    }
+    ~ForcedDevices() { cudot::testing::force_all_devices(nullptr, 0); }
+};
 
 std::size_t device_free_bytes() {
     std::size_t free_bytes = 0, total = 0;
@@ -48,15 +65,18 @@ bool names_a_cuda_call(const std::string &message, const char *error_name) {
 
 TEST_CASE("GPU faults: a CUDA failure at any call of cudot_init frees everything it took", "[gpu][faults]") {
     const std::size_t n = (std::size_t(1) << 24) + 3;  // 64 MiB a buffer: a leak would show in free memory
+    for (const Placement &place : kPlacements)
     for (int32_t memory : kStrategies) {
+        ForcedDevices forced(place);
         const std::size_t before = device_free_bytes();
         unsigned fired = 0;
         for (unsigned k = 0;; ++k) {
-            INFO(test::memory_name(memory) << ": fault at CUDA call " << k << " of init");
+            INFO(test::memory_name(memory) << ", " << place.name << ": fault at CUDA call " << k << " of init");
             const int code = k % 2 ? cudaErrorMemoryAllocation : cudaErrorInvalidValue;
             cudot::testing::inject_cuda_fault(k, code);
             cudot_config c = CUDOT_CONFIG_INIT;
             c.memory = memory;
+            c.device = place.device;
             cudot_ctx *ctx = reinterpret_cast<cudot_ctx *>(std::uintptr_t(0x1));
             const cudot_status s = cudot_init(&ctx, n, &c);
             if (cudot::testing::cuda_fault_pending()) {  // init made fewer than k + 1 CUDA calls: done
@@ -84,7 +104,8 @@ TEST_CASE("GPU faults: a CUDA failure at any call of cudot_init frees everything
         CHECK(fired >= 5);  // every strategy makes at least this many checked calls while building
         // Nothing kept: free device memory back where it was (1 MiB of slack for the driver's own pools).
         const std::size_t after = device_free_bytes();
-        INFO(test::memory_name(memory) << ": " << fired << " faults; free before " << before << " after " << after);
+        INFO(test::memory_name(memory) << ", " << place.name << ": " << fired << " faults; free before " << before
+                                       << " after " << after);
         CHECK(after + (std::size_t(1) << 20) >= before);
     }
 }
@@ -93,9 +114,11 @@ TEST_CASE("GPU faults: a dot whose CUDA call fails reports it, and the context a
           "[gpu][faults]") {
     const std::size_t n = 3 * 8192 * 100 + 17;
     const double expected = expected_counts(n);
+    for (const Placement &place : kPlacements)
     for (int32_t memory : kStrategies) {
-        Ctx c(n, CUDOT_F32, memory);
-        Ctx other(n, CUDOT_F32, memory);
+        ForcedDevices forced(place);
+        Ctx c(n, CUDOT_F32, memory, place.device);
+        Ctx other(n, CUDOT_F32, memory, place.device);
         REQUIRE(c.status == CUDOT_OK);
         REQUIRE(other.status == CUDOT_OK);
         fill_counts(c, n);
@@ -103,7 +126,7 @@ TEST_CASE("GPU faults: a dot whose CUDA call fails reports it, and the context a
         if (memory == CUDOT_MEMORY_AUTO) cudot::testing::set_hybrid_share(c.ctx, 0.5);  // the GPU half runs
         unsigned fired = 0;
         for (unsigned k = 0;; ++k) {
-            INFO(test::memory_name(memory) << ": fault at CUDA call " << k << " of a dot");
+            INFO(test::memory_name(memory) << ", " << place.name << ": fault at CUDA call " << k << " of a dot");
             cudot::testing::inject_cuda_fault(k, cudaErrorLaunchFailure);
             double r = -1;
             const cudot_status s = cudot_dot(c.ctx, &r);
@@ -129,13 +152,16 @@ TEST_CASE("GPU faults: a dot whose CUDA call fails reports it, and the context a
 
 TEST_CASE("GPU faults: deinit that meets a CUDA failure still destroys the context", "[gpu][faults]") {
     const std::size_t n = (std::size_t(1) << 24) + 3;
+    for (const Placement &place : kPlacements)
     for (int32_t memory : kStrategies) {
+        ForcedDevices forced(place);
         const std::size_t before = device_free_bytes();
         unsigned fired = 0;
         for (unsigned k = 0;; ++k) {
-            INFO(test::memory_name(memory) << ": fault at CUDA call " << k << " of deinit");
+            INFO(test::memory_name(memory) << ", " << place.name << ": fault at CUDA call " << k << " of deinit");
             cudot_config c = CUDOT_CONFIG_INIT;
             c.memory = memory;
+            c.device = place.device;
             cudot_ctx *ctx = nullptr;
             REQUIRE(cudot_init(&ctx, n, &c) == CUDOT_OK);
             cudot::testing::inject_cuda_fault(k, cudaErrorInvalidValue);
@@ -154,7 +180,8 @@ TEST_CASE("GPU faults: deinit that meets a CUDA failure still destroys the conte
         }
         CHECK(fired >= 3);
         const std::size_t after = device_free_bytes();
-        INFO(test::memory_name(memory) << ": " << fired << " faults; free before " << before << " after " << after);
+        INFO(test::memory_name(memory) << ", " << place.name << ": " << fired << " faults; free before " << before
+                                       << " after " << after);
         CHECK(after + (std::size_t(1) << 20) >= before);
     }
 }
