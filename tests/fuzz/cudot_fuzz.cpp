@@ -843,13 +843,13 @@ void op_init(State &st, Reader &in) {
                 config_ok = false;
             }
             rdev = device;
-            if (rmem != CUDOT_MEMORY_HOST && device < 0) {
-                const cudot_status why = device == -1 ? CUDOT_ERROR_UNSUPPORTED : CUDOT_ERROR_INVALID_ARGUMENT;
-                // cudot.h: negative devices are refused, but AUTO also "ignores" the device without a GPU.
+            // cudot.h: -1 is CUDOT_DEVICE_ALL (every GPU); devices below it are refused, but AUTO also
+            // "ignores" the device without a GPU.
+            if (rmem != CUDOT_MEMORY_HOST && device < CUDOT_DEVICE_ALL) {
                 if (rmem == CUDOT_MEMORY_AUTO && !CUDOT_FUZZ_WITH_CUDA) {
-                    may |= bit(why);
+                    may |= bit(CUDOT_ERROR_INVALID_ARGUMENT);
                 } else {
-                    must |= bit(why);
+                    must |= bit(CUDOT_ERROR_INVALID_ARGUMENT);
                     config_ok = false;
                 }
             }
