@@ -19,7 +19,7 @@ namespace {
 const int32_t kStrategies[] = {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_AUTO};
 
 int visible_gpus() {
-    // Counted through the library: an ALL context on MAPPED takes one stream per GPU; no CUDA header here.
+    // Counted through the public API (no CUDA header here): ordinals are tried until init refuses one.
     int count = 0;
     for (int d = 0; d < 64; ++d) {
         Ctx c(1, CUDOT_F32, CUDOT_MEMORY_PINNED, d);
