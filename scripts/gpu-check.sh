@@ -12,8 +12,9 @@
 #                                        initcheck); fails on any report. CUDOT_SANITIZE_TESTS is the
 #                                        Catch2 test spec (default "~[faults]": every GPU case except the
 #                                        fault-injection ones, which compare the device's free memory and
-#                                        so cannot run beside a sanitizer's own allocations). racecheck
-#                                        takes about 9 minutes on an H100, the others about 2 each.
+#                                        so cannot run beside a sanitizer's own allocations). Each tool
+#                                        runs each test case in its own process, CUDOT_SANITIZE_PARALLEL
+#                                        (default 8) at a time; sanitize-summary.txt has the totals.
 # Then cudot_mpi_dot with GPU contexts on 2 ranks (where mpirun exists, or .mpi-carry was carried), and
 # the bindings against the GPU strategies (CUDOT_TEST_GPU=1: a missing GPU fails them) where their
 # runtimes exist: Python (any python3 with numpy and pytest), Go (the prepared binaries).
@@ -35,20 +36,50 @@ if [[ "${1:-}" == --prepare ]]; then
 fi
 
 if [[ "${1:-}" == --sanitize ]]; then
+  # Every (tool, test case) pair is its own process, CUDOT_SANITIZE_PARALLEL (default 8) at a time:
+  # the sanitizers' cost is mostly on the host, so this takes the ~25 minutes the four tools need one
+  # after another down to a few on a 16-core host.
   build=$(cd "$2" && pwd)
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$logs/gpu.txt"
   "$sanitizer" --version | tail -1 | tee -a "$logs/gpu.txt"
+  work=$(mktemp -d)
+  # Catch2 test specs treat , [ ] \ specially: escape them so each name selects exactly its case.
+  "$build/tests/test_gpu" --list-test-names-only "${CUDOT_SANITIZE_TESTS:-~[faults]}" | sed '/^$/d' |
+    sed -e 's/\\/\\\\/g' -e 's/,/\\,/g' -e 's/\[/\\[/g' -e 's/\]/\\]/g' > "$work/cases"
+  # racecheck first: its cases are the longest, so they should not be left for the end.
+  for tool in racecheck memcheck synccheck initcheck; do
+    seq "$(wc -l < "$work/cases")" | sed "s/^/$tool /"
+  done > "$work/jobs"
+  export sanitizer build work
+  run_one() {  # tool, case number (line of $work/cases)
+    local extra=() spec start
+    [[ $1 == memcheck ]] && extra=(--leak-check full)
+    spec=$(sed -n "$2p" "$work/cases")
+    start=$(date +%s)
+    "$sanitizer" --tool "$1" "${extra[@]}" --error-exitcode 99 --print-limit 20 \
+      "$build/tests/test_gpu" "$spec" > "$work/$1-$(printf %03d "$2").log" 2>&1
+    echo "exit $? after $(( $(date +%s) - start )) s: $spec" >> "$work/$1-$(printf %03d "$2").log"
+  }
+  export -f run_one
+  start=$(date +%s)
+  xargs -n 2 -P "${CUDOT_SANITIZE_PARALLEL:-8}" bash -c 'run_one "$1" "$2"' _ < "$work/jobs"
   status=0
   for tool in memcheck racecheck synccheck initcheck; do
-    extra=(); [[ $tool == memcheck ]] && extra=(--leak-check full)
-    start=$(date +%s)
-    "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 99 --print-limit 20 \
-      "$build/tests/test_gpu" "${CUDOT_SANITIZE_TESTS:-~[faults]}" > "$logs/sanitize-$tool.log" 2>&1 || status=1
-    echo "compute-sanitizer $tool: $(grep -hE '(ERROR|RACECHECK) SUMMARY' "$logs/sanitize-$tool.log" | tail -1);" \
-         "Catch2: $(grep -hE '^(All tests passed|test cases:)' "$logs/sanitize-$tool.log" | tail -1);" \
-         "$(( $(date +%s) - start )) s" | tee -a "$logs/sanitize-summary.txt"
+    cat "$work/$tool"-*.log > "$logs/sanitize-$tool.log"
+    cases=$(ls "$work/$tool"-*.log | wc -l)
+    clean=0
+    for log in "$work/$tool"-*.log; do
+      grep -q -E '^exit 0 after' "$log" && grep -q -E '(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)' "$log" &&
+        clean=$((clean + 1))
+    done
+    passed=$(grep -h -E '^All tests passed' "$work/$tool"-*.log | sed -E 's/.*\(([0-9]+) assertions?.*/\1/' | awk '{ s += $1 } END { print s + 0 }')
+    echo "compute-sanitizer $tool: $clean of $cases test cases clean (exit 0 and a zero summary);" \
+         "Catch2: $passed assertions passed" | tee -a "$logs/sanitize-summary.txt"
+    [[ $clean == "$cases" ]] || status=1
   done
+  echo "wall time, all tools: $(( $(date +%s) - start )) s" | tee -a "$logs/sanitize-summary.txt"
+  rm -rf "$work"
   exit $status
 fi
 

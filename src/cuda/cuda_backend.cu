@@ -402,11 +402,24 @@ static cudot_status source(cudot_ctx &ctx, DeviceState &s, Gpu &g, const void *h
     return CUDOT_OK;
 }
 
+// MANAGED: queues on g's stream the migration of elements [at, at + count) of x and y to GPU g, so the
+// kernel reads them from its own memory instead of faulting them in page by page.
+static cudot_status prefetch_run(cudot_ctx &ctx, Gpu &g, std::size_t at, std::size_t count) {
+    ErrorSink err = ctx.sink();
+    const std::size_t sx = element_size(ctx.dtype), sy = element_size(ctx.y_dtype);
+    cudaMemLocation gpu{};
+    gpu.type = cudaMemLocationTypeDevice;
+    gpu.id = g.device;
+    CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(static_cast<char *>(ctx.x) + at * sx, count * sx, gpu, 0, g.stream));
+    CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(static_cast<char *>(ctx.y) + at * sy, count * sy, gpu, 0, g.stream));
+    return CUDOT_OK;
+}
+
 // Queues, on every GPU, the partials of its run of the tiles [0, gpu_tiles) of the n elements that start
 // at element `first` of the buffers, written to h_partials[0..gpu_tiles) (GPU k takes the k-th of equal
-// runs). MANAGED prefetches each run to its GPU when s.prefetch says so. Wait with wait_partials.
+// runs). MANAGED prefetches each run to its GPU when `prefetch` says so. Wait with wait_partials.
 static cudot_status queue_partials(cudot_ctx &ctx, DeviceState &s, std::size_t first, std::size_t n,
-                                   std::size_t gpu_tiles, bool timed) {
+                                   std::size_t gpu_tiles, bool timed, bool prefetch) {
     ErrorSink err = ctx.sink();
     const std::size_t count = s.gpus.size(), sx = element_size(ctx.dtype), sy = element_size(ctx.y_dtype);
     for (std::size_t k = 0; k < count; ++k) {
@@ -418,18 +431,12 @@ static cudot_status queue_partials(cudot_ctx &ctx, DeviceState &s, std::size_t f
         const std::size_t elements = std::min(n, g.last_tile * order::kTile) - begin;
         CUDOT_CUDA_TRY(err, cudaSetDevice(g.device));
         if (timed) CUDOT_CUDA_TRY(err, cudaEventRecord(g.start, g.stream));
-        if (ctx.memory == CUDOT_MEMORY_MANAGED && s.prefetch) {
-            cudaMemLocation gpu{};
-            gpu.type = cudaMemLocationTypeDevice;
-            gpu.id = g.device;
-            CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(static_cast<char *>(ctx.x) + (first + begin) * sx, elements * sx,
-                                                     gpu, 0, g.stream));
-            CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(static_cast<char *>(ctx.y) + (first + begin) * sy, elements * sy,
-                                                     gpu, 0, g.stream));
-        }
+        cudot_status status = CUDOT_OK;
+        if (ctx.memory == CUDOT_MEMORY_MANAGED && prefetch) status = prefetch_run(ctx, g, first + begin, elements);
+        if (status != CUDOT_OK) return status;
         // PINNED: each GPU's buffers hold its run at offset 0 (source() copies it there).
         const void *x = nullptr, *y = nullptr;
-        cudot_status status = source(ctx, s, g, ctx.x, g.d_x, g.stage_x, sx, first + begin, elements, x);
+        status = source(ctx, s, g, ctx.x, g.d_x, g.stage_x, sx, first + begin, elements, x);
         if (status == CUDOT_OK) status = source(ctx, s, g, ctx.y, g.d_y, g.stage_y, sy, first + begin, elements, y);
         if (status != CUDOT_OK) return status;
         void *partials = static_cast<char *>(g.d_partials) + g.first_tile * s.launcher.partial_bytes;
@@ -471,7 +478,7 @@ static cudot_status hybrid_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, do
     std::size_t g = tiles < kHybridMinTiles && ctx.hooks.hybrid_share < 0
                         ? 0
                         : std::min(tiles, static_cast<std::size_t>(share * static_cast<double>(tiles) + 0.5));
-    cudot_status status = g > 0 ? queue_partials(ctx, s, 0, n, g, true) : CUDOT_OK;
+    cudot_status status = g > 0 ? queue_partials(ctx, s, 0, n, g, true, false) : CUDOT_OK;  // AUTO: mapped
     if (status != CUDOT_OK) return status;
     const auto cpu_start = std::chrono::steady_clock::now();
     cpu::compute_partials(ctx.dtype, ctx.y_dtype, ctx.x, ctx.y, n, g, tiles, s.h_partials, ctx.hooks);
@@ -491,9 +498,9 @@ static cudot_status hybrid_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, do
 }
 
 // Several GPUs: each computes the partials of its run of tiles, the host joins them.
-static cudot_status multi_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
+static cudot_status multi_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefetch, double *result) {
     const std::size_t tiles = order::tile_count(n);
-    cudot_status status = queue_partials(ctx, s, 0, n, tiles, false);
+    cudot_status status = queue_partials(ctx, s, 0, n, tiles, false, prefetch);
     if (status == CUDOT_OK) status = wait_partials(ctx, s, nullptr);
     if (status != CUDOT_OK) return status;
     *result = cpu::join_partials(types::kind_of(ctx.dtype, ctx.y_dtype), s.h_partials, tiles);
@@ -501,23 +508,17 @@ static cudot_status multi_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, dou
 }
 
 // One GPU: one launch whose last block joins the partials and writes the result to mapped host memory.
-static cudot_status single_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
+static cudot_status single_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefetch, double *result) {
     ErrorSink err = ctx.sink();
     Gpu &g = s.gpus[0];
     CUDOT_CUDA_TRY(err, cudaSetDevice(g.device));
-    if (ctx.memory == CUDOT_MEMORY_MANAGED && s.prefetch) {
-        cudaMemLocation gpu{};
-        gpu.type = cudaMemLocationTypeDevice;
-        gpu.id = g.device;
-        CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(ctx.x, n * element_size(ctx.dtype), gpu, 0, g.stream));
-        CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(ctx.y, n * element_size(ctx.y_dtype), gpu, 0, g.stream));
-    }
-    if (ctx.memory == CUDOT_MEMORY_PINNED) {
-        CUDOT_CUDA_TRY(err, cudaMemcpyAsync(g.d_x, ctx.x, n * element_size(ctx.dtype), cudaMemcpyHostToDevice, g.stream));
-        CUDOT_CUDA_TRY(err, cudaMemcpyAsync(g.d_y, ctx.y, n * element_size(ctx.y_dtype), cudaMemcpyHostToDevice, g.stream));
-    }
-    cudot_status status =
-        launch_any(ctx, s, g, g.d_x, g.d_y, n, static_cast<char *>(g.scratch) + kTicketBytes, g.d_result);
+    cudot_status status = CUDOT_OK;
+    if (ctx.memory == CUDOT_MEMORY_MANAGED && prefetch) status = prefetch_run(ctx, g, 0, n);
+    const void *x = nullptr, *y = nullptr;  // PINNED: copied to the device; otherwise read in place
+    if (status == CUDOT_OK) status = source(ctx, s, g, ctx.x, g.d_x, g.stage_x, element_size(ctx.dtype), 0, n, x);
+    if (status == CUDOT_OK) status = source(ctx, s, g, ctx.y, g.d_y, g.stage_y, element_size(ctx.y_dtype), 0, n, y);
+    if (status == CUDOT_OK)
+        status = launch_any(ctx, s, g, x, y, n, static_cast<char *>(g.scratch) + kTicketBytes, g.d_result);
     if (status != CUDOT_OK) return status;
     CUDOT_CUDA_TRY(err, cudaStreamSynchronize(g.stream));
     *result = *static_cast<volatile double *>(s.h_result);
@@ -534,11 +535,10 @@ static cudot_status single_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, do
 static cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
     const std::size_t bytes = n * (element_size(ctx.dtype) + element_size(ctx.y_dtype));
     const bool adapt = bytes >= 2 * kManagedAdaptBytes;
-    const bool prefetch = s.prefetch;
-    s.prefetch = adapt && prefetch;
+    const bool prefetch = adapt && s.prefetch;
     const auto start = std::chrono::steady_clock::now();
-    cudot_status status = s.gpus.size() == 1 ? single_dot(ctx, s, n, result) : multi_dot(ctx, s, n, result);
-    s.prefetch = prefetch;
+    cudot_status status =
+        s.gpus.size() == 1 ? single_dot(ctx, s, n, prefetch, result) : multi_dot(ctx, s, n, prefetch, result);
     if (status != CUDOT_OK || !adapt) return status;
     // Timed on the host, around the whole dot: events would add microseconds to every call. A dot
     // slower than bus speed moved pages (keep or start prefetching); a prefetching dot faster than
@@ -552,7 +552,7 @@ static cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, d
 static cudot_status dot_once(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
     if (ctx.hybrid) return hybrid_dot(ctx, s, n, result);
     if (ctx.memory == CUDOT_MEMORY_MANAGED) return managed_dot(ctx, s, n, result);
-    return s.gpus.size() == 1 ? single_dot(ctx, s, n, result) : multi_dot(ctx, s, n, result);
+    return s.gpus.size() == 1 ? single_dot(ctx, s, n, false, result) : multi_dot(ctx, s, n, false, result);
 }
 
 // A failed operation may have left work queued; wait for it so the next call (or deinit) never overlaps
@@ -575,11 +575,9 @@ cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
 
 cudot_status tile_partials(cudot_ctx &ctx, std::size_t first, std::size_t n, void **partials) {
     DeviceState &s = *ctx.gpu;
-    const bool prefetch = s.prefetch;
-    s.prefetch = ctx.memory == CUDOT_MEMORY_MANAGED;  // one bulk migration beats page faults
-    cudot_status status = queue_partials(ctx, s, first, n, order::tile_count(n), false);
+    // MANAGED: one bulk migration beats page faults
+    cudot_status status = queue_partials(ctx, s, first, n, order::tile_count(n), false, true);
     if (status == CUDOT_OK) status = wait_partials(ctx, s, nullptr);
-    s.prefetch = prefetch;
     if (status != CUDOT_OK) {
         drain(s);
         return status;
