@@ -14,7 +14,9 @@
 #                                        fault-injection ones, which compare the device's free memory and
 #                                        so cannot run beside a sanitizer's own allocations). Each tool
 #                                        runs each test case in its own process, CUDOT_SANITIZE_PARALLEL
-#                                        (default 8) at a time; sanitize-summary.txt has the totals.
+#                                        (default 8) at a time, each stopped after
+#                                        CUDOT_SANITIZE_CASE_TIMEOUT seconds (default 3600; a stopped
+#                                        case counts as not clean); sanitize-summary.txt has the totals.
 # Then cudot_mpi_dot with GPU contexts on 2 ranks (where mpirun exists, or .mpi-carry was carried), and
 # the bindings against the GPU strategies (CUDOT_TEST_GPU=1: a missing GPU fails them) where their
 # runtimes exist: Python (any python3 with numpy and pytest), Go (the prepared binaries).
@@ -57,7 +59,8 @@ if [[ "${1:-}" == --sanitize ]]; then
     [[ $1 == memcheck ]] && extra=(--leak-check full)
     spec=$(sed -n "$2p" "$work/cases")
     start=$(date +%s)
-    "$sanitizer" --tool "$1" "${extra[@]}" --error-exitcode 99 --print-limit 20 \
+    timeout "${CUDOT_SANITIZE_CASE_TIMEOUT:-3600}" \
+      "$sanitizer" --tool "$1" "${extra[@]}" --error-exitcode 99 --print-limit 20 \
       "$build/tests/test_gpu" "$spec" > "$work/$1-$(printf %03d "$2").log" 2>&1
     echo "exit $? after $(( $(date +%s) - start )) s: $spec" >> "$work/$1-$(printf %03d "$2").log"
   }

@@ -223,8 +223,9 @@ func TestDeviceAll(t *testing.T) {
 						t.Fatalf("DotN(%d): %v on DeviceAll gives %v (%v), host %v (%v)", k, memory, got, err1, want, err2)
 					}
 				}
-				fill(t, ctx, ys, xs) // fresh data after a dot must be seen
-				fill(t, host, ys, xs)
+				xs, ys = randomPair(n, p, 18) // fresh data after a dot must be seen
+				fill(t, ctx, xs, ys)
+				fill(t, host, xs, ys)
 				got, err1 := ctx.Dot()
 				want, _ := host.Dot()
 				if err1 != nil || !bitsEqual(got, want) {
