@@ -1,7 +1,7 @@
 // cudot_bench.cpp - cudot-bench: every strategy x dtype x size, fresh and resident inputs, with the
 // ceilings and peers measured in the same run. Prints a table, writes JSON (and a PNG via plot.py).
 //
-//   cudot-bench [--quick] [--pairs-only] [--json FILE] [--max-log2 K] [--reps R]
+//   cudot-bench [--quick] [--pairs-only] [--pairs-same-bytes] [--json FILE] [--max-log2 K] [--reps R]
 //
 // fresh:    the host rewrites every input element before each call (not timed), as when new data
 //           arrives every time; the dot must carry it over the bus (or read it from host memory).
@@ -29,6 +29,7 @@ struct Options {
     int max_log2 = 28;
     int reps = 30;
     bool pairs_only = false;  // only the narrow and mixed element-type rows
+    bool pairs_same_bytes = false;  // each pair at the n that moves f32 x f32's bytes, not at one n
 };
 
 struct Row {
@@ -305,11 +306,12 @@ Options parse(int argc, char **argv) {
         std::string a = argv[i];
         if (a == "--quick") o.quick = true;
         else if (a == "--pairs-only") o.pairs_only = true;
+        else if (a == "--pairs-same-bytes") o.pairs_same_bytes = true;
         else if (a == "--json" && i + 1 < argc) o.json = argv[++i];
         else if (a == "--max-log2" && i + 1 < argc) o.max_log2 = std::atoi(argv[++i]);
         else if (a == "--reps" && i + 1 < argc) o.reps = std::max(30, std::atoi(argv[++i]));
         else {
-            std::fprintf(stderr, "usage: cudot-bench [--quick] [--pairs-only] [--json FILE] [--max-log2 K] [--reps R>=30]\n");
+            std::fprintf(stderr, "usage: cudot-bench [--quick] [--pairs-only] [--pairs-same-bytes] [--json FILE] [--max-log2 K] [--reps R>=30]\n");
             std::exit(2);
         }
     }
@@ -345,7 +347,9 @@ int main(int argc, char **argv) {
             peer_rows(dtype, n, o, c, rows);
         }
     // Narrow and mixed element types at one size (2^26; 2^20 in --quick), led by f32 and f64 through the
-    // same code, so every pair's ratio has its same-run f32 ratio to be compared with.
+    // same code, so every pair's ratio has its same-run f32 ratio to be compared with. --pairs-same-bytes
+    // gives each pair the n that moves as many bytes as f32 x f32 at that size (2^28 for I8 x I8): a
+    // dot's fixed costs (launch, join) then weigh the same for every pair.
     const std::size_t pair_n = std::size_t(1) << (o.quick ? 20 : 26);
     const int pairs[][2] = {{CUDOT_F32, CUDOT_F32}, {CUDOT_F64, CUDOT_F64}, {CUDOT_F16, CUDOT_F16},
                             {CUDOT_BF16, CUDOT_BF16}, {CUDOT_I8, CUDOT_I8},   {CUDOT_U8, CUDOT_U8},
@@ -354,7 +358,8 @@ int main(int argc, char **argv) {
     for (const auto &p : pairs)
         for (int memory : {CUDOT_MEMORY_AUTO, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_HOST}) {
             if (!gpu && memory != CUDOT_MEMORY_HOST && memory != CUDOT_MEMORY_AUTO) continue;
-            bench_pair(memory, p[0], p[1], pair_n, o, c, rows);
+            bench_pair(memory, p[0], p[1],
+                       o.pairs_same_bytes ? pair_n * 8 / (size_of(p[0]) + size_of(p[1])) : pair_n, o, c, rows);
         }
     std::vector<InitRow> inits = o.pairs_only ? std::vector<InitRow>{} : init_costs(o, gpu);
 
