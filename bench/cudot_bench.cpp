@@ -1,7 +1,7 @@
 // cudot_bench.cpp - cudot-bench: every strategy x dtype x size, fresh and resident inputs, with the
 // ceilings and peers measured in the same run. Prints a table, writes JSON (and a PNG via plot.py).
 //
-//   cudot-bench [--quick] [--pairs-only] [--pairs-same-bytes] [--json FILE] [--max-log2 K] [--reps R]
+//   cudot-bench [--quick] [--pairs-only] [--pairs-same-bytes] [--host-only] [--json FILE] [--max-log2 K] [--reps R]
 //
 // fresh:    the host rewrites every input element before each call (not timed), as when new data
 //           arrives every time; the dot must carry it over the bus (or read it from host memory).
@@ -30,6 +30,7 @@ struct Options {
     int reps = 30;
     bool pairs_only = false;  // only the narrow and mixed element-type rows
     bool pairs_same_bytes = false;  // each pair at the n that moves f32 x f32's bytes, not at one n
+    bool host_only = false;         // HOST rows only, GPU or not (quick comparisons of CPU loops)
 };
 
 struct Row {
@@ -307,11 +308,12 @@ Options parse(int argc, char **argv) {
         if (a == "--quick") o.quick = true;
         else if (a == "--pairs-only") o.pairs_only = true;
         else if (a == "--pairs-same-bytes") o.pairs_same_bytes = true;
+        else if (a == "--host-only") o.host_only = true;
         else if (a == "--json" && i + 1 < argc) o.json = argv[++i];
         else if (a == "--max-log2" && i + 1 < argc) o.max_log2 = std::atoi(argv[++i]);
         else if (a == "--reps" && i + 1 < argc) o.reps = std::max(30, std::atoi(argv[++i]));
         else {
-            std::fprintf(stderr, "usage: cudot-bench [--quick] [--pairs-only] [--pairs-same-bytes] [--json FILE] [--max-log2 K] [--reps R>=30]\n");
+            std::fprintf(stderr, "usage: cudot-bench [--quick] [--pairs-only] [--pairs-same-bytes] [--host-only] [--json FILE] [--max-log2 K] [--reps R>=30]\n");
             std::exit(2);
         }
     }
@@ -326,8 +328,8 @@ int main(int argc, char **argv) {
     cudot_config probe_cfg = CUDOT_CONFIG_INIT;
     probe_cfg.memory = CUDOT_MEMORY_PINNED;
     cudot_ctx *probe = nullptr;
-    const bool gpu = cudot_init(&probe, 1, &probe_cfg) == CUDOT_OK;
-    if (!gpu) std::printf("no usable GPU (%s): GPU strategies, ceilings and cuBLAS skipped\n", cudot_last_error(nullptr));
+    const bool gpu = !o.host_only && cudot_init(&probe, 1, &probe_cfg) == CUDOT_OK;
+    if (!gpu && !o.host_only) std::printf("no usable GPU (%s): GPU strategies, ceilings and cuBLAS skipped\n", cudot_last_error(nullptr));
     cudot_deinit(probe);
 
     Ceilings c = measure_ceilings(gpu, o.quick);
@@ -342,6 +344,7 @@ int main(int argc, char **argv) {
             std::size_t n = std::size_t(1) << lg;
             for (int memory = 0; memory <= 4; ++memory) {
                 if (!gpu && memory >= 1 && memory <= 3) continue;
+                if (o.host_only && memory != CUDOT_MEMORY_HOST) continue;
                 bench_strategy(memory, dtype, n, o, c, rows);
             }
             peer_rows(dtype, n, o, c, rows);
@@ -358,6 +361,7 @@ int main(int argc, char **argv) {
     for (const auto &p : pairs)
         for (int memory : {CUDOT_MEMORY_AUTO, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_HOST}) {
             if (!gpu && memory != CUDOT_MEMORY_HOST && memory != CUDOT_MEMORY_AUTO) continue;
+            if (o.host_only && memory != CUDOT_MEMORY_HOST) continue;
             bench_pair(memory, p[0], p[1],
                        o.pairs_same_bytes ? pair_n * 8 / (size_of(p[0]) + size_of(p[1])) : pair_n, o, c, rows);
         }

@@ -3,7 +3,8 @@
 // and without prefetching D bytes ahead, against an F32 stream of the same bytes. Results and the
 // decision: docs/PERFORMANCE.md ("Narrow and mixed element types").
 // Build: g++ -O2 -std=c++17 -mavx512f -mavx512bw -mavx512vl -mavx512dq -pthread int8_prefetch.cpp
-// Run:   ./a.out [threads]   (default: every hardware thread)
+// Run:   ./a.out [threads [huge]]   (threads default: every hardware thread; "huge": madvise the
+//        buffers MADV_HUGEPAGE, to see whether 4 KiB pages are what makes far prefetches cost)
 #include <immintrin.h>
 #include <algorithm>
 #include <atomic>
@@ -14,6 +15,8 @@
 #include <cstring>
 #include <thread>
 #include <vector>
+
+#include <sys/mman.h>
 using clk = std::chrono::steady_clock;
 constexpr size_t kTile = 8192;
 template <int D, int HINT>
@@ -38,7 +41,10 @@ static int64_t tile_f32(const float *x, const float *y) {  // reference: 8 bytes
 int main(int argc, char **argv) {
     const int threads = argc > 1 ? atoi(argv[1]) : (int)std::thread::hardware_concurrency();
     const size_t bytes = size_t(1) << 29;  // per pair: 512 MiB read per dot
-    int8_t *x = (int8_t *)aligned_alloc(4096, bytes / 2), *y = (int8_t *)aligned_alloc(4096, bytes / 2);
+    const bool huge = argc > 2 && std::strcmp(argv[2], "huge") == 0;
+    int8_t *x = (int8_t *)aligned_alloc(size_t(2) << 20, bytes / 2), *y = (int8_t *)aligned_alloc(size_t(2) << 20, bytes / 2);
+    if (huge && (madvise(x, bytes / 2, MADV_HUGEPAGE) != 0 || madvise(y, bytes / 2, MADV_HUGEPAGE) != 0))
+        std::printf("madvise(MADV_HUGEPAGE) failed\n");
     const size_t n8 = bytes / 2;
     std::vector<std::thread> pool;
     auto parallel = [&](auto fn) {  // fn(thread index)
@@ -78,7 +84,8 @@ int main(int argc, char **argv) {
     };
     auto i8 = [](auto f) { return [f](const char *a, const char *b) { return (int64_t)f((const int8_t *)a, (const int8_t *)b); }; };
     auto f32 = [](const char *a, const char *b) { return tile_f32((const float *)a, (const float *)b); };
-    printf("threads %d, %zu MiB read per dot (thread start-up included in each time)\n", threads, bytes >> 20);
+    printf("threads %d, %zu MiB read per dot (thread start-up included in each time)%s\n", threads, bytes >> 20,
+           huge ? ", buffers madvised MADV_HUGEPAGE" : "");
     for (int pass = 0; pass < 2; ++pass) {
         run("f32 (reference)", f32, 4, 8);
         run("i8 no prefetch (as now)", i8(tile<0, 3>), 1, 32);
@@ -87,6 +94,8 @@ int main(int argc, char **argv) {
         run("i8 prefetch 2048 T0", i8(tile<2048, 3>), 1, 32);
         run("i8 prefetch 4096 T0", i8(tile<4096, 3>), 1, 32);
         run("i8 prefetch 1024 T2", i8(tile<1024, 1>), 1, 32);
+        run("i8 prefetch 2048 T1", i8(tile<2048, 2>), 1, 32);
+        run("i8 prefetch 4096 T1", i8(tile<4096, 2>), 1, 32);
         run("i8 no prefetch, 8 tiles/task", i8(tile<0, 3>), 1, 8);
         run("i8 no prefetch, 128 tiles/task", i8(tile<0, 3>), 1, 128);
     }
