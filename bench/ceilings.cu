@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ceilings.hpp"
+#include "host_read.hpp"
 
 namespace bench {
 
@@ -40,38 +41,21 @@ void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size
     for (auto &th : pool) th.join();
 }
 
-// Host read bandwidth: `threads` threads each streaming through their share of two arrays of
-// `bytes` bytes (integer XOR-adds: cheap enough that only memory bandwidth limits them).
-static double host_read(unsigned threads, std::size_t bytes, int reps) {
+// Host read bandwidth of two arrays of `bytes` bytes each (host_read.hpp), median of `reps` reads.
+static double host_read_GBps(unsigned threads, std::size_t bytes, int reps) {
     const std::size_t words = bytes / 8;
-    // Uninitialized, so the first touch below (by the same threads and chunks that read later)
-    // places each page near its reader, as the library's own buffers are placed by a parallel fill.
-    std::unique_ptr<std::uint64_t[]> a_mem(new std::uint64_t[words]), b_mem(new std::uint64_t[words]);
-    std::uint64_t *a = a_mem.get(), *b = b_mem.get();
+    std::unique_ptr<std::uint64_t[]> a_mem(new std::uint64_t[words + 8]), b_mem(new std::uint64_t[words + 8]);
+    auto aligned = [](std::uint64_t *p) {
+        return reinterpret_cast<std::uint64_t *>((reinterpret_cast<std::uintptr_t>(p) + 63) / 64 * 64);
+    };
+    std::uint64_t *a = aligned(a_mem.get()), *b = aligned(b_mem.get());
     parallel_for(words, [&](std::size_t lo, std::size_t hi) {
         for (std::size_t i = lo; i < hi; ++i) a[i] = b[i] = i * 0x9e3779b97f4a7c15ULL;
     });
     std::vector<double> times;
-    std::atomic<std::uint64_t> sink{0};
     for (int r = 0; r < reps + 1; ++r) {
         double t0 = now_us();
-        std::vector<std::thread> pool;
-        std::size_t chunk = (words + threads - 1) / threads;
-        for (unsigned t = 0; t < threads; ++t)
-            pool.emplace_back([&, t] {
-                std::size_t lo = t * chunk, hi = std::min(words, lo + chunk);
-                std::uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-                std::size_t i = lo;
-                for (; i + 4 <= hi; i += 4) {
-                    s0 += a[i] ^ b[i];
-                    s1 += a[i + 1] ^ b[i + 1];
-                    s2 += a[i + 2] ^ b[i + 2];
-                    s3 += a[i + 3] ^ b[i + 3];
-                }
-                for (; i < hi; ++i) s0 += a[i] ^ b[i];
-                sink.fetch_add(s0 + s1 + s2 + s3, std::memory_order_relaxed);
-            });
-        for (auto &th : pool) th.join();
+        host_read(a, 8, b, 8, words, threads);
         if (r > 0) times.push_back(now_us() - t0);
     }
     return 2.0 * words * 8 / (summarize(times).median_us * 1e3);
@@ -114,8 +98,8 @@ Ceilings measure_ceilings(bool with_gpu, bool quick) {
     Ceilings c;
     // Two arrays of 256 MiB each (64 MiB in --quick): far larger than any cache.
     std::size_t bytes = quick ? (std::size_t(64) << 20) : (std::size_t(256) << 20);
-    c.host_read_GBps = host_read(std::max(1u, std::thread::hardware_concurrency()), bytes, quick ? 5 : 15);
-    c.host_read_1t_GBps = host_read(1, bytes, quick ? 3 : 5);
+    c.host_read_GBps = host_read_GBps(0, bytes, quick ? 5 : 15);
+    c.host_read_1t_GBps = host_read_GBps(1, bytes, quick ? 3 : 5);
     if (with_gpu) {
         Ceilings g = gpu_ceilings(c);
         if (g.gpu) c = g;

@@ -1,7 +1,8 @@
 // cudot_bench.cpp - cudot-bench: every strategy x dtype x size, fresh and resident inputs, with the
 // ceilings and peers measured in the same run. Prints a table, writes JSON (and a PNG via plot.py).
 //
-//   cudot-bench [--quick] [--pairs-only] [--pairs-same-bytes] [--host-only] [--json FILE] [--max-log2 K] [--reps R]
+//   cudot-bench [--quick] [--pairs-only] [--pairs-same-bytes] [--host-only | --only STRATEGY] [--json FILE]
+//               [--max-log2 K] [--reps R]
 //
 // fresh:    the host rewrites every input element before each call (not timed), as when new data
 //           arrives every time; the dot must carry it over the bus (or read it from host memory).
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "ceilings.hpp"
+#include "host_read.hpp"
 #include "inputs.hpp"
 #include "cudot.h"
 
@@ -30,7 +32,8 @@ struct Options {
     int reps = 30;
     bool pairs_only = false;  // only the narrow and mixed element-type rows
     bool pairs_same_bytes = false;  // each pair at the n that moves f32 x f32's bytes, not at one n
-    bool host_only = false;         // HOST rows only, GPU or not (quick comparisons of CPU loops)
+    int only = -1;                  // --only STRATEGY: that strategy's rows alone (--host-only: HOST, no GPU
+                                    // probe, so quick A/B runs of CPU loops also work on a GPU machine)
 };
 
 struct Row {
@@ -42,6 +45,7 @@ struct Row {
     double GBps = 0;
     std::string bound;     // which ceiling bounds it
     double ratio = 0;      // achieved / ceiling (bandwidth), or latency ceiling / time
+    double ceiling_GBps = 0;  // the bandwidth ceiling of that ratio (HOST: this row's own read, below)
     bool checked = true;   // result bitwise equal to HOST on the same data
 };
 
@@ -55,24 +59,58 @@ const char *type_name(int dtype) {
 double bytes_of(int x_dtype, int y_dtype, std::size_t n) { return double(n) * (size_of(x_dtype) + size_of(y_dtype)); }
 double bytes_of(int dtype, std::size_t n) { return bytes_of(dtype, dtype, n); }
 
-// The ceiling that bounds a row, and the achieved fraction of it.
-void bound_row(Row &r, int memory, const Ceilings &c, double bytes) {
+// The ceiling that bounds a row, and the achieved fraction of it. HOST rows bring their own ceiling
+// (read_GBps: the same buffers read in alternation with the dot, time_with_read below); without it
+// they fall back to the run's host-read ceiling.
+void bound_row(Row &r, int memory, const Ceilings &c, double bytes, double read_GBps = 0) {
     r.GBps = bytes / (r.t.median_us * 1e3);
     if (memory == CUDOT_MEMORY_HOST || !c.gpu) {
         r.bound = "host-read";
-        r.ratio = r.GBps / c.host_read_GBps;
+        r.ceiling_GBps = read_GBps > 0 ? read_GBps : c.host_read_GBps;
+        r.ratio = r.GBps / r.ceiling_GBps;
     } else if (memory == CUDOT_MEMORY_MANAGED && r.scenario == "resident") {
         // On the GPU: bounded by HBM for large n, by launch + sync for small n.
         double floor_us = bytes / (c.d2d_GBps * 1e3) + c.launch_us;
         r.bound = "d2d+launch";
+        r.ceiling_GBps = c.d2d_GBps;
         r.ratio = floor_us / r.t.median_us;
     } else {
         double floor_us = bytes / (c.h2d_GBps * 1e3) + c.launch_us;
         r.bound = "h2d+launch";
+        r.ceiling_GBps = c.h2d_GBps;
         r.ratio = floor_us / r.t.median_us;
     }
 }
 
+// A HOST row and its own ceiling: each round prepares the inputs and times a plain read of the very
+// same buffers (host_read.hpp), then prepares them again and times the dot. Both therefore see the
+// same pages, the same cache state after a fresh write and the same minute of a shared host, whose
+// memory bandwidth moves by up to 2x between runs; their ratio is what stays put. Returns the dot's
+// quantiles; *read_GBps gets the read's median bandwidth.
+Stats time_with_read(int warmup, int reps, const std::function<void(int)> &prepare, const std::function<bool()> &call,
+                     const void *x, int xd, const void *y, int yd, std::size_t n, double *read_GBps, bool *ok) {
+    std::vector<double> dot, read;
+    *ok = true;
+    for (int i = 0; i < warmup + reps; ++i) {
+        if (prepare) prepare(2 * i);
+        double t0 = now_us();
+        host_read(x, size_of(xd), y, size_of(yd), n);
+        double t1 = now_us();
+        if (prepare) prepare(2 * i + 1);
+        double t2 = now_us();
+        if (!call()) {
+            *ok = false;
+            break;
+        }
+        double t3 = now_us();
+        if (i >= warmup) {
+            read.push_back(t1 - t0);
+            dot.push_back(t3 - t2);
+        }
+    }
+    *read_GBps = read.empty() ? 0 : bytes_of(xd, yd, n / 64 * 64) / (summarize(read).median_us * 1e3);
+    return summarize(dot);
+}
 
 // One strategy, dtype and size: both scenarios. Returns false if the strategy is unavailable.
 bool bench_strategy(int memory, int dtype, std::size_t n, const Options &o, const Ceilings &c, std::vector<Row> &rows) {
@@ -93,11 +131,15 @@ bool bench_strategy(int memory, int dtype, std::size_t n, const Options &o, cons
     for (const char *scenario : {"fresh", "resident"}) {
         Row r{kMemoryNames[memory], dtype == CUDOT_F64 ? "f64" : "f32", n, scenario};
         bool ok = true;
-        if (std::strcmp(scenario, "fresh") == 0) r.t = time_calls(3, o.reps, fill, call, &ok);
+        const bool fresh = std::strcmp(scenario, "fresh") == 0;
+        double read_GBps = 0;
+        if (memory == CUDOT_MEMORY_HOST)
+            r.t = time_with_read(fresh ? 3 : 5, o.reps, fresh ? std::function<void(int)>(fill) : nullptr, call, x, dtype, y, dtype, n, &read_GBps, &ok);
+        else if (fresh) r.t = time_calls(3, o.reps, fill, call, &ok);
         else r.t = time_calls(5, o.reps, nullptr, call, &ok);
         if (!ok) std::fprintf(stderr, "bench: %s dot failed: %s\n", kMemoryNames[memory], cudot_last_error(ctx));
         r.checked = ok && same_bits(last, host_reference(dtype, x, y, n));
-        bound_row(r, memory, c, bytes);
+        bound_row(r, memory, c, bytes, read_GBps);
         rows.push_back(r);
     }
     cudot_deinit(ctx);
@@ -105,20 +147,33 @@ bool bench_strategy(int memory, int dtype, std::size_t n, const Options &o, cons
 }
 
 // Byte patterns that are finite values in every type (small integers / small floats), varying per round.
-void rewrite_bytes(void *p, int dtype, std::size_t n, int round) {
+// (One loop per type and a running remainder: at 2^28 elements a fill is most of a row's run time.)
+template <class T, class Value>
+void rewrite_as(void *p, std::size_t n, int round, Value value) {
     parallel_for(n, [&](std::size_t b, std::size_t e) {
+        T *out = static_cast<T *>(p);
+        unsigned k = static_cast<unsigned>((b * 7 + static_cast<std::size_t>(round)) % 17);
         for (std::size_t i = b; i < e; ++i) {
-            const int v = static_cast<int>((i * 7 + round) % 17) - 8;
-            switch (dtype) {
-                case CUDOT_F32: static_cast<float *>(p)[i] = v * 0.25f; break;
-                case CUDOT_F64: static_cast<double *>(p)[i] = v * 0.25; break;
-                case CUDOT_F16: static_cast<std::uint16_t *>(p)[i] = static_cast<std::uint16_t>(v < 0 ? 0xbc00 : 0x3c00); break;
-                case CUDOT_BF16: static_cast<std::uint16_t *>(p)[i] = static_cast<std::uint16_t>(v < 0 ? 0xbf80 : 0x3f80); break;
-                case CUDOT_I8: static_cast<std::int8_t *>(p)[i] = static_cast<std::int8_t>(v); break;
-                default: static_cast<std::uint8_t *>(p)[i] = static_cast<std::uint8_t>(v + 8); break;
-            }
+            out[i] = value(static_cast<int>(k) - 8);  // (i * 7 + round) % 17 - 8
+            k += 7;
+            if (k >= 17) k -= 17;
         }
     });
+}
+
+void rewrite_bytes(void *p, int dtype, std::size_t n, int round) {
+    switch (dtype) {
+        case CUDOT_F32: rewrite_as<float>(p, n, round, [](int v) { return v * 0.25f; }); break;
+        case CUDOT_F64: rewrite_as<double>(p, n, round, [](int v) { return v * 0.25; }); break;
+        case CUDOT_F16:
+            rewrite_as<std::uint16_t>(p, n, round, [](int v) { return static_cast<std::uint16_t>(v < 0 ? 0xbc00 : 0x3c00); });
+            break;
+        case CUDOT_BF16:
+            rewrite_as<std::uint16_t>(p, n, round, [](int v) { return static_cast<std::uint16_t>(v < 0 ? 0xbf80 : 0x3f80); });
+            break;
+        case CUDOT_I8: rewrite_as<std::int8_t>(p, n, round, [](int v) { return static_cast<std::int8_t>(v); }); break;
+        default: rewrite_as<std::uint8_t>(p, n, round, [](int v) { return static_cast<std::uint8_t>(v + 8); }); break;
+    }
 }
 
 // Mixed and narrow pairs: one size, the strategies that matter, ratios against the same ceilings with
@@ -142,13 +197,16 @@ void bench_pair(int memory, int xd, int yd, std::size_t n, const Options &o, con
     for (const char *scenario : {"fresh", "resident"}) {
         Row r{kMemoryNames[memory], name, n, scenario};
         bool ok = true;
-        if (std::strcmp(scenario, "fresh") == 0) r.t = time_calls(3, o.reps, fill, call, &ok);
-        else {
+        double read_GBps = 0;
+        if (std::strcmp(scenario, "fresh") == 0) {
+            if (memory == CUDOT_MEMORY_HOST) r.t = time_with_read(3, o.reps, fill, call, x, xd, y, yd, n, &read_GBps, &ok);
+            else r.t = time_calls(3, o.reps, fill, call, &ok);
+        } else {
             if (r.what == "auto" || r.what == "pinned" || r.what == "mapped" || r.what == "host") continue;
             r.t = time_calls(5, o.reps, nullptr, call, &ok);
         }
         r.checked = ok && same_bits(last, host_reference(xd, x, y, n, yd));
-        bound_row(r, memory, c, bytes_of(xd, yd, n));
+        bound_row(r, memory, c, bytes_of(xd, yd, n), read_GBps);
         rows.push_back(r);
     }
     cudot_deinit(ctx);
@@ -161,6 +219,7 @@ void peer_rows(int dtype, std::size_t n, const Options &o, const Ceilings &c, st
         Row r{"cublas", dt, n, "peer", cublas_dot(dtype, n, o.reps)};
         r.GBps = bytes / (r.t.median_us * 1e3);
         r.bound = "d2d+launch";
+        r.ceiling_GBps = c.d2d_GBps;
         r.ratio = (bytes / (c.d2d_GBps * 1e3) + c.launch_us) / r.t.median_us;
         rows.push_back(r);
     }
@@ -169,6 +228,7 @@ void peer_rows(int dtype, std::size_t n, const Options &o, const Ceilings &c, st
         Row r{threads ? "openblas-1t" : "openblas", dt, n, "peer", openblas_dot(dtype, n, o.reps, threads)};
         r.GBps = bytes / (r.t.median_us * 1e3);
         r.bound = "host-read";
+        r.ceiling_GBps = c.host_read_GBps;
         r.ratio = r.GBps / c.host_read_GBps;
         rows.push_back(r);
     }
@@ -255,7 +315,7 @@ std::vector<Target> evaluate_targets(const std::vector<Row> &rows, const Ceiling
             const Row *mf = find(rows, "managed", dt, n, "fresh");
             if (mf && lg >= 22) check(t3, mf->GBps / c.h2d_GBps);
             const Row *h = find(rows, "host", dt, n, "fresh");
-            if (h && lg >= 24) check(t4a, h->GBps / c.host_read_GBps);
+            if (h && lg >= 24) check(t4a, h->ratio);  // against the row's own read
             const Row *hr = find(rows, "host", dt, n, "resident");
             const Row *ob = find(rows, "openblas-1t", dt, n, "peer");
             if (hr && ob && lg <= 16) check(t4b, hr->t.median_us / ob->t.median_us);
@@ -287,9 +347,9 @@ void write_json(const Options &o, const Ceilings &c, const std::vector<Row> &row
         const Row &r = rows[i];
         std::fprintf(f, "    {\"what\": \"%s\", \"dtype\": \"%s\", \"n\": %zu, \"scenario\": \"%s\", \"median_us\": %.3f, "
                         "\"p10_us\": %.3f, \"p90_us\": %.3f, \"samples\": %d, \"GBps\": %.3f, \"bound\": \"%s\", "
-                        "\"ratio\": %.4f, \"checked\": %s}%s\n",
+                        "\"ratio\": %.4f, \"ceiling_GBps\": %.2f, \"checked\": %s}%s\n",
                      r.what.c_str(), r.dtype.c_str(), r.n, r.scenario.c_str(), r.t.median_us, r.t.p10_us, r.t.p90_us,
-                     r.t.samples, r.GBps, r.bound.c_str(), r.ratio, r.checked ? "true" : "false",
+                     r.t.samples, r.GBps, r.bound.c_str(), r.ratio, r.ceiling_GBps, r.checked ? "true" : "false",
                      i + 1 < rows.size() ? "," : "");
     }
     std::fprintf(f, "  ],\n  \"init\": [\n");
@@ -308,12 +368,21 @@ Options parse(int argc, char **argv) {
         if (a == "--quick") o.quick = true;
         else if (a == "--pairs-only") o.pairs_only = true;
         else if (a == "--pairs-same-bytes") o.pairs_same_bytes = true;
-        else if (a == "--host-only") o.host_only = true;
+        else if (a == "--host-only") o.only = CUDOT_MEMORY_HOST;
+        else if (a == "--only" && i + 1 < argc) {
+            const std::string m = argv[++i];
+            for (int k = 0; k < 5; ++k)
+                if (m == kMemoryNames[k]) o.only = k;
+            if (o.only < 0) {
+                std::fprintf(stderr, "cudot-bench: unknown strategy '%s' (auto, pinned, mapped, managed, host)\n", m.c_str());
+                std::exit(2);
+            }
+        }
         else if (a == "--json" && i + 1 < argc) o.json = argv[++i];
         else if (a == "--max-log2" && i + 1 < argc) o.max_log2 = std::atoi(argv[++i]);
         else if (a == "--reps" && i + 1 < argc) o.reps = std::max(30, std::atoi(argv[++i]));
         else {
-            std::fprintf(stderr, "usage: cudot-bench [--quick] [--pairs-only] [--pairs-same-bytes] [--host-only] [--json FILE] [--max-log2 K] [--reps R>=30]\n");
+            std::fprintf(stderr, "usage: cudot-bench [--quick] [--pairs-only] [--pairs-same-bytes] [--host-only | --only STRATEGY] [--json FILE] [--max-log2 K] [--reps R>=30]\n");
             std::exit(2);
         }
     }
@@ -328,8 +397,9 @@ int main(int argc, char **argv) {
     cudot_config probe_cfg = CUDOT_CONFIG_INIT;
     probe_cfg.memory = CUDOT_MEMORY_PINNED;
     cudot_ctx *probe = nullptr;
-    const bool gpu = !o.host_only && cudot_init(&probe, 1, &probe_cfg) == CUDOT_OK;
-    if (!gpu && !o.host_only) std::printf("no usable GPU (%s): GPU strategies, ceilings and cuBLAS skipped\n", cudot_last_error(nullptr));
+    const bool host_only = o.only == CUDOT_MEMORY_HOST;
+    const bool gpu = !host_only && cudot_init(&probe, 1, &probe_cfg) == CUDOT_OK;
+    if (!gpu && !host_only) std::printf("no usable GPU (%s): GPU strategies, ceilings and cuBLAS skipped\n", cudot_last_error(nullptr));
     cudot_deinit(probe);
 
     Ceilings c = measure_ceilings(gpu, o.quick);
@@ -344,7 +414,7 @@ int main(int argc, char **argv) {
             std::size_t n = std::size_t(1) << lg;
             for (int memory = 0; memory <= 4; ++memory) {
                 if (!gpu && memory >= 1 && memory <= 3) continue;
-                if (o.host_only && memory != CUDOT_MEMORY_HOST) continue;
+                if (o.only >= 0 && memory != o.only) continue;
                 bench_strategy(memory, dtype, n, o, c, rows);
             }
             peer_rows(dtype, n, o, c, rows);
@@ -361,18 +431,18 @@ int main(int argc, char **argv) {
     for (const auto &p : pairs)
         for (int memory : {CUDOT_MEMORY_AUTO, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_HOST}) {
             if (!gpu && memory != CUDOT_MEMORY_HOST && memory != CUDOT_MEMORY_AUTO) continue;
-            if (o.host_only && memory != CUDOT_MEMORY_HOST) continue;
+            if (o.only >= 0 && memory != o.only) continue;
             bench_pair(memory, p[0], p[1],
                        o.pairs_same_bytes ? pair_n * 8 / (size_of(p[0]) + size_of(p[1])) : pair_n, o, c, rows);
         }
     std::vector<InitRow> inits = o.pairs_only ? std::vector<InitRow>{} : init_costs(o, gpu);
 
-    std::printf("\n%-12s %-4s %10s %-9s %11s %11s %11s %9s %-11s %6s %s\n", "what", "type", "n", "scenario",
-                "median_us", "p10_us", "p90_us", "GB/s", "bound", "ratio", "check");
+    std::printf("\n%-12s %-4s %10s %-9s %11s %11s %11s %9s %-11s %9s %6s %s\n", "what", "type", "n", "scenario",
+                "median_us", "p10_us", "p90_us", "GB/s", "bound", "ceil_GB/s", "ratio", "check");
     for (const Row &r : rows)
-        std::printf("%-12s %-4s %10zu %-9s %11.2f %11.2f %11.2f %9.2f %-11s %6.3f %s\n", r.what.c_str(), r.dtype.c_str(),
-                    r.n, r.scenario.c_str(), r.t.median_us, r.t.p10_us, r.t.p90_us, r.GBps, r.bound.c_str(), r.ratio,
-                    r.scenario == "peer" ? "" : (r.checked ? "ok" : "MISMATCH"));
+        std::printf("%-12s %-4s %10zu %-9s %11.2f %11.2f %11.2f %9.2f %-11s %9.1f %6.3f %s\n", r.what.c_str(),
+                    r.dtype.c_str(), r.n, r.scenario.c_str(), r.t.median_us, r.t.p10_us, r.t.p90_us, r.GBps,
+                    r.bound.c_str(), r.ceiling_GBps, r.ratio, r.scenario == "peer" ? "" : (r.checked ? "ok" : "MISMATCH"));
     std::printf("\n%-8s %10s %12s %12s\n", "init", "n", "init_us", "deinit_us");
     for (const InitRow &i : inits)
         std::printf("%-8s %10zu %12.1f %12.1f\n", i.memory.c_str(), i.n, i.init.median_us, i.deinit.median_us);

@@ -1,0 +1,24 @@
+// host_read.hpp - the HOST ceiling: every hardware thread streaming through two arrays, nothing else.
+//
+// A dot of n elements must at least read x and y once, so the fastest plain read of those same bytes,
+// by as many threads as the library's pool uses, bounds what HOST can reach. The reader works like
+// the library's pool on purpose (persistent threads that sleep between jobs, the caller working too,
+// tasks of about 512 KiB claimed from a shared counter, both arrays read in step, 2 KiB prefetched
+// ahead on each stream) so that the gap between a dot and its ceiling is the dot's arithmetic and
+// access pattern, not thread start-up or a weaker read loop.
+//
+// Measured on the row's own buffers, alternating with the dot after the same rewrite, the ceiling
+// sees the same pages, the same cache state after a fresh write and the same minute of a noisy host.
+#pragma once
+
+#include <cstddef>
+
+namespace bench {
+
+// Reads the first n / 64 * 64 elements of x (x_size bytes each) and of y (y_size bytes each) once, on
+// `threads` threads (0: every hardware thread; buffers 64-byte aligned; the < 64 elements left over are not worth a loop).
+// Returns a value that depends on every byte read, so that nothing is optimized away.
+unsigned long long host_read(const void *x, std::size_t x_size, const void *y, std::size_t y_size, std::size_t n,
+                             unsigned threads = 0);
+
+}  // namespace bench
