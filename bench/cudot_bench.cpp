@@ -266,6 +266,48 @@ std::vector<InitRow> init_costs(const Options &o, bool gpu) {
     return out;
 }
 
+// ---- the pairs against F32 x F32 (issue 5: every pair at F32's bandwidth ratio) ----------------------
+// Each pair's ratio to its ceiling divided by F32 x F32's ratio for the same strategy and scenario in
+// this run (bytes counted as each pair really moves them): 1.00 is F32's ratio. Returns the lowest.
+double print_pairs_vs_f32(const std::vector<Row> &rows) {
+    const char *columns[][2] = {{"mapped", "fresh"}, {"managed", "resident"}, {"managed", "fresh"},
+                                {"auto", "fresh"},   {"host", "fresh"}};
+    double worst = 1e300;
+    bool header = false;
+    for (const Row &r : rows) {
+        if (r.dtype == "f32xf32" || r.dtype.find('x') == std::string::npos) continue;
+        bool first_of_pair = true;
+        for (const Row &q : rows)
+            if (q.dtype == r.dtype && &q != &r && &q < &r) first_of_pair = false;
+        if (!first_of_pair) continue;
+        if (!header) {
+            std::printf("\npairs: ratio / f32xf32's ratio, same strategy and scenario, this run\n%-10s", "pair");
+            for (auto &col : columns) std::printf(" %17s", (std::string(col[0]) + " " + col[1]).c_str());
+            std::printf("\n");
+            header = true;
+        }
+        std::printf("%-10s", r.dtype.c_str());
+        for (auto &col : columns) {
+            const Row *mine = nullptr, *f32 = nullptr;
+            for (const Row &q : rows) {
+                if (q.what != col[0] || q.scenario != col[1]) continue;
+                if (q.dtype == r.dtype) mine = &q;
+                if (q.dtype == "f32xf32") f32 = &q;
+            }
+            if (mine && f32 && f32->ratio > 0) {
+                const double v = mine->ratio / f32->ratio;
+                worst = std::min(worst, v);
+                std::printf(" %17.3f", v);
+            } else {
+                std::printf(" %17s", "-");
+            }
+        }
+        std::printf("\n");
+    }
+    if (header) std::printf("lowest: %.3f\n", worst);
+    return worst;
+}
+
 // ---- the targets of docs/PERFORMANCE.md, evaluated on this run's rows ----------------------------
 const Row *find(const std::vector<Row> &rows, const char *what, const char *dtype, std::size_t n, const char *scenario) {
     for (const Row &r : rows)
@@ -454,6 +496,7 @@ int main(int argc, char **argv) {
                         t.higher_is_better ? ">=" : "<=", t.goal,
                         (t.higher_is_better ? t.value >= t.goal : t.value <= t.goal) ? "met" : "MISSED");
     }
+    print_pairs_vs_f32(rows);
     write_json(o, c, rows, inits);
     std::printf("\nwrote %s\n", o.json.c_str());
     for (const Row &r : rows)
