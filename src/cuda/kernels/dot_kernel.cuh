@@ -160,40 +160,42 @@ __device__ __forceinline__ void full_tile(const Tx *__restrict__ x, const Ty *__
     }
 }
 
-// K full tiles at once (tile, tile + stride, ...), every load of all K issued before any arithmetic: for
-// narrow types one tile is only 4-8 bytes per thread and array per step, too little in flight to cover
-// memory latency. Each tile keeps its own lanes, in the canonical order.
-template <int K, class Tx, class Ty>
-__device__ __forceinline__ void full_tiles(const Tx *__restrict__ x, const Ty *__restrict__ y, std::size_t stride,
-                                           typename PairOf<Tx, Ty>::Acc (&lane)[K][kLanesPerThread]) {
+// Two full tiles at once, all 32 loads issued before any arithmetic: for narrow types one tile is only
+// 4-12 bytes per thread and step (both arrays), too little in flight to cover memory latency.
+template <class Tx, class Ty>
+__device__ __forceinline__ void full_tile_pair(const Tx *__restrict__ xa, const Ty *__restrict__ ya,
+                                               const Tx *__restrict__ xb, const Ty *__restrict__ yb,
+                                               typename PairOf<Tx, Ty>::Acc (&a)[kLanesPerThread],
+                                               typename PairOf<Tx, Ty>::Acc (&b)[kLanesPerThread]) {
     using P = PairOf<Tx, Ty>;
     using Map = LaneMap<SplitLanes<Tx, Ty>::value>;
     constexpr int kSteps = static_cast<int>(order::kSteps);
-    Tx xv[K][kSteps][4];
-    Ty yv[K][kSteps][4];
+    Tx xva[kSteps][4], xvb[kSteps][4];
+    Ty yva[kSteps][4], yvb[kSteps][4];
+#pragma unroll
+    for (int j = 0; j < kSteps; ++j) {
+        Map::load(xa + j * order::kLanes, xva[j]);
+        Map::load(ya + j * order::kLanes, yva[j]);
+        Map::load(xb + j * order::kLanes, xvb[j]);
+        Map::load(yb + j * order::kLanes, yvb[j]);
+    }
 #pragma unroll
     for (int j = 0; j < kSteps; ++j)
 #pragma unroll
-        for (int m = 0; m < K; ++m) {
-            Map::load(x + m * stride + j * order::kLanes, xv[m][j]);
-            Map::load(y + m * stride + j * order::kLanes, yv[m][j]);
+        for (int k = 0; k < kLanesPerThread; ++k) {
+            P::add(a[k], xva[j][k], yva[j][k]);
+            P::add(b[k], xvb[j][k], yvb[j][k]);
         }
-#pragma unroll
-    for (int j = 0; j < kSteps; ++j)
-#pragma unroll
-        for (int k = 0; k < kLanesPerThread; ++k)
-#pragma unroll
-            for (int m = 0; m < K; ++m) P::add(lane[m][k], xv[m][j][k], yv[m][j][k]);
 }
 
-// How many tiles a block takes at once (full_tiles): two for every pair of at most 6 bytes an element,
-// one for wider pairs, which already have 8 steps x 16 bytes or more in flight per thread. Measured on
-// an H100 with MANAGED resident data (docs/PERFORMANCE.md): F32 x F16 went from 0.90-0.93 of F32 x F32's
-// ratio to 1.00 with two tiles; four tiles for 1- to 3-byte pairs helped I8 x I8 a little, cost U8 x U8
-// as much, and cost F16 x I8 15 % (130 registers: one block per SM); an L2 prefetch of the next tiles
-// before the reductions cost the 2-byte pairs up to 10 %.
-template <class Tx, class Ty> struct TilesAtOnce {
-    static constexpr int value = sizeof(Tx) + sizeof(Ty) <= 6 ? 2 : 1;
+// Pairs of at most 6 bytes an element take two tiles at a time; wider pairs already have 8 steps x 16
+// bytes or more in flight per thread. Measured on an H100 with MANAGED resident data, every pair at the
+// same bytes (docs/PERFORMANCE.md): F32 x F16 went from 0.90-0.93 of F32 x F32's ratio to 1.00 with two
+// tiles. Tried and not taken: four tiles for 1- to 3-byte pairs (F16 x I8 15 % slower: 130 registers,
+// one block per SM; U8 x U8 5 % slower), and an L2 prefetch of the next tiles before the reductions
+// (up to 10 % slower for 2-byte pairs).
+template <class Tx, class Ty> struct Narrow {
+    static constexpr bool value = sizeof(Tx) + sizeof(Ty) <= 6;
 };
 
 template <class Tx, class Ty>
@@ -224,29 +226,26 @@ __global__ void __launch_bounds__(kThreads)
     __shared__ bool is_last;
     const std::size_t tiles = order::tile_count(n);
 
-    // Narrow pairs take their tiles K at a time (tile, tile + gridDim.x, ...: the same tiles per block as
-    // one at a time), so K times the bytes are in flight; each tile is still reduced on its own.
-    constexpr int K = TilesAtOnce<Tx, Ty>::value;
+    // Narrow pairs take their tiles two at a time (tile and tile + gridDim.x: the same tiles per block as
+    // one at a time), so twice the bytes are in flight; each tile is still reduced on its own.
+    constexpr bool kPairUp = Narrow<Tx, Ty>::value;
     for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         Acc lane[kLanesPerThread];
 #pragma unroll
         for (int k = 0; k < kLanesPerThread; ++k) lane[k] = A::zero();
         const std::size_t begin = tile * order::kTile;
-        const std::size_t last = tile + (K - 1) * gridDim.x, last_begin = last * order::kTile;
-        if (K > 1 && last < tiles && n - last_begin >= order::kTile) {
-            Acc lanes[K][kLanesPerThread];
+        const std::size_t next = tile + gridDim.x, next_begin = next * order::kTile;
+        if (kPairUp && next < tiles && n - next_begin >= order::kTile) {
+            Acc lane_b[kLanesPerThread];
 #pragma unroll
-            for (int m = 0; m < K; ++m)
-#pragma unroll
-                for (int k = 0; k < kLanesPerThread; ++k) lanes[m][k] = A::zero();
-            const std::size_t stride = gridDim.x * order::kTile;
-            full_tiles<K, Tx, Ty>(x + begin, y + begin, stride, lanes);
-#pragma unroll
-            for (int m = 0; m < K; ++m) {
-                Acc root = block_tree<A, kSplit>(lanes[m], warp_roots);
-                if (threadIdx.x == 0) partials[tile + m * gridDim.x] = root;
-            }
-            tile = last;  // the loop's step moves on past the K tiles just done
+            for (int k = 0; k < kLanesPerThread; ++k) lane_b[k] = A::zero();
+            full_tile_pair<Tx, Ty>(x + begin, y + begin, x + next_begin, y + next_begin, lane, lane_b);
+            Acc root_b = block_tree<A, kSplit>(lane_b, warp_roots);
+            if (threadIdx.x == 0) partials[next] = root_b;
+            // `tile` (a full tile, since the later one is) is reduced below; skip `next` in the loop.
+            Acc root = block_tree<A, kSplit>(lane, warp_roots);
+            if (threadIdx.x == 0) partials[tile] = root;
+            tile += gridDim.x;
             continue;
         }
         if (n - begin >= order::kTile)
