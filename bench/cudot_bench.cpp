@@ -134,7 +134,8 @@ bool bench_strategy(int memory, int dtype, std::size_t n, const Options &o, cons
         const bool fresh = std::strcmp(scenario, "fresh") == 0;
         double read_GBps = 0;
         if (memory == CUDOT_MEMORY_HOST)
-            r.t = time_with_read(fresh ? 3 : 5, o.reps, fresh ? std::function<void(int)>(fill) : nullptr, call, x, dtype, y, dtype, n, &read_GBps, &ok);
+            r.t = time_with_read(fresh ? 3 : 5, o.reps, fresh ? std::function<void(int)>(fill) : nullptr, call, x,
+                                 dtype, y, dtype, n, &read_GBps, &ok);
         else if (fresh) r.t = time_calls(3, o.reps, fill, call, &ok);
         else r.t = time_calls(5, o.reps, nullptr, call, &ok);
         if (!ok) std::fprintf(stderr, "bench: %s dot failed: %s\n", kMemoryNames[memory], cudot_last_error(ctx));

@@ -212,7 +212,7 @@ __device__ __forceinline__ void full_tile_pair(const Tx *__restrict__ xa, const 
 
 // Pairs of at most 6 bytes an element take two tiles at a time; wider pairs already have 8 steps x 16
 // bytes or more in flight per thread. Measured on an H100 with MANAGED resident data, every pair at the
-// same bytes (docs/PERFORMANCE.md): F32 x F16 went from 0.90-0.93 of F32 x F32's ratio to 1.00 with two
+// same bytes (docs/PERFORMANCE.md): F32 x F16 went from 0.90-0.94 of F32 x F32's ratio to 1.00 with two
 // tiles. Tried and not taken: four tiles for 1- to 3-byte pairs (F16 x I8 17 % slower: 130 registers,
 // one block per SM; U8 x U8 6 % slower, I8 x I8 6 % faster), and an L2 prefetch of the next tiles
 // before the reductions (+3 % to -12 % for 2-byte pairs).
