@@ -8,6 +8,7 @@
 //           arrives every time; the dot must carry it over the bus (or read it from host memory).
 // resident: repeated calls on unchanged inputs. Only MANAGED can keep inputs on the GPU between calls
 //           (PINNED and MAPPED re-read host memory by design, so their bound stays the bus).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -269,30 +270,27 @@ std::vector<InitRow> init_costs(const Options &o, bool gpu) {
 
 // ---- the pairs against F32 x F32 (issue 5: every pair at F32's bandwidth ratio) ----------------------
 // Each pair's ratio to its ceiling divided by F32 x F32's ratio for the same strategy and scenario in
-// this run (bytes counted as each pair really moves them): 1.00 is F32's ratio. Returns the lowest.
-double print_pairs_vs_f32(const std::vector<Row> &rows) {
+// this run (bytes counted as each pair really moves them): 1.00 is F32's ratio; then the lowest.
+void print_pairs_vs_f32(const std::vector<Row> &rows) {
     const char *columns[][2] = {{"mapped", "fresh"}, {"managed", "resident"}, {"managed", "fresh"},
                                 {"auto", "fresh"},   {"host", "fresh"}};
+    std::vector<std::string> pairs;  // every pair but f32xf32, in the order the rows were run
+    for (const Row &r : rows)
+        if (r.dtype.find('x') != std::string::npos && r.dtype != "f32xf32" &&
+            std::find(pairs.begin(), pairs.end(), r.dtype) == pairs.end())
+            pairs.push_back(r.dtype);
+    if (pairs.empty()) return;
+    std::printf("\npairs: ratio / f32xf32's ratio, same strategy and scenario, this run\n%-10s", "pair");
+    for (auto &col : columns) std::printf(" %17s", (std::string(col[0]) + " " + col[1]).c_str());
+    std::printf("\n");
     double worst = 1e300;
-    bool header = false;
-    for (const Row &r : rows) {
-        if (r.dtype == "f32xf32" || r.dtype.find('x') == std::string::npos) continue;
-        bool first_of_pair = true;
-        for (const Row &q : rows)
-            if (q.dtype == r.dtype && &q != &r && &q < &r) first_of_pair = false;
-        if (!first_of_pair) continue;
-        if (!header) {
-            std::printf("\npairs: ratio / f32xf32's ratio, same strategy and scenario, this run\n%-10s", "pair");
-            for (auto &col : columns) std::printf(" %17s", (std::string(col[0]) + " " + col[1]).c_str());
-            std::printf("\n");
-            header = true;
-        }
-        std::printf("%-10s", r.dtype.c_str());
+    for (const std::string &pair : pairs) {
+        std::printf("%-10s", pair.c_str());
         for (auto &col : columns) {
             const Row *mine = nullptr, *f32 = nullptr;
             for (const Row &q : rows) {
                 if (q.what != col[0] || q.scenario != col[1]) continue;
-                if (q.dtype == r.dtype) mine = &q;
+                if (q.dtype == pair) mine = &q;
                 if (q.dtype == "f32xf32") f32 = &q;
             }
             if (mine && f32 && f32->ratio > 0) {
@@ -305,8 +303,7 @@ double print_pairs_vs_f32(const std::vector<Row> &rows) {
         }
         std::printf("\n");
     }
-    if (header) std::printf("lowest: %.3f\n", worst);
-    return worst;
+    std::printf("lowest: %.3f\n", worst);
 }
 
 // ---- the targets of docs/PERFORMANCE.md, evaluated on this run's rows ----------------------------

@@ -87,6 +87,12 @@ template <> struct Traits<bf16> { static constexpr int32_t id = CUDOT_BF16; stat
 template <> struct Traits<std::int8_t> { static constexpr int32_t id = CUDOT_I8; static constexpr bool is_int = true; };
 template <> struct Traits<std::uint8_t> { static constexpr int32_t id = CUDOT_U8; static constexpr bool is_int = true; };
 
+// Types with at most 11 significant bits and magnitudes in [2^-24, 2^16]: F16, I8, U8. The product of
+// two of them has at most 22 significant bits and lies in [2^-48, 2^32], so it is exact in float and
+// equals the exact double product: both backends form such products with one float multiply.
+template <class T>
+constexpr bool kExactFloatProduct = Traits<T>::id == CUDOT_F16 || Traits<T>::id == CUDOT_I8 || Traits<T>::id == CUDOT_U8;
+
 // The arithmetic a pair of element types is summed with (src/order.hpp):
 //  Dot2   - either side F64: products need 106 bits, so compensated (TwoProduct + TwoSum).
 //  Exact  - both sides integer: 64-bit integer sums, exact.
