@@ -1,6 +1,6 @@
 // ceilings.cu - the ceilings measured on the GPU (copy bandwidths, launch latency) and on the host
-// (multi-threaded read bandwidth), plus the cuBLAS peer. Every CUDA call is checked; on failure the
-// measurement reports 0 and the table says "n/a".
+// (multi-threaded read bandwidth), in rounds whose best is kept (ceilings.hpp), plus the cuBLAS peer.
+// Every CUDA call is checked; on failure the round reports 0 and the header says "n/a".
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -60,50 +60,99 @@ static double host_read_GBps(unsigned threads, std::size_t bytes, int reps) {
     return 2.0 * words * 8 / (summarize(times).median_us * 1e3);
 }
 
-static Ceilings gpu_ceilings(Ceilings c) {
-    cudaDeviceProp prop;
-    BENCH_CUDA(cudaGetDeviceProperties(&prop, 0));
-    c.gpu_name = prop.name;
+// One round of the GPU ceilings into r; false (r's GPU fields left 0) if a CUDA call fails.
+static bool gpu_round(CeilingRound &r) {
     cudaStream_t s;
     BENCH_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     const std::size_t bytes = std::size_t(256) << 20;
     void *h = nullptr, *d1 = nullptr, *d2 = nullptr;
-    BENCH_CUDA(cudaHostAlloc(&h, bytes, cudaHostAllocDefault));
-    BENCH_CUDA(cudaMalloc(&d1, bytes));
-    BENCH_CUDA(cudaMalloc(&d2, bytes));
-    std::memset(h, 1, bytes);
-    BENCH_CUDA(cudaMemset(d1, 1, bytes));
-    auto copy = [&](void *dst, const void *src, cudaMemcpyKind kind) {
-        return time_calls(3, 20, nullptr, [&] {
-            return cudaMemcpyAsync(dst, src, bytes, kind, s) == cudaSuccess && cudaStreamSynchronize(s) == cudaSuccess;
-        });
+    auto release = [&] {
+        cudaFreeHost(h);
+        cudaFree(d1);
+        cudaFree(d2);
+        cudaStreamDestroy(s);
     };
-    c.h2d_GBps = bytes / (copy(d1, h, cudaMemcpyHostToDevice).median_us * 1e3);
-    c.d2d_GBps = 2.0 * bytes / (copy(d2, d1, cudaMemcpyDeviceToDevice).median_us * 1e3);
+    if (cudaHostAlloc(&h, bytes, cudaHostAllocDefault) != cudaSuccess || cudaMalloc(&d1, bytes) != cudaSuccess ||
+        cudaMalloc(&d2, bytes) != cudaSuccess || cudaMemset(d1, 1, bytes) != cudaSuccess) {
+        std::fprintf(stderr, "bench: ceiling buffers: %s\n", cudaGetErrorString(cudaGetLastError()));
+        release();
+        return false;
+    }
+    std::memset(h, 1, bytes);
+    bool ok = true;
+    auto copy = [&](void *dst, const void *src, cudaMemcpyKind kind) {
+        bool good = false;
+        Stats st = time_calls(3, 20, nullptr, [&] {
+            return cudaMemcpyAsync(dst, src, bytes, kind, s) == cudaSuccess && cudaStreamSynchronize(s) == cudaSuccess;
+        }, &good);
+        ok = ok && good;
+        return st.median_us;
+    };
+    const double h2d_us = copy(d1, h, cudaMemcpyHostToDevice);
+    const double d2d_us = copy(d2, d1, cudaMemcpyDeviceToDevice);
+    bool launched = false;
     Stats launch = time_calls(100, 2000, nullptr, [&] {
         empty_kernel<<<1, 1, 0, s>>>();
         return cudaStreamSynchronize(s) == cudaSuccess;
-    });
-    c.launch_us = launch.median_us;
-    cudaFreeHost(h);
-    cudaFree(d1);
-    cudaFree(d2);
-    cudaStreamDestroy(s);
-    c.gpu = true;
-    return c;
+    }, &launched);
+    release();
+    if (!ok || !launched) {
+        std::fprintf(stderr, "bench: a ceiling measurement failed: %s\n", cudaGetErrorString(cudaGetLastError()));
+        return false;
+    }
+    r.h2d_GBps = bytes / (h2d_us * 1e3);
+    r.d2d_GBps = 2.0 * bytes / (d2d_us * 1e3);
+    r.launch_us = launch.median_us;
+    return true;
+}
+
+// Folds a round into the best values: bandwidths keep their highest round, launch + sync its lowest.
+static void keep_best(Ceilings &c, const CeilingRound &r) {
+    c.h2d_GBps = std::max(c.h2d_GBps, r.h2d_GBps);
+    c.d2d_GBps = std::max(c.d2d_GBps, r.d2d_GBps);
+    if (r.launch_us > 0) c.launch_us = c.launch_us > 0 ? std::min(c.launch_us, r.launch_us) : r.launch_us;
+    c.host_read_GBps = std::max(c.host_read_GBps, r.host_read_GBps);
+    c.host_read_1t_GBps = std::max(c.host_read_1t_GBps, r.host_read_1t_GBps);
+    c.rounds.push_back(r);
+}
+
+void remeasure_ceilings(Ceilings &c, const char *when, bool quick) {
+    CeilingRound r;
+    r.when = when;
+    // Two arrays of 256 MiB each (64 MiB in --quick): far larger than any cache.
+    const std::size_t bytes = quick ? (std::size_t(64) << 20) : (std::size_t(256) << 20);
+    r.host_read_GBps = host_read_GBps(0, bytes, quick ? 5 : 15);
+    r.host_read_1t_GBps = host_read_GBps(1, bytes, quick ? 3 : 5);
+    if (c.gpu) gpu_round(r);
+    keep_best(c, r);
 }
 
 Ceilings measure_ceilings(bool with_gpu, bool quick) {
     Ceilings c;
-    // Two arrays of 256 MiB each (64 MiB in --quick): far larger than any cache.
-    std::size_t bytes = quick ? (std::size_t(64) << 20) : (std::size_t(256) << 20);
-    c.host_read_GBps = host_read_GBps(0, bytes, quick ? 5 : 15);
-    c.host_read_1t_GBps = host_read_GBps(1, bytes, quick ? 3 : 5);
-    if (with_gpu) {
-        Ceilings g = gpu_ceilings(c);
-        if (g.gpu) c = g;
+    cudaDeviceProp prop;
+    if (with_gpu && cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
+        c.gpu = true;
+        c.gpu_name = prop.name;
+    }
+    remeasure_ceilings(c, "start", quick);
+    if (c.gpu && c.rounds.back().h2d_GBps == 0) {  // the GPU did not answer: treat the run as host-only
+        c.gpu = false;
+        c.gpu_name.clear();
     }
     return c;
+}
+
+Spread spread_of(const Ceilings &c, double CeilingRound::*field) {
+    Spread s;
+    bool any = false;
+    for (const CeilingRound &r : c.rounds) {
+        const double v = r.*field;
+        if (v <= 0) continue;
+        s.lo = any ? std::min(s.lo, v) : v;
+        s.hi = any ? std::max(s.hi, v) : v;
+        any = true;
+    }
+    return s;
 }
 
 // ---- cuBLAS: device-resident data, host pointer mode (the call blocks until the result is back) ----

@@ -1,28 +1,55 @@
 // ceilings.hpp - the physical limits each result is compared with, measured in the same run, and the
 // peers (cuBLAS, OpenBLAS) measured on the same sizes.
+//
+// A ceiling measured once can land in a slow moment of a shared machine (one H100 run read 39 GB/s for
+// the host->device copy while PINNED itself moved 51 GB/s), so the benchmark measures every ceiling in
+// several rounds spread through the run and keeps the best round of each; the spread of the rounds is
+// reported beside it.
 #pragma once
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "measure.hpp"
 
 namespace bench {
 
-struct Ceilings {
-    bool gpu = false;
-    double h2d_GBps = 0;          // pinned host -> device copy, 256 MiB
-    double d2d_GBps = 0;          // device -> device copy, bytes read + written
-    double launch_us = 0;         // empty kernel launch + stream synchronize, median
-    double host_read_GBps = 0;    // all threads reading two float arrays (one dot's worth)
-    double host_read_1t_GBps = 0; // the same on one thread
-    std::string gpu_name;
+// One round of every ceiling; 0 where not measured (no GPU) or where a CUDA call failed.
+struct CeilingRound {
+    std::string when;              // where in the run: "start", "after f32", ...
+    double h2d_GBps = 0;           // pinned host -> device copy, 256 MiB, median of 20
+    double d2d_GBps = 0;           // device -> device copy, bytes read + written, median of 20
+    double launch_us = 0;          // empty kernel launch + stream synchronize, median of 2000
+    double host_read_GBps = 0;     // every hardware thread reading two arrays (one dot's worth)
+    double host_read_1t_GBps = 0;  // the same on one thread
 };
 
-Ceilings measure_ceilings(bool with_gpu, bool quick);
+struct Ceilings {
+    bool gpu = false;
+    std::string gpu_name;
+    // The best of the rounds: the highest bandwidths, the lowest launch + sync median.
+    double h2d_GBps = 0, d2d_GBps = 0, launch_us = 0, host_read_GBps = 0, host_read_1t_GBps = 0;
+    std::vector<CeilingRound> rounds;
+};
 
-// Peers: median time of one dot of n elements (dtype 1 = f32, 2 = f64); negative when unavailable.
+// The first round (GPU parts only when with_gpu and a device answers; c.gpu says whether they did).
+Ceilings measure_ceilings(bool with_gpu, bool quick);
+// Another round, labelled `when`; the best values are updated.
+void remeasure_ceilings(Ceilings &c, const char *when, bool quick);
+
+// The lowest and highest value of one ceiling over the rounds that measured it.
+struct Spread {
+    double lo = 0, hi = 0;
+};
+Spread spread_of(const Ceilings &c, double CeilingRound::*field);
+
+// Peers: quantiles of one dot of n elements (dtype 1 = f32, 2 = f64); all zero when unavailable.
 Stats cublas_dot(int dtype, std::size_t n, int reps);
-Stats openblas_dot(int dtype, std::size_t n, int reps, int threads);  // threads 0: OpenBLAS default
+
+// OpenBLAS cblas_sdot / cblas_ddot on the caller's buffers (dtype 1 = f32, 2 = f64), with `threads`
+// threads (0: OpenBLAS's default, every core); set once before timing, reset to the default after.
+void openblas_threads(int threads);
+double openblas_dot(int dtype, const void *x, const void *y, std::size_t n);
 
 }  // namespace bench

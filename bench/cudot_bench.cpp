@@ -1,25 +1,34 @@
-// cudot_bench.cpp - cudot-bench: every strategy x dtype x size, fresh and resident inputs, with the
-// ceilings and peers measured in the same run. Prints a table, writes JSON (and a PNG via plot.py).
+// cudot_bench.cpp - cudot-bench: every strategy x dtype x size, fresh and resident inputs, beside the
+// tutorial's design (seed peers), cuBLAS and OpenBLAS, with the ceilings measured in the same run; many
+// small dots on many threads at once; the targets of issue 14. Prints tables, writes JSON (plot.py draws it).
 //
-//   cudot-bench [--quick] [--pairs-only] [--pairs-same-bytes] [--host-only | --only STRATEGY] [--json FILE]
-//               [--max-log2 K] [--reps R]
+//   cudot-bench [--quick] [--pairs-only | --no-pairs] [--pairs-same-bytes] [--host-only | --only STRATEGY]
+//               [--json FILE] [--max-log2 K] [--reps R]
 //
 // fresh:    the host rewrites every input element before each call (not timed), as when new data
 //           arrives every time; the dot must carry it over the bus (or read it from host memory).
 // resident: repeated calls on unchanged inputs. Only MANAGED can keep inputs on the GPU between calls
 //           (PINNED and MAPPED re-read host memory by design, so their bound stays the bus).
+// Every row with inputs of its own (cudot, seed peers, OpenBLAS) gets the same values from the same fill.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ceilings.hpp"
 #include "host_read.hpp"
 #include "inputs.hpp"
+#include "rows.hpp"
+#include "seed_peer.hpp"
+#include "targets.hpp"
+#include "thread_scaling.hpp"
 #include "cudot.h"
 
 using namespace bench;
@@ -33,24 +42,15 @@ struct Options {
     int reps = 30;
     bool pairs_only = false;  // only the narrow and mixed element-type rows
     bool pairs_same_bytes = false;  // each pair at the n that moves f32 x f32's bytes, not at one n
-    int only = -1;                  // --only STRATEGY: that strategy's rows alone (--host-only: HOST, no GPU
-                                    // probe, so quick A/B runs of CPU loops also work on a GPU machine)
-};
-
-struct Row {
-    std::string what;      // strategy or peer name
-    std::string dtype;
-    std::size_t n = 0;
-    std::string scenario;  // fresh | resident | peer
-    Stats t;
-    double GBps = 0;
-    std::string bound;     // which ceiling bounds it
-    double ratio = 0;      // achieved / ceiling (bandwidth), or latency ceiling / time
-    double ceiling_GBps = 0;  // the bandwidth ceiling of that ratio (HOST: this row's own read, below)
-    bool checked = true;   // result bitwise equal to HOST on the same data
+    bool no_pairs = false;          // the sweep without the pair rows (shorter full runs)
+    int only = -1;                  // --only STRATEGY: that strategy's rows alone, its seed peer with it
+                                    // (--host-only: HOST, no GPU probe, so quick A/B runs of CPU loops
+                                    // also work on a GPU machine)
 };
 
 const char *kMemoryNames[] = {"auto", "pinned", "mapped", "managed", "host"};
+
+bool wanted(const Options &o, int memory) { return o.only < 0 || o.only == memory; }
 
 const char *type_name(int dtype) {
     static const char *names[] = {"?", "f32", "f64", "f16", "bf16", "i8", "u8"};
@@ -60,61 +60,127 @@ const char *type_name(int dtype) {
 double bytes_of(int x_dtype, int y_dtype, std::size_t n) { return double(n) * (size_of(x_dtype) + size_of(y_dtype)); }
 double bytes_of(int dtype, std::size_t n) { return bytes_of(dtype, dtype, n); }
 
-// The ceiling that bounds a row, and the achieved fraction of it. HOST rows bring their own ceiling
-// (read_GBps: the same buffers read in alternation with the dot, time_with_read below); without it
-// they fall back to the run's host-read ceiling.
-void bound_row(Row &r, int memory, const Ceilings &c, double bytes, double read_GBps = 0) {
-    r.GBps = bytes / (r.t.median_us * 1e3);
-    if (memory == CUDOT_MEMORY_HOST || !c.gpu) {
-        r.bound = "host-read";
-        r.ceiling_GBps = read_GBps > 0 ? read_GBps : c.host_read_GBps;
-        r.ratio = r.GBps / r.ceiling_GBps;
-    } else if (memory == CUDOT_MEMORY_MANAGED && r.scenario == "resident") {
-        // On the GPU: bounded by HBM for large n, by launch + sync for small n.
-        double floor_us = bytes / (c.d2d_GBps * 1e3) + c.launch_us;
-        r.bound = "d2d+launch";
-        r.ceiling_GBps = c.d2d_GBps;
-        r.ratio = floor_us / r.t.median_us;
-    } else {
-        double floor_us = bytes / (c.h2d_GBps * 1e3) + c.launch_us;
-        r.bound = "h2d+launch";
-        r.ceiling_GBps = c.h2d_GBps;
-        r.ratio = floor_us / r.t.median_us;
+// ---- inputs and checks ---------------------------------------------------------------------------
+
+// The "fresh" rewrite of an f32 or f64 pair of buffers: the one fill every row of the sweep uses.
+std::function<void(int)> fill_of(int dtype, void *x, void *y, std::size_t n) {
+    return [=](int round) {
+        if (dtype == CUDOT_F64) rewrite(static_cast<double *>(x), static_cast<double *>(y), n, round);
+        else rewrite(static_cast<float *>(x), static_cast<float *>(y), n, round);
+    };
+}
+
+Check bits_check(bool ok, double got, double host) { return ok && same_bits(got, host) ? Check::Same : Check::Differs; }
+
+// A peer sums in another order (and f32 peers in float), so its result is only close to HOST's. The
+// scale of any summation error is the sum of |x[i] y[i]|, not the result: with these inputs the dot is
+// 1e-4 to 1e-2 of that sum, so a tolerance relative to the result would flag a correct float sum.
+Check close_check(int dtype, const void *x, const void *y, std::size_t n, double got, double host) {
+    std::mutex m;
+    double magnitude = 0;
+    parallel_for(n, [&](std::size_t b, std::size_t e) {
+        double s = 0;
+        for (std::size_t i = b; i < e; ++i)
+            s += dtype == CUDOT_F64 ? std::fabs(static_cast<const double *>(x)[i] * static_cast<const double *>(y)[i])
+                                    : std::fabs(double(static_cast<const float *>(x)[i]) * static_cast<const float *>(y)[i]);
+        std::lock_guard<std::mutex> lock(m);
+        magnitude += s;
+    });
+    const double tolerance = (dtype == CUDOT_F64 ? 1e-10 : 1e-4) * magnitude;
+    return std::fabs(got - host) <= tolerance ? Check::Close : Check::Far;
+}
+
+const char *check_text(Check c) {
+    switch (c) {
+        case Check::Same: return "ok";
+        case Check::Differs: return "MISMATCH";
+        case Check::Close: return "close";
+        case Check::Far: return "FAR";
+        case Check::None: return "";
+    }
+    return "";
+}
+
+// 64-byte aligned host buffers for the OpenBLAS rows (cudot's HOST buffers are aligned as well).
+struct Aligned {
+    explicit Aligned(std::size_t bytes) : p(std::aligned_alloc(64, (bytes + 63) / 64 * 64)) {}
+    ~Aligned() { std::free(p); }
+    Aligned(const Aligned &) = delete;
+    Aligned &operator=(const Aligned &) = delete;
+    void *p;
+};
+
+// ---- bounds: which ceiling each row is held to ----------------------------------------------------
+
+bool is_host_side(const std::string &what) { return what == "host" || what.rfind("openblas", 0) == 0; }
+
+// Sets each row's GB/s, bound and ratio from the best ceilings of every round. HOST rows bring their own
+// ceiling (a read of their own buffers); OpenBLAS and, without a GPU, every row use the run's host read.
+void bound_rows(std::vector<Row> &rows, const Ceilings &c) {
+    for (Row &r : rows) {
+        r.GBps = r.t.median_us > 0 ? r.bytes / (r.t.median_us * 1e3) : 0;
+        if (r.t.median_us <= 0) continue;
+        if (is_host_side(r.what) || !c.gpu) {
+            r.bound = "host-read";
+            r.ceiling_GBps = r.own_read_GBps > 0 ? r.own_read_GBps : c.host_read_GBps;
+            r.ratio = r.ceiling_GBps > 0 ? r.GBps / r.ceiling_GBps : 0;
+            continue;
+        }
+        // MANAGED resident and cuBLAS read HBM: bounded by the device copy for large n, launch for small n.
+        const bool on_device = r.what == "cublas" || ((r.what == "managed" || r.what == "seed-managed") &&
+                                                      r.scenario == "resident");
+        r.bound = on_device ? "d2d+launch" : "h2d+launch";
+        r.ceiling_GBps = on_device ? c.d2d_GBps : c.h2d_GBps;
+        r.ratio = (r.bytes / (r.ceiling_GBps * 1e3) + c.launch_us) / r.t.median_us;
     }
 }
 
-// A HOST row and its own ceiling: each round prepares the inputs and times a plain read of the very
-// same buffers (host_read.hpp), then prepares them again and times the dot. Both therefore see the
-// same pages, the same cache state after a fresh write and the same minute of a shared host, whose
-// memory bandwidth moves by up to 2x between runs; their ratio is what stays put. Returns the dot's
-// quantiles; *read_GBps gets the read's median bandwidth.
-Stats time_with_read(int warmup, int reps, const std::function<void(int)> &prepare, const std::function<bool()> &call,
-                     const void *x, int xd, const void *y, int yd, std::size_t n, double *read_GBps, bool *ok) {
-    std::vector<double> dot, read;
-    *ok = true;
-    for (int i = 0; i < warmup + reps; ++i) {
-        if (prepare) prepare(2 * i);
-        double t0 = now_us();
-        host_read(x, size_of(xd), y, size_of(yd), n);
-        double t1 = now_us();
-        if (prepare) prepare(2 * i + 1);
-        double t2 = now_us();
-        if (!call()) {
-            *ok = false;
-            break;
-        }
-        double t3 = now_us();
-        if (i >= warmup) {
-            read.push_back(t1 - t0);
-            dot.push_back(t3 - t2);
-        }
+// Rows that moved more than 5 % above the bus or device-copy ceiling they are bounded by: the ceiling
+// was then measured in a slow moment, and every ratio against it is flattering. AUTO is left out: it
+// splits each dot between the CPU threads and the bus, so it may beat the bus alone.
+std::vector<std::string> ceiling_suspects(const std::vector<Row> &rows) {
+    std::vector<std::string> out;
+    for (const Row &r : rows) {
+        if (r.what == "auto" || (r.bound != "h2d+launch" && r.bound != "d2d+launch")) continue;
+        if (r.GBps <= 1.05 * r.ceiling_GBps) continue;
+        char line[200];
+        std::snprintf(line, sizeof line, "%s %s n=%zu %s: %.1f GB/s > 1.05 x %s ceiling %.1f GB/s", r.what.c_str(),
+                      r.dtype.c_str(), r.n, r.scenario.c_str(), r.GBps, r.bound.substr(0, 3).c_str(), r.ceiling_GBps);
+        out.push_back(line);
     }
-    *read_GBps = read.empty() ? 0 : bytes_of(xd, yd, n / 64 * 64) / (summarize(read).median_us * 1e3);
-    return summarize(dot);
+    return out;
 }
 
-// One strategy, dtype and size: both scenarios. Returns false if the strategy is unavailable.
-bool bench_strategy(int memory, int dtype, std::size_t n, const Options &o, const Ceilings &c, std::vector<Row> &rows) {
+// ---- the rows of one strategy, with its seed peer and HOST's own read ---------------------------
+
+// The tutorial's design for the same strategy, if it has one (PINNED, MAPPED, MANAGED) and a GPU.
+std::unique_ptr<SeedDot> seed_for(int memory, int dtype, std::size_t n) {
+    switch (memory) {
+        case CUDOT_MEMORY_PINNED: return SeedDot::create(SeedMemory::Pinned, dtype == CUDOT_F64, n);
+        case CUDOT_MEMORY_MAPPED: return SeedDot::create(SeedMemory::Mapped, dtype == CUDOT_F64, n);
+        case CUDOT_MEMORY_MANAGED: return SeedDot::create(SeedMemory::Managed, dtype == CUDOT_F64, n);
+        default: return nullptr;
+    }
+}
+
+volatile unsigned long long read_sink;  // keeps the plain reads from being optimized away
+
+// A plain read of a row's own buffers (HOST's ceiling), timed in turn with the row's dot.
+Contender read_contender(const void *x, int xd, const void *y, int yd, std::size_t n, std::function<void(int)> fill) {
+    return Contender{std::move(fill), [=] {
+        read_sink = host_read(x, size_of(xd), y, size_of(yd), n);
+        return true;
+    }};
+}
+
+double read_GBps(const Contender &read, int xd, int yd, std::size_t n) {
+    const Stats s = summarize(read.samples);
+    return s.median_us > 0 ? bytes_of(xd, yd, n / 64 * 64) / (s.median_us * 1e3) : 0;
+}
+
+// One strategy, dtype and size, both scenarios; the seed peer of the strategy (if any) timed in turn
+// with it. Returns false if the strategy is unavailable.
+bool bench_strategy(int memory, int dtype, std::size_t n, const Options &o, std::vector<Row> &rows) {
     cudot_config cfg = CUDOT_CONFIG_INIT;
     cfg.dtype = dtype;
     cfg.memory = memory;
@@ -122,32 +188,35 @@ bool bench_strategy(int memory, int dtype, std::size_t n, const Options &o, cons
     if (cudot_init(&ctx, n, &cfg) != CUDOT_OK) return false;
     void *x, *y;
     cudot_get_inputs(ctx, &x, &y);
-    auto fill = [&](int round) {
-        if (dtype == CUDOT_F64) rewrite(static_cast<double *>(x), static_cast<double *>(y), n, round);
-        else rewrite(static_cast<float *>(x), static_cast<float *>(y), n, round);
-    };
+    std::unique_ptr<SeedDot> seed = seed_for(memory, dtype, n);
+    const bool with_read = memory == CUDOT_MEMORY_HOST;
     const double bytes = bytes_of(dtype, n);
-    double last = 0;
-    auto call = [&] { return cudot_dot(ctx, &last) == CUDOT_OK; };
+    double last = 0, seed_last = 0;
     for (const char *scenario : {"fresh", "resident"}) {
-        Row r{kMemoryNames[memory], dtype == CUDOT_F64 ? "f64" : "f32", n, scenario};
-        bool ok = true;
         const bool fresh = std::strcmp(scenario, "fresh") == 0;
-        double read_GBps = 0;
-        if (memory == CUDOT_MEMORY_HOST)
-            r.t = time_with_read(fresh ? 3 : 5, o.reps, fresh ? std::function<void(int)>(fill) : nullptr, call, x,
-                                 dtype, y, dtype, n, &read_GBps, &ok);
-        else if (fresh) r.t = time_calls(3, o.reps, fill, call, &ok);
-        else r.t = time_calls(5, o.reps, nullptr, call, &ok);
-        if (!ok) std::fprintf(stderr, "bench: %s dot failed: %s\n", kMemoryNames[memory], cudot_last_error(ctx));
-        r.checked = ok && same_bits(last, host_reference(dtype, x, y, n));
-        bound_row(r, memory, c, bytes, read_GBps);
+        auto fill = [&](void *a, void *b) { return fresh ? fill_of(dtype, a, b, n) : nullptr; };
+        std::vector<Contender> cs;
+        if (with_read) cs.push_back(read_contender(x, dtype, y, dtype, n, fill(x, y)));
+        const std::size_t mine = cs.size();
+        cs.push_back({fill(x, y), [&] { return cudot_dot(ctx, &last) == CUDOT_OK; }});
+        if (seed) cs.push_back({fill(seed->x(), seed->y()), [&] { return seed->dot(&seed_last); }});
+        time_interleaved(fresh ? 3 : 5, o.reps, cs);
+
+        if (!cs[mine].ok) std::fprintf(stderr, "bench: %s dot failed: %s\n", kMemoryNames[memory], cudot_last_error(ctx));
+        const double host = host_reference(dtype, x, y, n);
+        Row r{kMemoryNames[memory], type_name(dtype), n, scenario, summarize(cs[mine].samples), bytes};
+        if (with_read) r.own_read_GBps = read_GBps(cs[0], dtype, dtype, n);
+        r.check = bits_check(cs[mine].ok, last, host);
         rows.push_back(r);
+        if (seed && cs.back().ok) {
+            Row s{std::string("seed-") + kMemoryNames[memory], r.dtype, n, scenario, summarize(cs.back().samples), bytes};
+            s.check = close_check(dtype, seed->x(), seed->y(), n, seed_last, host_reference(dtype, seed->x(), seed->y(), n));
+            rows.push_back(s);
+        }
     }
     cudot_deinit(ctx);
     return true;
 }
-
 // Byte patterns that are finite values in every type (small integers / small floats), varying per round.
 // (One loop per type and a running remainder: at 2^28 elements a fill is most of a row's run time.)
 template <class T, class Value>
@@ -180,7 +249,7 @@ void rewrite_bytes(void *p, int dtype, std::size_t n, int round) {
 
 // Mixed and narrow pairs: one size, the strategies that matter, ratios against the same ceilings with
 // the bytes each pair really moves.
-void bench_pair(int memory, int xd, int yd, std::size_t n, const Options &o, const Ceilings &c, std::vector<Row> &rows) {
+void bench_pair(int memory, int xd, int yd, std::size_t n, const Options &o, std::vector<Row> &rows) {
     cudot_config cfg = CUDOT_CONFIG_INIT;
     cfg.dtype = xd;
     cfg.y_dtype = yd;
@@ -189,51 +258,60 @@ void bench_pair(int memory, int xd, int yd, std::size_t n, const Options &o, con
     if (cudot_init(&ctx, n, &cfg) != CUDOT_OK) return;
     void *x, *y;
     cudot_get_inputs(ctx, &x, &y);
-    auto fill = [&](int round) {
+    auto fill = [=](int round) {
         rewrite_bytes(x, xd, n, round);
         rewrite_bytes(y, yd, n, round + 1);
     };
     double last = 0;
-    auto call = [&] { return cudot_dot(ctx, &last) == CUDOT_OK; };
     const std::string name = std::string(type_name(xd)) + "x" + type_name(yd);
+    const bool with_read = memory == CUDOT_MEMORY_HOST;
     for (const char *scenario : {"fresh", "resident"}) {
-        Row r{kMemoryNames[memory], name, n, scenario};
-        bool ok = true;
-        double read_GBps = 0;
-        if (std::strcmp(scenario, "fresh") == 0) {
-            if (memory == CUDOT_MEMORY_HOST) r.t = time_with_read(3, o.reps, fill, call, x, xd, y, yd, n, &read_GBps, &ok);
-            else r.t = time_calls(3, o.reps, fill, call, &ok);
-        } else {
-            if (r.what == "auto" || r.what == "pinned" || r.what == "mapped" || r.what == "host") continue;
-            r.t = time_calls(5, o.reps, nullptr, call, &ok);
-        }
-        r.checked = ok && same_bits(last, host_reference(xd, x, y, n, yd));
-        bound_row(r, memory, c, bytes_of(xd, yd, n), read_GBps);
+        const bool fresh = std::strcmp(scenario, "fresh") == 0;
+        // Only MANAGED keeps resident inputs anywhere but host memory: the others' resident rows add nothing here.
+        if (!fresh && memory != CUDOT_MEMORY_MANAGED) continue;
+        std::vector<Contender> cs;
+        if (with_read) cs.push_back(read_contender(x, xd, y, yd, n, fresh ? std::function<void(int)>(fill) : nullptr));
+        cs.push_back({fresh ? std::function<void(int)>(fill) : nullptr, [&] { return cudot_dot(ctx, &last) == CUDOT_OK; }});
+        time_interleaved(fresh ? 3 : 5, o.reps, cs);
+        Row r{kMemoryNames[memory], name, n, scenario, summarize(cs.back().samples), bytes_of(xd, yd, n)};
+        if (with_read) r.own_read_GBps = read_GBps(cs[0], xd, yd, n);
+        r.check = bits_check(cs.back().ok, last, host_reference(xd, x, y, n, yd));
         rows.push_back(r);
     }
     cudot_deinit(ctx);
 }
 
-void peer_rows(int dtype, std::size_t n, const Options &o, const Ceilings &c, std::vector<Row> &rows) {
-    const char *dt = dtype == CUDOT_F64 ? "f64" : "f32";
-    const double bytes = bytes_of(dtype, n);
-    if (c.gpu) {
-        Row r{"cublas", dt, n, "peer", cublas_dot(dtype, n, o.reps)};
-        r.GBps = bytes / (r.t.median_us * 1e3);
-        r.bound = "d2d+launch";
-        r.ceiling_GBps = c.d2d_GBps;
-        r.ratio = (bytes / (c.d2d_GBps * 1e3) + c.launch_us) / r.t.median_us;
-        rows.push_back(r);
-    }
+// ---- peers ---------------------------------------------------------------------------------------
+
+// cuBLAS on device-resident data of its own (host pointer mode: the call blocks, as users call it).
+void cublas_row(int dtype, std::size_t n, const Options &o, std::vector<Row> &rows) {
+    Row r{"cublas", type_name(dtype), n, "peer", cublas_dot(dtype, n, o.reps), bytes_of(dtype, n)};
+    if (r.t.median_us > 0) rows.push_back(r);
+}
+
+// OpenBLAS with every thread and with one, in both scenarios, on buffers of its own filled like cudot's.
+void openblas_rows(int dtype, std::size_t n, const Options &o, std::vector<Row> &rows) {
+    Aligned x(n * size_of(dtype)), y(n * size_of(dtype));
+    const auto fill = fill_of(dtype, x.p, y.p, n);
+    fill(0);
+    double last = 0;
     for (int threads : {0, 1}) {
         if (threads == 1 && n > (std::size_t(1) << 24)) continue;  // only small sizes need it
-        Row r{threads ? "openblas-1t" : "openblas", dt, n, "peer", openblas_dot(dtype, n, o.reps, threads)};
-        r.GBps = bytes / (r.t.median_us * 1e3);
-        r.bound = "host-read";
-        r.ceiling_GBps = c.host_read_GBps;
-        r.ratio = r.GBps / c.host_read_GBps;
-        rows.push_back(r);
+        openblas_threads(threads);
+        for (const char *scenario : {"fresh", "resident"}) {
+            const bool fresh = std::strcmp(scenario, "fresh") == 0;
+            std::vector<Contender> cs{{fresh ? fill : nullptr, [&] {
+                                           last = openblas_dot(dtype, x.p, y.p, n);
+                                           return true;
+                                       }}};
+            time_interleaved(fresh ? 3 : 5, o.reps, cs);
+            Row r{threads ? "openblas-1t" : "openblas", type_name(dtype), n, scenario, summarize(cs[0].samples),
+                  bytes_of(dtype, n)};
+            r.check = close_check(dtype, x.p, y.p, n, last, host_reference(dtype, x.p, y.p, n));
+            rows.push_back(r);
+        }
     }
+    openblas_threads(0);
 }
 
 // cudot_init / cudot_deinit cost per strategy and size (page-locking large buffers is slow).
@@ -245,10 +323,13 @@ struct InitRow {
 
 std::vector<InitRow> init_costs(const Options &o, bool gpu) {
     std::vector<InitRow> out;
-    std::vector<std::size_t> sizes = o.quick ? std::vector<std::size_t>{1u << 20}
-                                             : std::vector<std::size_t>{1u << 20, 1u << 24, std::size_t(1) << o.max_log2};
+    std::vector<std::size_t> sizes;  // 2^20, 2^24 and the largest n of the run (2^20 alone in --quick)
+    for (int lg : {20, 24, o.max_log2})
+        if (lg <= o.max_log2 && (!o.quick || lg == 20) && (sizes.empty() || sizes.back() < (std::size_t(1) << lg)))
+            sizes.push_back(std::size_t(1) << lg);
+    if (sizes.empty()) sizes.push_back(std::size_t(1) << o.max_log2);
     for (int memory = 0; memory <= 4; ++memory) {
-        if (!gpu && memory >= 1 && memory <= 3) continue;
+        if ((!gpu && memory >= 1 && memory <= 3) || !wanted(o, memory)) continue;
         for (std::size_t n : sizes) {
             cudot_config cfg = CUDOT_CONFIG_INIT;
             cfg.memory = memory;
@@ -266,6 +347,47 @@ std::vector<InitRow> init_costs(const Options &o, bool gpu) {
         }
     }
     return out;
+}
+
+// ---- many small dots at once (issue 14, target 7) -------------------------------------------------
+
+// One thread, then min(16, hardware threads) threads, each with its own context at n = 2^12, for HOST
+// and (with a GPU) MANAGED.
+std::vector<ScalingRun> scaling_runs(const Options &o, bool gpu) {
+    std::vector<ScalingRun> out;
+    if (o.pairs_only) return out;
+    const int many = static_cast<int>(std::min(16u, std::max(1u, std::thread::hardware_concurrency())));
+    const double seconds = o.quick ? 0.1 : 0.3;
+    for (int memory : {CUDOT_MEMORY_HOST, CUDOT_MEMORY_MANAGED}) {
+        if (!wanted(o, memory) || (memory == CUDOT_MEMORY_MANAGED && !gpu)) continue;
+        for (int threads : {1, many}) {
+            if (threads == many && many == 1) continue;  // one thread is already there
+            ScalingRun s;
+            if (!measure_scaling(memory, threads, std::size_t(1) << 12, seconds, &s)) continue;
+            s.memory = kMemoryNames[memory];
+            out.push_back(s);
+        }
+    }
+    return out;
+}
+
+double one_thread_rate(const std::vector<ScalingRun> &runs, const std::string &memory) {
+    for (const ScalingRun &s : runs)
+        if (s.memory == memory && s.threads == 1) return s.dots_per_s;
+    return 0;
+}
+
+void print_scaling(const std::vector<ScalingRun> &runs) {
+    if (runs.empty()) return;
+    std::printf("\nmany small dots at once: f32, each thread its own context, calls for a fixed time\n");
+    std::printf("%-8s %8s %8s %8s %12s %14s %8s %s\n", "memory", "threads", "n", "seconds", "dots/s", "us/dot/thread",
+                "scaling", "check");
+    for (const ScalingRun &s : runs) {
+        const double one = one_thread_rate(runs, s.memory);
+        std::printf("%-8s %8d %8zu %8.2f %12.0f %14.2f %7.2fx %s\n", s.memory.c_str(), s.threads, s.n, s.seconds,
+                    s.dots_per_s, s.dots_per_s > 0 ? 1e6 * s.threads / s.dots_per_s : 0.0,
+                    one > 0 ? s.dots_per_s / one : 0.0, s.checked ? "ok" : "MISMATCH");
+    }
 }
 
 // ---- the pairs against F32 x F32 (issue 5: every pair at F32's bandwidth ratio) ----------------------
@@ -306,97 +428,127 @@ void print_pairs_vs_f32(const std::vector<Row> &rows) {
     std::printf("lowest: %.3f\n", worst);
 }
 
-// ---- the targets of docs/PERFORMANCE.md, evaluated on this run's rows ----------------------------
-const Row *find(const std::vector<Row> &rows, const char *what, const char *dtype, std::size_t n, const char *scenario) {
-    for (const Row &r : rows)
-        if (r.what == what && r.dtype == dtype && r.n == n && r.scenario == scenario) return &r;
-    return nullptr;
+// ---- output --------------------------------------------------------------------------------------
+
+void print_ceilings(const Ceilings &c) {
+    auto one = [&](const char *name, double best, double CeilingRound::*field, const char *unit) {
+        const Spread s = spread_of(c, field);
+        if (best > 0) std::printf("  %-26s %9.2f %-5s (rounds %.2f .. %.2f)\n", name, best, unit, s.lo, s.hi);
+        else std::printf("  %-26s %9s\n", name, "n/a");
+    };
+    std::printf("\nceilings: best of %zu rounds (", c.rounds.size());
+    for (std::size_t i = 0; i < c.rounds.size(); ++i) std::printf("%s%s", i ? ", " : "", c.rounds[i].when.c_str());
+    std::printf(")%s%s\n", c.gpu ? "  GPU: " : "", c.gpu_name.c_str());
+    if (c.gpu) {
+        one("host->device copy", c.h2d_GBps, &CeilingRound::h2d_GBps, "GB/s");
+        one("device copy", c.d2d_GBps, &CeilingRound::d2d_GBps, "GB/s");
+        one("launch+sync (lowest median)", c.launch_us, &CeilingRound::launch_us, "us");
+    }
+    one("host read", c.host_read_GBps, &CeilingRound::host_read_GBps, "GB/s");
+    one("host read, 1 thread", c.host_read_1t_GBps, &CeilingRound::host_read_1t_GBps, "GB/s");
 }
 
-struct Target {
-    std::string name, detail;
-    double value = 0, goal = 0;
-    bool higher_is_better = true, measured = false;
+void print_round(const CeilingRound &r) {
+    std::printf("ceilings [%s]:", r.when.c_str());
+    if (r.h2d_GBps > 0) std::printf(" h2d %.1f GB/s, d2d %.0f GB/s, launch+sync %.2f us,", r.h2d_GBps, r.d2d_GBps, r.launch_us);
+    std::printf(" host read %.1f GB/s (1 thread %.1f)\n", r.host_read_GBps, r.host_read_1t_GBps);
+    std::fflush(stdout);  // progress: a full run takes minutes
+}
+
+void print_suspects(const std::vector<std::string> &suspects) {
+    if (suspects.empty()) return;
+    std::printf("CEILING SUSPECT: %zu row(s) moved more than 5 %% above their ceiling, so the ceiling was measured "
+                "in a slow moment and ratios against it flatter:\n", suspects.size());
+    for (const std::string &s : suspects) std::printf("  %s\n", s.c_str());
+}
+
+void print_rows(const std::vector<Row> &rows) {
+    std::printf("\n%-12s %-4s %10s %-9s %11s %11s %11s %9s %-11s %9s %6s %s\n", "what", "type", "n", "scenario",
+                "median_us", "p10_us", "p90_us", "GB/s", "bound", "ceil_GB/s", "ratio", "check");
+    for (const Row &r : rows)
+        std::printf("%-12s %-4s %10zu %-9s %11.2f %11.2f %11.2f %9.2f %-11s %9.1f %6.3f %s\n", r.what.c_str(),
+                    r.dtype.c_str(), r.n, r.scenario.c_str(), r.t.median_us, r.t.p10_us, r.t.p90_us, r.GBps,
+                    r.bound.c_str(), r.ceiling_GBps, r.ratio, check_text(r.check));
+}
+
+void json_ceilings(FILE *f, const Ceilings &c, const std::vector<std::string> &suspects) {
+    std::fprintf(f, "  \"ceilings\": {\"gpu\": \"%s\", \"h2d_GBps\": %.2f, \"d2d_GBps\": %.1f, \"launch_us\": %.2f, "
+                    "\"host_read_GBps\": %.2f, \"host_read_1t_GBps\": %.2f,\n",
+                 c.gpu ? c.gpu_name.c_str() : "", c.h2d_GBps, c.d2d_GBps, c.launch_us, c.host_read_GBps, c.host_read_1t_GBps);
+    std::fprintf(f, "    \"best_of\": \"highest bandwidth, lowest launch_us over the rounds\",\n    \"spread\": {");
+    const std::pair<const char *, double CeilingRound::*> fields[] = {
+        {"h2d_GBps", &CeilingRound::h2d_GBps}, {"d2d_GBps", &CeilingRound::d2d_GBps},
+        {"launch_us", &CeilingRound::launch_us}, {"host_read_GBps", &CeilingRound::host_read_GBps},
+        {"host_read_1t_GBps", &CeilingRound::host_read_1t_GBps}};
+    for (std::size_t i = 0; i < 5; ++i) {
+        const Spread s = spread_of(c, fields[i].second);
+        std::fprintf(f, "%s\"%s\": [%.2f, %.2f]", i ? ", " : "", fields[i].first, s.lo, s.hi);
+    }
+    std::fprintf(f, "},\n    \"rounds\": [\n");
+    for (std::size_t i = 0; i < c.rounds.size(); ++i) {
+        const CeilingRound &r = c.rounds[i];
+        std::fprintf(f, "      {\"when\": \"%s\", \"h2d_GBps\": %.2f, \"d2d_GBps\": %.1f, \"launch_us\": %.2f, "
+                        "\"host_read_GBps\": %.2f, \"host_read_1t_GBps\": %.2f}%s\n",
+                     r.when.c_str(), r.h2d_GBps, r.d2d_GBps, r.launch_us, r.host_read_GBps, r.host_read_1t_GBps,
+                     i + 1 < c.rounds.size() ? "," : "");
+    }
+    std::fprintf(f, "    ],\n    \"suspect\": [");
+    for (std::size_t i = 0; i < suspects.size(); ++i) std::fprintf(f, "%s\"%s\"", i ? ", " : "", suspects[i].c_str());
+    std::fprintf(f, "]},\n");
+}
+
+struct Report {
+    Ceilings ceilings;
+    std::vector<std::string> suspects;
+    std::vector<Row> rows;
+    std::vector<InitRow> inits;
+    std::vector<ScalingRun> scaling;
+    std::vector<Target> targets;
 };
 
-void check(Target &t, double v) {
-    if (!t.measured) t.value = v;
-    else t.value = t.higher_is_better ? std::min(t.value, v) : std::max(t.value, v);
-    t.measured = true;
-}
-
-std::vector<Target> evaluate_targets(const std::vector<Row> &rows, const Ceilings &c) {
-    std::vector<Target> out;
-    if (!c.gpu) return out;
-    for (const char *dt : {"f32", "f64"}) {
-        std::string d = dt;
-        Target t1a{"1 " + d + " managed resident 2^26 vs device copy", "GB/s / d2d", 0, 0.95};
-        Target t1b{"1 " + d + " managed resident 2^26 vs cuBLAS", "cuBLAS time / ours", 0, 1.0};
-        Target t1c{"1 " + d + " managed resident n<=2^20 vs launch+sync", "time / launch (worst)", 0, 1.3, false};
-        Target t2a{"2 " + d + " pinned+mapped fresh n>=2^22 vs h2d copy", "GB/s / h2d (worst)", 0, 0.9};
-        Target t2b{"2 " + d + " pinned+mapped fresh 2^20 vs copy+launch", "time / (8n/h2d + launch) (worst)", 0, 1.25, false};
-        Target t3{"3 " + d + " managed fresh n>=2^22 vs h2d copy", "GB/s / h2d (worst)", 0, 0.8};
-        Target t4a{"4 " + d + " host n>=2^24 vs host read", "GB/s / host read (worst)", 0, 0.8};
-        Target t4b{"4 " + d + " host n<=2^16 vs OpenBLAS 1 thread", "time / OpenBLAS-1t (worst)", 0, 1.0, false};
-        Target t5a{"5 " + d + " auto fresh n>=2^24 vs h2d copy", "GB/s / h2d (worst)", 0, 1.3};
-        Target t5b{"5 " + d + " auto fresh vs best single strategy", "time / best (worst n)", 0, 1.1, false};
-        for (int lg = 10; lg <= 28; lg += 2) {
-            std::size_t n = std::size_t(1) << lg;
-            const Row *mr = find(rows, "managed", dt, n, "resident");
-            if (mr && lg == 26) check(t1a, mr->GBps / c.d2d_GBps);
-            const Row *cb = find(rows, "cublas", dt, n, "peer");
-            if (mr && cb && lg == 26) check(t1b, cb->t.median_us / mr->t.median_us);
-            if (mr && lg <= 20) check(t1c, mr->t.median_us / c.launch_us);
-            for (const char *m : {"pinned", "mapped"}) {
-                const Row *f = find(rows, m, dt, n, "fresh");
-                if (f && lg >= 22) check(t2a, f->GBps / c.h2d_GBps);
-                if (f && lg == 20) check(t2b, f->t.median_us / (bytes_of(d == "f64" ? 2 : 1, n) / (c.h2d_GBps * 1e3) + c.launch_us));
-            }
-            const Row *mf = find(rows, "managed", dt, n, "fresh");
-            if (mf && lg >= 22) check(t3, mf->GBps / c.h2d_GBps);
-            const Row *h = find(rows, "host", dt, n, "fresh");
-            if (h && lg >= 24) check(t4a, h->ratio);  // against the row's own read
-            const Row *hr = find(rows, "host", dt, n, "resident");
-            const Row *ob = find(rows, "openblas-1t", dt, n, "peer");
-            if (hr && ob && lg <= 16) check(t4b, hr->t.median_us / ob->t.median_us);
-            const Row *a = find(rows, "auto", dt, n, "fresh");
-            if (a && lg >= 24) check(t5a, a->GBps / c.h2d_GBps);
-            double best = 1e300;
-            for (const char *m : {"pinned", "mapped", "managed", "host"})
-                if (const Row *f = find(rows, m, dt, n, "fresh")) best = std::min(best, f->t.median_us);
-            if (a && best < 1e300) check(t5b, a->t.median_us / best);
-        }
-        for (Target *t : {&t1a, &t1b, &t1c, &t2a, &t2b, &t3, &t4a, &t4b, &t5a, &t5b})
-            if (t->measured) out.push_back(*t);
-    }
-    return out;
-}
-
-void write_json(const Options &o, const Ceilings &c, const std::vector<Row> &rows, const std::vector<InitRow> &inits) {
+void write_json(const Options &o, const Report &rep) {
     FILE *f = std::fopen(o.json.c_str(), "w");
     if (!f) {
         std::fprintf(stderr, "bench: cannot write %s\n", o.json.c_str());
         return;
     }
     std::fprintf(f, "{\n  \"cudot_version\": \"%s\", \"quick\": %s,\n", cudot_version_string(), o.quick ? "true" : "false");
-    std::fprintf(f, "  \"ceilings\": {\"gpu\": \"%s\", \"h2d_GBps\": %.2f, \"d2d_GBps\": %.1f, \"launch_us\": %.2f, "
-                    "\"host_read_GBps\": %.2f, \"host_read_1t_GBps\": %.2f},\n",
-                 c.gpu ? c.gpu_name.c_str() : "", c.h2d_GBps, c.d2d_GBps, c.launch_us, c.host_read_GBps, c.host_read_1t_GBps);
+    json_ceilings(f, rep.ceilings, rep.suspects);
     std::fprintf(f, "  \"rows\": [\n");
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        const Row &r = rows[i];
+    for (std::size_t i = 0; i < rep.rows.size(); ++i) {
+        const Row &r = rep.rows[i];
         std::fprintf(f, "    {\"what\": \"%s\", \"dtype\": \"%s\", \"n\": %zu, \"scenario\": \"%s\", \"median_us\": %.3f, "
                         "\"p10_us\": %.3f, \"p90_us\": %.3f, \"samples\": %d, \"GBps\": %.3f, \"bound\": \"%s\", "
-                        "\"ratio\": %.4f, \"ceiling_GBps\": %.2f, \"checked\": %s}%s\n",
+                        "\"ratio\": %.4f, \"ceiling_GBps\": %.2f, \"check\": \"%s\", \"checked\": %s}%s\n",
                      r.what.c_str(), r.dtype.c_str(), r.n, r.scenario.c_str(), r.t.median_us, r.t.p10_us, r.t.p90_us,
-                     r.t.samples, r.GBps, r.bound.c_str(), r.ratio, r.ceiling_GBps, r.checked ? "true" : "false",
-                     i + 1 < rows.size() ? "," : "");
+                     r.t.samples, r.GBps, r.bound.c_str(), r.ratio, r.ceiling_GBps, check_text(r.check),
+                     r.check == Check::Differs || r.check == Check::Far ? "false" : "true", i + 1 < rep.rows.size() ? "," : "");
     }
     std::fprintf(f, "  ],\n  \"init\": [\n");
-    for (std::size_t i = 0; i < inits.size(); ++i)
+    for (std::size_t i = 0; i < rep.inits.size(); ++i)
         std::fprintf(f, "    {\"memory\": \"%s\", \"n\": %zu, \"init_us\": %.1f, \"deinit_us\": %.1f}%s\n",
-                     inits[i].memory.c_str(), inits[i].n, inits[i].init.median_us, inits[i].deinit.median_us,
-                     i + 1 < inits.size() ? "," : "");
+                     rep.inits[i].memory.c_str(), rep.inits[i].n, rep.inits[i].init.median_us,
+                     rep.inits[i].deinit.median_us, i + 1 < rep.inits.size() ? "," : "");
+    std::fprintf(f, "  ],\n  \"threads\": [\n");
+    for (std::size_t i = 0; i < rep.scaling.size(); ++i) {
+        const ScalingRun &s = rep.scaling[i];
+        const double one = one_thread_rate(rep.scaling, s.memory);
+        std::fprintf(f, "    {\"memory\": \"%s\", \"dtype\": \"f32\", \"n\": %zu, \"threads\": %d, \"seconds\": %.3f, "
+                        "\"dots\": %lld, \"dots_per_s\": %.1f, \"scaling\": %.3f, \"checked\": %s}%s\n",
+                     s.memory.c_str(), s.n, s.threads, s.seconds, s.dots, s.dots_per_s, one > 0 ? s.dots_per_s / one : 0.0,
+                     s.checked ? "true" : "false", i + 1 < rep.scaling.size() ? "," : "");
+    }
+    std::fprintf(f, "  ],\n  \"targets\": [\n");
+    for (std::size_t i = 0; i < rep.targets.size(); ++i) {
+        const Target &t = rep.targets[i];
+        const char *op = t.kind == Target::Goal::AtLeast ? ">=" : t.kind == Target::Goal::AtMost ? "<=" : "";
+        std::fprintf(f, "    {\"name\": \"%s\", \"measure\": \"%s\", \"value\": ", t.name.c_str(), t.measure.c_str());
+        if (t.measured) std::fprintf(f, "%.4f", t.value);
+        else std::fprintf(f, "null");
+        std::fprintf(f, ", \"goal\": \"%s%g\", \"verdict\": \"%s\", \"worst_at\": \"%s\"}%s\n", op,
+                     t.kind == Target::Goal::Report ? 0.0 : t.goal, t.verdict(), t.worst_at.c_str(),
+                     i + 1 < rep.targets.size() ? "," : "");
+    }
     std::fprintf(f, "  ]\n}\n");
     std::fclose(f);
 }
@@ -408,6 +560,7 @@ Options parse(int argc, char **argv) {
         if (a == "--quick") o.quick = true;
         else if (a == "--pairs-only") o.pairs_only = true;
         else if (a == "--pairs-same-bytes") o.pairs_same_bytes = true;
+        else if (a == "--no-pairs") o.no_pairs = true;
         else if (a == "--host-only") o.only = CUDOT_MEMORY_HOST;
         else if (a == "--only" && i + 1 < argc) {
             const std::string m = argv[++i];
@@ -422,12 +575,45 @@ Options parse(int argc, char **argv) {
         else if (a == "--max-log2" && i + 1 < argc) o.max_log2 = std::atoi(argv[++i]);
         else if (a == "--reps" && i + 1 < argc) o.reps = std::max(30, std::atoi(argv[++i]));
         else {
-            std::fprintf(stderr, "usage: cudot-bench [--quick] [--pairs-only] [--pairs-same-bytes] [--host-only | --only STRATEGY] [--json FILE] [--max-log2 K] [--reps R>=30]\n");
+            std::fprintf(stderr, "usage: cudot-bench [--quick] [--pairs-only | --no-pairs] [--pairs-same-bytes] "
+                                 "[--host-only | --only STRATEGY] [--json FILE] [--max-log2 K] [--reps R>=30]\n");
             std::exit(2);
         }
     }
     if (o.quick) o.max_log2 = std::min(o.max_log2, 20);
     return o;
+}
+
+// One dtype's sweep over n: every wanted strategy (with its seed peer), then cuBLAS and OpenBLAS.
+void sweep(int dtype, const Options &o, bool gpu, std::vector<Row> &rows) {
+    for (int lg = 10; lg <= o.max_log2; lg += (o.quick ? 5 : 2)) {
+        const std::size_t n = std::size_t(1) << lg;
+        for (int memory = 0; memory <= 4; ++memory) {
+            if (!gpu && memory >= 1 && memory <= 3) continue;
+            if (wanted(o, memory)) bench_strategy(memory, dtype, n, o, rows);
+        }
+        if (gpu) cublas_row(dtype, n, o, rows);
+        openblas_rows(dtype, n, o, rows);
+    }
+}
+
+// Narrow and mixed element types at one size (2^26, 2^max-log2 if smaller, 2^20 in --quick), led by
+// f32 and f64 through the same code, so every pair's ratio has its same-run f32 ratio to be compared
+// with. --pairs-same-bytes gives each pair the n that moves as many bytes as f32 x f32 at that size
+// (2^28 for I8 x I8 at 2^26): a dot's fixed costs (launch, join) then weigh the same for every pair.
+void pairs(const Options &o, bool gpu, std::vector<Row> &rows) {
+    const std::size_t pair_n = std::size_t(1) << std::min(o.quick ? 20 : 26, o.max_log2);
+    const int list[][2] = {{CUDOT_F32, CUDOT_F32}, {CUDOT_F64, CUDOT_F64}, {CUDOT_F16, CUDOT_F16},
+                           {CUDOT_BF16, CUDOT_BF16}, {CUDOT_I8, CUDOT_I8},   {CUDOT_U8, CUDOT_U8},
+                           {CUDOT_F32, CUDOT_U8},   {CUDOT_F32, CUDOT_F16}, {CUDOT_F32, CUDOT_BF16},
+                           {CUDOT_F64, CUDOT_F32},  {CUDOT_F16, CUDOT_I8}};
+    for (const auto &p : list)
+        for (int memory : {CUDOT_MEMORY_AUTO, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_HOST}) {
+            if (!gpu && memory != CUDOT_MEMORY_HOST && memory != CUDOT_MEMORY_AUTO) continue;
+            if (!wanted(o, memory)) continue;
+            bench_pair(memory, p[0], p[1], o.pairs_same_bytes ? pair_n * 8 / (size_of(p[0]) + size_of(p[1])) : pair_n,
+                       o, rows);
+        }
 }
 
 }  // namespace
@@ -438,66 +624,56 @@ int main(int argc, char **argv) {
     probe_cfg.memory = CUDOT_MEMORY_PINNED;
     cudot_ctx *probe = nullptr;
     const bool host_only = o.only == CUDOT_MEMORY_HOST;
-    const bool gpu = !host_only && cudot_init(&probe, 1, &probe_cfg) == CUDOT_OK;
-    if (!gpu && !host_only) std::printf("no usable GPU (%s): GPU strategies, ceilings and cuBLAS skipped\n", cudot_last_error(nullptr));
+    const bool gpu_usable = !host_only && cudot_init(&probe, 1, &probe_cfg) == CUDOT_OK;
+    if (!gpu_usable && !host_only)
+        std::printf("no usable GPU (%s): GPU strategies, seed peers, ceilings and cuBLAS skipped\n", cudot_last_error(nullptr));
     cudot_deinit(probe);
 
-    Ceilings c = measure_ceilings(gpu, o.quick);
-    std::printf("cudot %s  ceilings: h2d %.1f GB/s, d2d %.0f GB/s, launch+sync %.2f us, host read %.1f GB/s "
-                "(1 thread %.1f)%s%s\n",
-                cudot_version_string(), c.h2d_GBps, c.d2d_GBps, c.launch_us, c.host_read_GBps, c.host_read_1t_GBps,
-                c.gpu ? "  GPU: " : "", c.gpu_name.c_str());
+    Report rep;
+    Ceilings &c = rep.ceilings;
+    c = measure_ceilings(gpu_usable, o.quick);
+    const bool gpu = c.gpu;
+    std::printf("cudot %s%s%s\n", cudot_version_string(), gpu ? "  GPU: " : "", c.gpu_name.c_str());
+    print_round(c.rounds.back());
 
-    std::vector<Row> rows;
-    for (int dtype : {CUDOT_F32, CUDOT_F64})
-        for (int lg = 10; lg <= (o.pairs_only ? 0 : o.max_log2); lg += (o.quick ? 5 : 2)) {
-            std::size_t n = std::size_t(1) << lg;
-            for (int memory = 0; memory <= 4; ++memory) {
-                if (!gpu && memory >= 1 && memory <= 3) continue;
-                if (o.only >= 0 && memory != o.only) continue;
-                bench_strategy(memory, dtype, n, o, c, rows);
-            }
-            peer_rows(dtype, n, o, c, rows);
-        }
-    // Narrow and mixed element types at one size (2^26; 2^20 in --quick), led by f32 and f64 through the
-    // same code, so every pair's ratio has its same-run f32 ratio to be compared with. --pairs-same-bytes
-    // gives each pair the n that moves as many bytes as f32 x f32 at that size (2^28 for I8 x I8): a
-    // dot's fixed costs (launch, join) then weigh the same for every pair.
-    const std::size_t pair_n = std::size_t(1) << (o.quick ? 20 : 26);
-    const int pairs[][2] = {{CUDOT_F32, CUDOT_F32}, {CUDOT_F64, CUDOT_F64}, {CUDOT_F16, CUDOT_F16},
-                            {CUDOT_BF16, CUDOT_BF16}, {CUDOT_I8, CUDOT_I8},   {CUDOT_U8, CUDOT_U8},
-                            {CUDOT_F32, CUDOT_U8},   {CUDOT_F32, CUDOT_F16}, {CUDOT_F32, CUDOT_BF16},
-                            {CUDOT_F64, CUDOT_F32},  {CUDOT_F16, CUDOT_I8}};
-    for (const auto &p : pairs)
-        for (int memory : {CUDOT_MEMORY_AUTO, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_HOST}) {
-            if (!gpu && memory != CUDOT_MEMORY_HOST && memory != CUDOT_MEMORY_AUTO) continue;
-            if (o.only >= 0 && memory != o.only) continue;
-            bench_pair(memory, p[0], p[1],
-                       o.pairs_same_bytes ? pair_n * 8 / (size_of(p[0]) + size_of(p[1])) : pair_n, o, c, rows);
-        }
-    std::vector<InitRow> inits = o.pairs_only ? std::vector<InitRow>{} : init_costs(o, gpu);
-
-    std::printf("\n%-12s %-4s %10s %-9s %11s %11s %11s %9s %-11s %9s %6s %s\n", "what", "type", "n", "scenario",
-                "median_us", "p10_us", "p90_us", "GB/s", "bound", "ceil_GB/s", "ratio", "check");
-    for (const Row &r : rows)
-        std::printf("%-12s %-4s %10zu %-9s %11.2f %11.2f %11.2f %9.2f %-11s %9.1f %6.3f %s\n", r.what.c_str(),
-                    r.dtype.c_str(), r.n, r.scenario.c_str(), r.t.median_us, r.t.p10_us, r.t.p90_us, r.GBps,
-                    r.bound.c_str(), r.ceiling_GBps, r.ratio, r.scenario == "peer" ? "" : (r.checked ? "ok" : "MISMATCH"));
-    std::printf("\n%-8s %10s %12s %12s\n", "init", "n", "init_us", "deinit_us");
-    for (const InitRow &i : inits)
-        std::printf("%-8s %10zu %12.1f %12.1f\n", i.memory.c_str(), i.n, i.init.median_us, i.deinit.median_us);
-    std::vector<Target> targets = evaluate_targets(rows, c);
-    if (!targets.empty()) {
-        std::printf("\n%-52s %-34s %8s %6s %s\n", "target", "measure", "value", "goal", "verdict");
-        for (const Target &t : targets)
-            std::printf("%-52s %-34s %8.3f %s%-5.2f %s\n", t.name.c_str(), t.detail.c_str(), t.value,
-                        t.higher_is_better ? ">=" : "<=", t.goal,
-                        (t.higher_is_better ? t.value >= t.goal : t.value <= t.goal) ? "met" : "MISSED");
+    // Ceiling rounds before each dtype's sweep and at the end: the best of them is the ceiling.
+    if (!o.pairs_only) {
+        sweep(CUDOT_F32, o, gpu, rep.rows);
+        remeasure_ceilings(c, "after f32", o.quick);
+        print_round(c.rounds.back());
+        sweep(CUDOT_F64, o, gpu, rep.rows);
+        remeasure_ceilings(c, "after f64", o.quick);
+        print_round(c.rounds.back());
     }
-    print_pairs_vs_f32(rows);
-    write_json(o, c, rows, inits);
+    if (!o.no_pairs) pairs(o, gpu, rep.rows);
+    rep.scaling = scaling_runs(o, gpu);
+    if (!o.pairs_only) rep.inits = init_costs(o, gpu);
+    remeasure_ceilings(c, "end", o.quick);
+    print_round(c.rounds.back());
+
+    bound_rows(rep.rows, c);
+    rep.suspects = ceiling_suspects(rep.rows);
+    rep.targets = evaluate_targets(rep.rows, rep.scaling, c);
+
+    print_ceilings(c);
+    print_suspects(rep.suspects);
+    print_rows(rep.rows);
+    std::printf("\n%-8s %10s %12s %12s\n", "init", "n", "init_us", "deinit_us");
+    for (const InitRow &i : rep.inits)
+        std::printf("%-8s %10zu %12.1f %12.1f\n", i.memory.c_str(), i.n, i.init.median_us, i.deinit.median_us);
+    print_scaling(rep.scaling);
+    print_targets(rep.targets);
+    print_pairs_vs_f32(rep.rows);
+    print_suspects(rep.suspects);  // again at the end, where a reader of the targets looks
+    write_json(o, rep);
     std::printf("\nwrote %s\n", o.json.c_str());
-    for (const Row &r : rows)
-        if (r.scenario != "peer" && !r.checked) return 1;  // a wrong result is a failed benchmark
-    return 0;
+
+    bool failed = false;  // a wrong result is a failed benchmark; a peer off its tolerance is reported
+    for (const Row &r : rep.rows) {
+        if (r.check == Check::Differs) failed = true;
+        if (r.check == Check::Far) std::printf("PEER OFF: %s %s n=%zu %s is not close to HOST's result\n",
+                                               r.what.c_str(), r.dtype.c_str(), r.n, r.scenario.c_str());
+    }
+    for (const ScalingRun &s : rep.scaling) failed = failed || !s.checked;
+    return failed ? 1 : 0;
 }

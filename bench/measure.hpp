@@ -51,6 +51,32 @@ inline Stats time_calls(int warmup, int reps, const std::function<void(int)> &pr
     return summarize(t);
 }
 
+// One of several calls timed in turn by time_interleaved.
+struct Contender {
+    std::function<void(int)> prepare;  // untimed, before each call (null: inputs left as they are)
+    std::function<bool()> call;        // timed; false stops this contender
+    std::vector<double> samples = {};  // the timed calls after warm-up, in microseconds
+    bool ok = true;
+};
+
+// warmup + reps rounds; each round prepares and times every contender once, in order. Timed in turn,
+// the contenders see the same minutes of a shared machine, so their ratio holds where their absolute
+// times drift. prepare gets a number unique to the round and contender, so inputs shared by two
+// contenders are rewritten between them.
+inline void time_interleaved(int warmup, int reps, std::vector<Contender> &contenders) {
+    const int count = static_cast<int>(contenders.size());
+    for (int round = 0; round < warmup + reps; ++round)
+        for (int k = 0; k < count; ++k) {
+            Contender &c = contenders[k];
+            if (!c.ok) continue;
+            if (c.prepare) c.prepare(round * count + k);
+            const double t0 = now_us();
+            c.ok = c.call();
+            const double dt = now_us() - t0;
+            if (c.ok && round >= warmup) c.samples.push_back(dt);
+        }
+}
+
 // Fills [0, n) with fn(i) on several threads (untimed preparation of "fresh" inputs).
 void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)> &fn);
 

@@ -1,8 +1,7 @@
 // openblas_peer.cpp - OpenBLAS's dot on the CPU (Debian's libopenblas, linked statically so the
-// benchmark runs on machines without it).
+// benchmark runs on machines without it). The benchmark owns the buffers and their fill, so that
+// OpenBLAS's rows see the same data and the same "fresh" rewrite as cudot's.
 #include <cblas.h>
-
-#include <vector>
 
 #include "ceilings.hpp"
 
@@ -11,27 +10,12 @@ extern "C" int openblas_get_num_procs(void);
 
 namespace bench {
 
-Stats openblas_dot(int dtype, std::size_t n, int reps, int threads) {
-    openblas_set_num_threads(threads > 0 ? threads : openblas_get_num_procs());
+void openblas_threads(int threads) { openblas_set_num_threads(threads > 0 ? threads : openblas_get_num_procs()); }
+
+double openblas_dot(int dtype, const void *x, const void *y, std::size_t n) {
     const int m = static_cast<int>(n);
-    Stats st;
-    if (dtype == 2) {
-        std::vector<double> x(n, 0.5), y(n, 0.25);
-        volatile double sink = 0;
-        st = time_calls(3, reps, nullptr, [&] {
-            sink = cblas_ddot(m, x.data(), 1, y.data(), 1);
-            return true;
-        });
-    } else {
-        std::vector<float> x(n, 0.5f), y(n, 0.25f);
-        volatile float sink = 0;
-        st = time_calls(3, reps, nullptr, [&] {
-            sink = cblas_sdot(m, x.data(), 1, y.data(), 1);
-            return true;
-        });
-    }
-    openblas_set_num_threads(openblas_get_num_procs());
-    return st;
+    if (dtype == 2) return cblas_ddot(m, static_cast<const double *>(x), 1, static_cast<const double *>(y), 1);
+    return cblas_sdot(m, static_cast<const float *>(x), 1, static_cast<const float *>(y), 1);
 }
 
 }  // namespace bench

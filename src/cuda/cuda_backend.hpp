@@ -1,5 +1,6 @@
-// cuda_backend.hpp - the GPU strategies (PINNED, MAPPED, MANAGED): allocation, copies, the launch.
-// Built from cuda_backend.cu, or from no_cuda.cpp when the library is configured without CUDA.
+// cuda_backend.hpp - the GPU strategies (PINNED, MAPPED, MANAGED, AUTO with a GPU): what the API layer calls.
+// Built from the .cu files beside it (cuda_backend.cu says which holds what), or from no_cuda.cpp when
+// the library is configured without CUDA.
 #pragma once
 
 #include <cstddef>
@@ -33,6 +34,16 @@ double current_hybrid_share(const cudot_ctx &ctx);
 void inject_fault(unsigned calls_before, int cuda_error);
 // Tests: whether the injected fault has not fired yet.
 bool fault_pending();
+// Knobs for experiments and tests (bench/experiments, tests/); zero or false: the normal choice.
+struct GpuTuning {
+    unsigned slices = 0;          // force the slices per tile (1, 2, 4, 8)
+    bool stream_sync = false;     // wait with cudaStreamSynchronize instead of polling the result's word
+    unsigned pinned_mode = 0;     // PINNED: 1 copy the inputs, 2 read them in place (0: measure and choose)
+    bool no_graph = false;        // launch every dot instead of replaying a captured CUDA graph
+    int managed_mode = 0;         // MANAGED: 1 always migrate, 2 always read in place (0: adapt)
+};
+// Sets a GPU context's knobs (no effect on HOST contexts).
+void tune(cudot_ctx &ctx, const GpuTuning &tuning);
 // Tests: the GPUs that CUDOT_DEVICE_ALL inits on this thread use (a GPU may repeat, so the split over
 // several GPUs runs on a machine with one); count 0 restores every visible GPU.
 void force_devices(const int *devices, int count);

@@ -14,6 +14,7 @@ double current_hybrid_share(const cudot_ctx &) { return 0.0; }
 void inject_fault(unsigned, int) {}
 bool fault_pending() { return false; }
 void force_devices(const int *, int) {}
+void tune(cudot_ctx &, const GpuTuning &) {}
 cudot_status tile_partials(cudot_ctx &ctx, std::size_t, std::size_t, void **) {
     return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU partials in a build without CUDA");
 }

@@ -1,15 +1,21 @@
 // dot_kernel.cuh - the one kernel of a GPU dot: tile partials, then the join, in a single launch.
 //
-// A 256-thread block computes one tile at a time (grid-stride over tiles). Each thread owns four
-// canonical lanes (src/order.hpp), chosen so every load instruction of a warp reads contiguous bytes
-// (LaneMap below), and the lane tree is walked exactly as order.hpp prescribes: the first level(s)
-// inside the thread, then warp shuffles, then three levels across the eight warps.
-// Each block then takes a ticket; the block that draws the last one joins all tile partials in the
-// canonical order and writes the result straight into mapped host memory. No managed memory, no
-// second launch, and the result does not depend on the grid size.
+// Work comes in items: an item is one tile (src/order.hpp), or, at small n, one of `slices` equal runs
+// of a tile's lanes, so that a dot of a few tiles still spreads over many multiprocessors. A block of
+// 256 / slices threads computes one item at a time (grid-stride over items); each thread owns four
+// canonical lanes, chosen so every load instruction of a warp reads contiguous bytes (LaneMap below).
+// The lane tree is walked exactly as order.hpp prescribes: the first level(s) inside the thread, then
+// warp shuffles, then the levels across the block's warps. An item's lanes are a whole subtree of the
+// tile's tree, so a slice's root is a node of that tree, and the join finishes the tile's tree from
+// its slices' roots: the same operations on the same values as one block per tile.
+// Each block then takes a ticket; the block that draws the last one joins all partials in the
+// canonical order, writes the result straight into mapped host memory and then bumps a sequence word
+// beside it, which the host polls. No managed memory, no second launch, and the result does not depend
+// on the grid size, the slices or how the launches of one dot were cut.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 
 #include "../../order.hpp"
@@ -17,12 +23,39 @@
 namespace cudot {
 namespace cuda {
 
-constexpr int kThreads = 256;
-constexpr int kWarps = kThreads / 32;
+constexpr int kThreads = 256;  // threads of a block that takes whole tiles (slices == 1)
+constexpr int kMaxWarps = kThreads / 32;
 constexpr int kLanesPerThread = 4;
+constexpr unsigned kMaxSlices = 8;  // a slice is at least one warp
 static_assert(kThreads * kLanesPerThread == static_cast<int>(order::kLanes), "a block spans one tile's lanes");
 
 template <class Tx, class Ty> using PairOf = order::Pair<Tx, Ty>;
+
+// Where the last block leaves the result, in mapped host memory: the value, then the sequence number
+// of the launch that wrote it (written after the value, with a system-wide fence between the two).
+struct Completion {
+    double result;
+    unsigned long long seq;
+};
+
+// One launch's arguments. A dot may be cut into several launches over runs of items (PINNED's copy
+// chunks); every launch of a dot shares partials, ticket and the join.
+template <class Tx, class Ty> struct DotParams {
+    using Acc = typename PairOf<Tx, Ty>::Acc;
+    const Tx *x;  // element 0 of the dot (16-byte aligned)
+    const Ty *y;
+    std::size_t n;                      // elements of the whole dot (>= 1)
+    std::size_t first_item, last_item;  // the items this launch computes
+    unsigned slice_shift;               // items per tile: 1 << slice_shift (1, 2, 4 or 8); blockDim.x ==
+                                        //   kThreads >> slice_shift
+    Acc *partials;                      // one per item: item = (tile << slice_shift) + slice
+    unsigned *ticket;                   // 0 before the dot's first launch; the join leaves it 0
+    unsigned joining_blocks;            // blocks of all launches of the dot; the last one to finish joins
+    Completion *done;                   // nullptr: partials only (the host joins them)
+    unsigned long long *dots;           // dots joined so far (device memory): the join counts itself in
+                                        //   and publishes the count as done->seq, so a launch's arguments
+                                        //   stay the same from dot to dot (a CUDA graph can replay it)
+};
 
 __device__ __forceinline__ order::SumF32 shuffle_down(order::SumF32 a, int offset) {
     return order::SumF32{__shfl_down_sync(0xffffffffu, a.s, offset)};
@@ -35,7 +68,7 @@ __device__ __forceinline__ order::SumI64 shuffle_down(order::SumI64 a, int offse
         __shfl_down_sync(0xffffffffu, static_cast<long long>(a.s), offset))};
 }
 
-// Partials are written by one block and read by another in the same launch: read them from L2 (.cg).
+// Partials are written by one block and read by another in the same dot: read them from L2 (.cg).
 __device__ __forceinline__ order::SumF32 load_partial(const order::SumF32 *p) { return order::SumF32{__ldcg(&p->s)}; }
 __device__ __forceinline__ order::SumF64 load_partial(const order::SumF64 *p) {
     double2 v = __ldcg(reinterpret_cast<const double2 *>(p));
@@ -48,9 +81,7 @@ __device__ __forceinline__ order::SumI64 load_partial(const order::SumI64 *p) {
 // One product added to a lane. The product of two of F16, I8 and U8 is exact in float
 // (types::kExactFloatProduct): one float multiply and one conversion of the product to double give the
 // same double as converting both operands and multiplying in double (order.hpp's Double kind), with one
-// double conversion instead of two (the CPU's AVX loops do the same). On the H100, MANAGED resident at the
-// same bytes, F16 x I8 went from 209-210 to 198-199 us (0.91 -> 0.96 of F32 x F32's ratio; 72 -> 44
-// registers); the other pairs did not move.
+// double conversion instead of two (the CPU's AVX loops do the same).
 __device__ __forceinline__ float exact_float(types::f16 v) { return __half2float(__ushort_as_half(v.bits)); }
 __device__ __forceinline__ float exact_float(std::int8_t v) { return static_cast<float>(v); }
 __device__ __forceinline__ float exact_float(std::uint8_t v) { return static_cast<float>(v); }
@@ -79,26 +110,28 @@ __device__ __forceinline__ void load_run(const T *p, T (&v)[N]) {
     memcpy(v, &w, sizeof w);
 }
 
-// Which four canonical lanes thread t of the block owns (k = 0..3), and how it loads them.
+// Which four canonical lanes thread t of a tile owns (t = slice * blockDim.x + threadIdx.x; k = 0..3),
+// and how it loads them.
 //  Adjacent: lanes 4t..4t+3, one load per array per step (16 bytes of F32, 8 of F16/BF16, 4 of I8/U8):
 //            a warp instruction covers 128 contiguous lanes.
 //  Split (used when either side is F64): lanes 128w+2l, +1 and 128w+64+2l, +1 (warp w, lane l), two
 //            loads per array per step, each warp instruction covering 64 contiguous lanes. Four adjacent
 //            doubles per thread would make each instruction read every other 16 bytes of a 1 KiB span,
 //            which costs bus bandwidth when the data is read over PCIe (MAPPED).
+// Either way warp w owns lanes [128w, 128w + 128): a whole subtree of the tile's lane tree.
 template <bool Split> struct LaneMap;
 template <> struct LaneMap<false> {
-    __device__ static std::size_t lane(int k) { return kLanesPerThread * threadIdx.x + k; }
-    template <class T> __device__ static void load(const T *step, T (&v)[4]) {
-        load_run<4>(step + kLanesPerThread * threadIdx.x, v);
+    __device__ static unsigned lane(unsigned t, int k) { return kLanesPerThread * t + k; }
+    template <class T> __device__ static void load(const T *step, unsigned t, T (&v)[4]) {
+        load_run<4>(step + kLanesPerThread * t, v);
     }
 };
 template <> struct LaneMap<true> {
-    __device__ static std::size_t lane(int k) {
-        return 128 * (threadIdx.x / 32) + (k < 2 ? 0 : 64) + 2 * (threadIdx.x % 32) + (k & 1);
+    __device__ static unsigned lane(unsigned t, int k) {
+        return 128 * (t / 32) + (k < 2 ? 0 : 64) + 2 * (t % 32) + (k & 1);
     }
-    template <class T> __device__ static void load(const T *step, T (&v)[4]) {
-        const T *p = step + 128 * (threadIdx.x / 32) + 2 * (threadIdx.x % 32);
+    template <class T> __device__ static void load(const T *step, unsigned t, T (&v)[4]) {
+        const T *p = step + 128 * (t / 32) + 2 * (t % 32);
         T lo[2], hi[2];
         load_run<2>(p, lo);
         load_run<2>(p + 64, hi);
@@ -133,19 +166,21 @@ __device__ __forceinline__ typename A::Acc warp_tree(const typename A::Acc (&lan
     return A::merge(lo, hi);
 }
 
-// Joins the block's kLanes lane values (four per thread) by the canonical tree; the root lands in
-// thread 0. Ends with a barrier so `warp_roots` can be reused.
+// Joins the block's lane values (four per thread) by the canonical tree; the root lands in thread 0.
+// The block's warps (a power of two, at most 8) are adjacent subtrees: their roots meet in the next
+// levels of the same tree. Ends with a barrier so `warp_roots` can be reused.
 template <class A, bool Split>
 __device__ __forceinline__ typename A::Acc block_tree(const typename A::Acc (&lane)[kLanesPerThread],
                                                       typename A::Acc *warp_roots) {
     typename A::Acc v = warp_tree<A, Split>(lane);
-    int warp = threadIdx.x / 32, lane_id = threadIdx.x % 32;
-    if (lane_id == 0) warp_roots[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        v = lane_id < kWarps ? warp_roots[lane_id] : A::zero();
-#pragma unroll
-        for (int offset = 1; offset < kWarps; offset *= 2) v = A::merge(v, shuffle_down(v, offset));
+    const int warps = blockDim.x / 32, warp = threadIdx.x / 32, lane_id = threadIdx.x % 32;
+    if (warps > 1) {
+        if (lane_id == 0) warp_roots[warp] = v;
+        __syncthreads();
+        if (warp == 0) {
+            v = lane_id < warps ? warp_roots[lane_id] : A::zero();
+            for (int offset = 1; offset < warps; offset *= 2) v = A::merge(v, shuffle_down(v, offset));
+        }
     }
     __syncthreads();
     return v;
@@ -158,7 +193,7 @@ template <class Tx, class Ty> struct LoadBatch {
 };
 
 template <class Tx, class Ty>
-__device__ __forceinline__ void full_tile(const Tx *__restrict__ x, const Ty *__restrict__ y,
+__device__ __forceinline__ void full_tile(const Tx *__restrict__ x, const Ty *__restrict__ y, unsigned t,
                                           typename PairOf<Tx, Ty>::Acc (&lane)[kLanesPerThread]) {
     using Map = LaneMap<SplitLanes<Tx, Ty>::value>;
     constexpr int kBatch = LoadBatch<Tx, Ty>::value;
@@ -168,8 +203,8 @@ __device__ __forceinline__ void full_tile(const Tx *__restrict__ x, const Ty *__
         Ty yv[kBatch][4];
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) {
-            Map::load(x + (j0 + j) * order::kLanes, xv[j]);
-            Map::load(y + (j0 + j) * order::kLanes, yv[j]);
+            Map::load(x + (j0 + j) * order::kLanes, t, xv[j]);
+            Map::load(y + (j0 + j) * order::kLanes, t, yv[j]);
         }
 #pragma unroll
         for (int j = 0; j < kBatch; ++j)
@@ -182,8 +217,8 @@ __device__ __forceinline__ void full_tile(const Tx *__restrict__ x, const Ty *__
 // 4-12 bytes per thread and step (both arrays), too little in flight to cover memory latency.
 template <class Tx, class Ty>
 __device__ __forceinline__ void full_tile_pair(const Tx *__restrict__ xa, const Ty *__restrict__ ya,
-                                               const Tx *__restrict__ xb, const Ty *__restrict__ yb,
-                                               typename PairOf<Tx, Ty>::Acc (&a)[kLanesPerThread],
+                                               const Tx *__restrict__ xb, const Ty *__restrict__ yb, unsigned ta,
+                                               unsigned tb, typename PairOf<Tx, Ty>::Acc (&a)[kLanesPerThread],
                                                typename PairOf<Tx, Ty>::Acc (&b)[kLanesPerThread]) {
     using Map = LaneMap<SplitLanes<Tx, Ty>::value>;
     constexpr int kSteps = static_cast<int>(order::kSteps);
@@ -191,10 +226,10 @@ __device__ __forceinline__ void full_tile_pair(const Tx *__restrict__ xa, const 
     Ty yva[kSteps][4], yvb[kSteps][4];
 #pragma unroll
     for (int j = 0; j < kSteps; ++j) {
-        Map::load(xa + j * order::kLanes, xva[j]);
-        Map::load(ya + j * order::kLanes, yva[j]);
-        Map::load(xb + j * order::kLanes, xvb[j]);
-        Map::load(yb + j * order::kLanes, yvb[j]);
+        Map::load(xa + j * order::kLanes, ta, xva[j]);
+        Map::load(ya + j * order::kLanes, ta, yva[j]);
+        Map::load(xb + j * order::kLanes, tb, xvb[j]);
+        Map::load(yb + j * order::kLanes, tb, yvb[j]);
     }
 #pragma unroll
     for (int j = 0; j < kSteps; ++j)
@@ -206,101 +241,181 @@ __device__ __forceinline__ void full_tile_pair(const Tx *__restrict__ xa, const 
 }
 
 // Pairs of at most 6 bytes an element take two tiles at a time; wider pairs already have 8 steps x 16
-// bytes or more in flight per thread. Measured on an H100 with MANAGED resident data, every pair at the
-// same bytes (docs/PERFORMANCE.md): F32 x F16 went from 0.90-0.94 of F32 x F32's ratio to 1.00 with two
-// tiles. Tried and not taken: four tiles for 1- to 3-byte pairs (F16 x I8 17 % slower: 130 registers,
-// one block per SM; U8 x U8 6 % slower, I8 x I8 6 % faster), and an L2 prefetch of the next tiles
-// before the reductions (+3 % to -12 % for 2-byte pairs).
+// bytes or more in flight per thread (docs/PERFORMANCE.md has the measurements behind this).
 template <class Tx, class Ty> struct Narrow {
     static constexpr bool value = sizeof(Tx) + sizeof(Ty) <= 6;
 };
 
+// The last, short tile (count < kTile elements): its whole steps with full-width loads, one step at a
+// time, then the lanes of the one ragged step that has elements.
 template <class Tx, class Ty>
 __device__ __forceinline__ void partial_tile(const Tx *__restrict__ x, const Ty *__restrict__ y, std::size_t count,
-                                             typename PairOf<Tx, Ty>::Acc (&lane)[kLanesPerThread]) {
+                                             unsigned t, typename PairOf<Tx, Ty>::Acc (&lane)[kLanesPerThread]) {
     using Map = LaneMap<SplitLanes<Tx, Ty>::value>;
-    for (std::size_t j = 0; j < order::kSteps; ++j)
+    constexpr int kBatch = 1;  // more would raise the kernel's registers, and so cut the blocks per SM
+    const int whole = static_cast<int>(count / order::kLanes);
 #pragma unroll
-        for (int k = 0; k < kLanesPerThread; ++k) {
-            std::size_t i = j * order::kLanes + Map::lane(k);
-            if (i < count) add_one<Tx, Ty>(lane[k], x[i], y[i]);
-        }
+    for (int j0 = 0; j0 < static_cast<int>(order::kSteps); j0 += kBatch) {
+        Tx xv[kBatch][4];
+        Ty yv[kBatch][4];
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j)
+            if (j0 + j < whole) {
+                Map::load(x + (j0 + j) * order::kLanes, t, xv[j]);
+                Map::load(y + (j0 + j) * order::kLanes, t, yv[j]);
+            }
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j)
+            if (j0 + j < whole)
+#pragma unroll
+                for (int k = 0; k < kLanesPerThread; ++k) add_one<Tx, Ty>(lane[k], xv[j][k], yv[j][k]);
+    }
+    const std::size_t rest = count % order::kLanes, at = whole * order::kLanes;
+#pragma unroll
+    for (int k = 0; k < kLanesPerThread; ++k)
+        if (Map::lane(t, k) < rest) add_one<Tx, Ty>(lane[k], x[at + Map::lane(t, k)], y[at + Map::lane(t, k)]);
 }
 
-// x, y: n >= 1 elements, aligned to 16 bytes. partials: tile_count(n) slots. ticket: 0 on entry, 0 on
-// exit. result: where the last block writes the dot (mapped host memory); nullptr means "partials
-// only": the caller (the hybrid CPU+GPU path) joins them itself.
+// The remaining levels of a lane tree above `count` (1, 2, 4 or 8) adjacent subtree roots v[0..count),
+// in order; the root lands in v[0]. (Unrolled over the largest count, so v stays in registers.)
+template <class A>
+__device__ __forceinline__ typename A::Acc join_roots(typename A::Acc (&v)[kMaxSlices], unsigned count) {
+#pragma unroll
+    for (unsigned width = kMaxSlices; width > 1; width /= 2)
+        if (width <= count)
+#pragma unroll
+            for (unsigned i = 0; i < width / 2; ++i) v[i] = A::merge(v[2 * i], v[2 * i + 1]);
+    return v[0];
+}
+
+// Where slices were used, each tile's partial from its slices' roots (adjacent subtrees of its lane
+// tree, in order), written in place of its first slice's root. Ends with a barrier: the join reads them.
+template <class A>
+__device__ __forceinline__ void join_slices(typename A::Acc *partials, std::size_t tiles, unsigned slices) {
+    if (slices > 1) {
+        for (std::size_t tile = threadIdx.x; tile < tiles; tile += blockDim.x) {
+            typename A::Acc v[kMaxSlices];
+#pragma unroll
+            for (unsigned s = 0; s < kMaxSlices; ++s) v[s] = s < slices ? load_partial(partials + tile * slices + s) : A::zero();
+            partials[tile * slices] = join_roots<A>(v, slices);
+        }
+        __threadfence_block();
+    }
+    __syncthreads();
+}
+
+// Writes the result for the host and then, after a system-wide fence, the sequence word it polls.
+__device__ __forceinline__ void publish(Completion *done, double result, unsigned long long seq) {
+    *reinterpret_cast<volatile double *>(&done->result) = result;
+    __threadfence_system();
+    *reinterpret_cast<volatile unsigned long long *>(&done->seq) = seq;
+}
+
+// The join (order.hpp, step 4): tile partials dealt to the kLanes join lanes, then the lane tree; the
+// root lands in thread 0. The tree wants 256 threads of four lanes; a smaller block plays them in
+// turns of blockDim.x threads, each turn an adjacent subtree whose roots meet as slices do.
 template <class Tx, class Ty>
-__global__ void __launch_bounds__(kThreads)
-    dot_kernel(const Tx *__restrict__ x, const Ty *__restrict__ y, std::size_t n,
-               typename PairOf<Tx, Ty>::Acc *__restrict__ partials, unsigned *ticket, double *result) {
+__device__ typename PairOf<Tx, Ty>::Acc join_partials(const DotParams<Tx, Ty> &p,
+                                                      typename PairOf<Tx, Ty>::Acc *warp_roots) {
+    using A = typename PairOf<Tx, Ty>::A;
+    using Acc = typename A::Acc;
+    constexpr bool kSplit = SplitLanes<Tx, Ty>::value;
+    __shared__ Acc turn_roots[kMaxSlices];
+    const std::size_t tiles = order::tile_count(p.n);
+    join_slices<A>(p.partials, tiles, 1u << p.slice_shift);
+    const unsigned turns = kThreads / blockDim.x;
+    for (unsigned turn = 0; turn < turns; ++turn) {
+        const unsigned t = turn * blockDim.x + threadIdx.x;
+        Acc lane[kLanesPerThread];
+#pragma unroll
+        for (int k = 0; k < kLanesPerThread; ++k) lane[k] = A::zero();
+        for (std::size_t round = 0; round * order::kLanes < tiles; ++round)
+#pragma unroll
+            for (int k = 0; k < kLanesPerThread; ++k) {
+                const std::size_t tile = round * order::kLanes + LaneMap<kSplit>::lane(t, k);
+                if (tile < tiles) lane[k] = A::merge(lane[k], load_partial(p.partials + (tile << p.slice_shift)));
+            }
+        const Acc root = block_tree<A, kSplit>(lane, warp_roots);
+        if (threadIdx.x == 0) turn_roots[turn] = root;
+    }
+    Acc v[kMaxSlices];
+#pragma unroll
+    for (unsigned k = 0; k < kMaxSlices; ++k) v[k] = k < turns ? turn_roots[k] : A::zero();
+    return join_roots<A>(v, turns);
+}
+
+// The tile of an item, and which of its tile's 256 threads `threadIdx.x` plays for it (a block plays
+// one slice).
+__device__ __forceinline__ std::size_t tile_of(std::size_t item, unsigned slice_shift) { return item >> slice_shift; }
+__device__ __forceinline__ unsigned tile_thread(std::size_t item, unsigned slice_shift) {
+    const unsigned slice = static_cast<unsigned>(item) & ((1u << slice_shift) - 1);
+    return slice * blockDim.x + threadIdx.x;
+}
+
+// Narrow pairs take their items two at a time, item and item + gridDim.x (the same items per block as
+// one at a time), so twice the bytes are in flight; each item is still reduced on its own. They pair
+// up only where the second item is in this launch and in a full tile (then the first one is too).
+template <class Tx, class Ty>
+__device__ __forceinline__ bool pairs_up(const DotParams<Tx, Ty> &p, std::size_t item) {
+    const std::size_t other = item + gridDim.x;
+    return Narrow<Tx, Ty>::value && other < p.last_item && p.n - tile_of(other, p.slice_shift) * order::kTile >= order::kTile;
+}
+
+// Blocks take the items first_item + blockIdx.x, then every gridDim.x-th one, below last_item.
+template <class Tx, class Ty>
+__global__ void __launch_bounds__(kThreads) dot_kernel(const DotParams<Tx, Ty> p) {
     using P = PairOf<Tx, Ty>;
     using A = typename P::A;
     using Acc = typename P::Acc;
     constexpr bool kSplit = SplitLanes<Tx, Ty>::value;
-    __shared__ Acc warp_roots[kWarps];
+    __shared__ Acc warp_roots[kMaxWarps];
     __shared__ bool is_last;
-    const std::size_t tiles = order::tile_count(n);
 
-    // Narrow pairs take their tiles two at a time (tile and tile + gridDim.x: the same tiles per block as
-    // one at a time), so twice the bytes are in flight; each tile is still reduced on its own.
-    constexpr bool kPairUp = Narrow<Tx, Ty>::value;
-    for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    for (std::size_t item = p.first_item + blockIdx.x; item < p.last_item;
+         item += (pairs_up(p, item) ? 2 : 1) * gridDim.x) {
+        const std::size_t begin = tile_of(item, p.slice_shift) * order::kTile;
+        const unsigned t = tile_thread(item, p.slice_shift);
         Acc lane[kLanesPerThread];
 #pragma unroll
         for (int k = 0; k < kLanesPerThread; ++k) lane[k] = A::zero();
-        const std::size_t begin = tile * order::kTile;
-        const std::size_t next = tile + gridDim.x, next_begin = next * order::kTile;
-        if (kPairUp && next < tiles && n - next_begin >= order::kTile) {
+        if (pairs_up(p, item)) {
+            const std::size_t other = item + gridDim.x, other_begin = tile_of(other, p.slice_shift) * order::kTile;
             Acc lane_b[kLanesPerThread];
 #pragma unroll
             for (int k = 0; k < kLanesPerThread; ++k) lane_b[k] = A::zero();
-            full_tile_pair<Tx, Ty>(x + begin, y + begin, x + next_begin, y + next_begin, lane, lane_b);
-            Acc root_b = block_tree<A, kSplit>(lane_b, warp_roots);
-            if (threadIdx.x == 0) partials[next] = root_b;
-            // `tile` (a full tile, since the later one is) is reduced below; skip `next` in the loop.
-            Acc root = block_tree<A, kSplit>(lane, warp_roots);
-            if (threadIdx.x == 0) partials[tile] = root;
-            tile += gridDim.x;
-            continue;
+            full_tile_pair<Tx, Ty>(p.x + begin, p.y + begin, p.x + other_begin, p.y + other_begin, t,
+                                   tile_thread(other, p.slice_shift), lane, lane_b);
+            const Acc root_b = block_tree<A, kSplit>(lane_b, warp_roots);
+            if (threadIdx.x == 0) p.partials[other] = root_b;
+        } else if (p.n - begin >= order::kTile) {
+            full_tile<Tx, Ty>(p.x + begin, p.y + begin, t, lane);
+        } else {
+            partial_tile<Tx, Ty>(p.x + begin, p.y + begin, p.n - begin, t, lane);
         }
-        if (n - begin >= order::kTile)
-            full_tile<Tx, Ty>(x + begin, y + begin, lane);
-        else
-            partial_tile<Tx, Ty>(x + begin, y + begin, n - begin, lane);
-        Acc root = block_tree<A, kSplit>(lane, warp_roots);
+        const Acc root = block_tree<A, kSplit>(lane, warp_roots);
+        if (threadIdx.x == 0) p.partials[item] = root;
+    }
+    if (!p.done) return;
+
+    // Publish this block's partials, then count finished blocks; the last one joins. A dot of one
+    // block needs no ticket, only a barrier so its threads see what thread 0 wrote.
+    if (p.joining_blocks > 1) {
         if (threadIdx.x == 0) {
-            if (tiles == 1 && result) {  // one tile: the join is a single merge, no ticket needed
-                *reinterpret_cast<volatile double *>(result) = A::finish(A::merge(A::zero(), root));
-                return;
-            }
-            partials[tile] = root;
+            __threadfence();
+            is_last = atomicAdd(p.ticket, 1u) == p.joining_blocks - 1;
         }
-    }
-    if (!result || tiles == 1) return;
-
-    // Publish this block's partials, then count finished blocks; the last one joins.
-    if (threadIdx.x == 0) {
+        __syncthreads();
+        if (!is_last) return;
         __threadfence();
-        is_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    } else {
+        __syncthreads();
     }
-    __syncthreads();
-    if (!is_last) return;
-    __threadfence();
-
-    Acc lane[kLanesPerThread];
-#pragma unroll
-    for (int k = 0; k < kLanesPerThread; ++k) lane[k] = A::zero();
-    for (std::size_t round = 0; round * order::kLanes < tiles; ++round)
-#pragma unroll
-        for (int k = 0; k < kLanesPerThread; ++k) {
-            std::size_t t = round * order::kLanes + LaneMap<kSplit>::lane(k);
-            if (t < tiles) lane[k] = A::merge(lane[k], load_partial(partials + t));
-        }
-    Acc root = block_tree<A, kSplit>(lane, warp_roots);
+    const Acc root = join_partials<Tx, Ty>(p, warp_roots);
     if (threadIdx.x == 0) {
-        *reinterpret_cast<volatile double *>(result) = A::finish(root);
-        *ticket = 0;  // ready for the next launch on this stream
+        if (p.joining_blocks > 1) *p.ticket = 0;  // ready for the next dot on this stream
+        const unsigned long long seq = *p.dots + 1;
+        *p.dots = seq;
+        publish(p.done, A::finish(root), seq);
     }
 }
 

@@ -1,0 +1,209 @@
+// targets.cpp - see targets.hpp. Each target takes the worst value over the sizes and scenarios it
+// covers, so one bad size is enough to miss it.
+#include "targets.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace bench {
+
+void Target::see(double v, const std::string &where) {
+    const bool worse = !measured || (kind == Goal::AtMost ? v > value : v < value);
+    if (worse) {
+        value = v;
+        worst_at = where;
+    }
+    measured = true;
+}
+
+const char *Target::verdict() const {
+    if (!measured) return "not run";
+    switch (kind) {
+        case Goal::AtLeast: return value >= goal ? "met" : "MISSED";
+        case Goal::AtMost: return value <= goal ? "met" : "MISSED";
+        case Goal::Report: return "reported";
+    }
+    return "?";
+}
+
+namespace {
+
+int log2_of(std::size_t n) {
+    int lg = 0;
+    while ((std::size_t(2) << lg) <= n) ++lg;
+    return lg;
+}
+
+std::string where(std::size_t n, const std::string &scenario) {
+    return "2^" + std::to_string(log2_of(n)) + " " + scenario;
+}
+
+Target at_least(std::string name, std::string measure, double goal) {
+    Target t;
+    t.name = std::move(name);
+    t.measure = std::move(measure);
+    t.kind = Target::Goal::AtLeast;
+    t.goal = goal;
+    return t;
+}
+
+Target at_most(std::string name, std::string measure, double goal) {
+    Target t = at_least(std::move(name), std::move(measure), goal);
+    t.kind = Target::Goal::AtMost;
+    return t;
+}
+
+// The rows of one dtype, strategy and scenario, in the order they were run (ascending n).
+std::vector<const Row *> select(const std::vector<Row> &rows, const std::string &what, const std::string &dtype,
+                                const std::string &scenario) {
+    std::vector<const Row *> out;
+    for (const Row &r : rows)
+        if (r.what == what && r.dtype == dtype && r.scenario == scenario && r.t.median_us > 0) out.push_back(&r);
+    return out;
+}
+
+// Time of a dot of `bytes` at the copy ceiling plus one launch: what PINNED and MAPPED cannot beat.
+double copy_floor_us(const Ceilings &c, double bytes) { return bytes / (c.h2d_GBps * 1e3) + c.launch_us; }
+
+// Fastest fresh row at n among every cudot strategy but AUTO, every seed peer and OpenBLAS.
+double fastest_other_fresh(const std::vector<Row> &rows, const std::string &dt, std::size_t n) {
+    double best = 0;
+    for (const char *what : {"pinned", "mapped", "managed", "host", "seed-pinned", "seed-mapped", "seed-managed",
+                             "openblas", "openblas-1t"})
+        if (const Row *r = find(rows, what, dt, n, "fresh"))
+            if (r->t.median_us > 0 && (best == 0 || r->t.median_us < best)) best = r->t.median_us;
+    return best;
+}
+
+void gpu_targets(const std::vector<Row> &rows, const Ceilings &c, const std::string &d, std::vector<Target> &out) {
+    Target t1 = at_most("T1 " + d + " managed resident n<=2^20 vs launch+sync", "time / launch+sync (worst n)", 1.15);
+    for (const Row *r : select(rows, "managed", d, "resident"))
+        if (r->n <= (std::size_t(1) << 20)) t1.see(r->t.median_us / c.launch_us, where(r->n, r->scenario));
+    out.push_back(t1);
+
+    for (const char *m : {"pinned", "mapped", "managed"}) {
+        Target t2 = at_least("T2 " + d + " " + m + " vs seed-" + m + ", every n and scenario",
+                             "seed time / cudot time (worst)", 1.0);
+        for (const char *scenario : {"fresh", "resident"})
+            for (const Row *r : select(rows, m, d, scenario))
+                if (const Row *s = find(rows, std::string("seed-") + m, d, r->n, scenario))
+                    if (s->t.median_us > 0) t2.see(s->t.median_us / r->t.median_us, where(r->n, scenario));
+        out.push_back(t2);
+    }
+
+    Target t5 = at_most("T5 " + d + " auto fresh vs the fastest other row", "time / fastest fresh row (worst n)", 1.1);
+    for (const Row *a : select(rows, "auto", d, "fresh"))
+        if (double best = fastest_other_fresh(rows, d, a->n)) t5.see(a->t.median_us / best, where(a->n, "fresh"));
+    out.push_back(t5);
+
+    for (const char *m : {"pinned", "mapped"}) {
+        Target t6 = at_most("T6 " + d + " " + m + " fresh 2^20 vs copy+launch", "time / (bytes/h2d + launch)", 1.25);
+        if (const Row *r = find(rows, m, d, std::size_t(1) << 20, "fresh"))
+            t6.see(r->t.median_us / copy_floor_us(c, r->bytes), where(r->n, "fresh"));
+        out.push_back(t6);
+    }
+    Target t6m = at_least("T6 " + d + " managed fresh n>=2^22 vs h2d copy", "GB/s / h2d (worst n)", 0.8);
+    for (const Row *r : select(rows, "managed", d, "fresh"))
+        if (r->n >= (std::size_t(1) << 22)) t6m.see(r->GBps / c.h2d_GBps, where(r->n, "fresh"));
+    out.push_back(t6m);
+}
+
+// T3 and T4: HOST against OpenBLAS in the same scenario (fresh and resident).
+void host_vs_openblas(const std::vector<Row> &rows, const std::string &d, std::vector<Target> &out) {
+    Target t3 = at_most("T3 " + d + " host n<=2^16 vs OpenBLAS 1 thread", "time / openblas-1t (worst)",
+                        d == "f64" ? 1.5 : 1.0);
+    Target t4 = at_most("T4 " + d + " host 2^16<n<=2^24 vs OpenBLAS", "time / min(openblas, -1t) (worst)", 1.0);
+    for (const char *scenario : {"fresh", "resident"})
+        for (const Row *h : select(rows, "host", d, scenario)) {
+            const Row *all = find(rows, "openblas", d, h->n, scenario);
+            const Row *one = find(rows, "openblas-1t", d, h->n, scenario);
+            if (h->n <= (std::size_t(1) << 16)) {
+                if (one && one->t.median_us > 0) t3.see(h->t.median_us / one->t.median_us, where(h->n, scenario));
+            } else if (h->n <= (std::size_t(1) << 24)) {
+                double best = 0;
+                for (const Row *p : {all, one})
+                    if (p && p->t.median_us > 0 && (best == 0 || p->t.median_us < best)) best = p->t.median_us;
+                if (best > 0) t4.see(h->t.median_us / best, where(h->n, scenario));
+            }
+        }
+    out.push_back(t3);
+    out.push_back(t4);
+}
+
+void scaling_targets(const std::vector<ScalingRun> &scaling, std::vector<Target> &out) {
+    for (const char *m : {"host", "managed"}) {
+        const ScalingRun *one = nullptr, *many = nullptr;
+        for (const ScalingRun &s : scaling)
+            if (s.memory == m) (s.threads == 1 ? one : many) = &s;
+        // The goal is 12x for 16 threads; a smaller machine is held to the same 3/4 per thread.
+        int threads = 16;
+        for (const ScalingRun &s : scaling) threads = s.threads > 1 ? s.threads : threads;
+        const std::string name = std::string("T7 ") + m + " " + std::to_string(threads) + " threads vs 1, n=2^12 f32";
+        Target t = at_least(name, "aggregate dots/s ratio", 12.0 * threads / 16);
+        if (std::string(m) == "managed") t.kind = Target::Goal::Report;
+        if (one && many && one->dots_per_s > 0) t.see(many->dots_per_s / one->dots_per_s, "");
+        out.push_back(t);
+    }
+}
+
+void large_n_targets(const std::vector<Row> &rows, const Ceilings &c, const std::string &d, std::vector<Target> &out) {
+    const std::size_t big = std::size_t(1) << 26;
+    Target a = at_least("T8 " + d + " managed resident 2^26 vs device copy", "GB/s / d2d", 0.95);
+    Target b = at_least("T8 " + d + " managed resident 2^26 vs cuBLAS", "cuBLAS time / ours", 1.0);
+    if (const Row *mr = find(rows, "managed", d, big, "resident")) {
+        if (c.d2d_GBps > 0) a.see(mr->GBps / c.d2d_GBps, where(big, "resident"));
+        if (const Row *cb = find(rows, "cublas", d, big, "peer"))
+            if (cb->t.median_us > 0) b.see(cb->t.median_us / mr->t.median_us, where(big, "resident"));
+    }
+    Target p = at_least("T8 " + d + " pinned+mapped fresh n>=2^22 vs h2d", "GB/s / h2d (worst)", 0.9);
+    for (const char *m : {"pinned", "mapped"})
+        for (const Row *r : select(rows, m, d, "fresh"))
+            if (r->n >= (std::size_t(1) << 22) && c.h2d_GBps > 0) p.see(r->GBps / c.h2d_GBps, m + (" " + where(r->n, "fresh")));
+    Target au = at_least("T8 " + d + " auto fresh n>=2^24 vs h2d", "GB/s / h2d (worst)", 1.3);
+    for (const Row *r : select(rows, "auto", d, "fresh"))
+        if (r->n >= (std::size_t(1) << 24) && c.h2d_GBps > 0) au.see(r->GBps / c.h2d_GBps, where(r->n, "fresh"));
+    Target h = at_least("T8 " + d + " host n>=2^24 vs its own read", "GB/s / own read (worst)", 0.8);
+    for (const char *scenario : {"fresh", "resident"})
+        for (const Row *r : select(rows, "host", d, scenario))
+            if (r->n >= (std::size_t(1) << 24) && r->own_read_GBps > 0) h.see(r->ratio, where(r->n, scenario));
+    for (const Target &t : {a, b, p, au, h}) out.push_back(t);
+}
+
+}  // namespace
+
+std::vector<Target> evaluate_targets(const std::vector<Row> &rows, const std::vector<ScalingRun> &scaling,
+                                     const Ceilings &c) {
+    std::vector<Target> out;
+    for (const std::string d : {"f32", "f64"}) {
+        gpu_targets(c.gpu ? rows : std::vector<Row>{}, c, d, out);  // without a GPU: listed as not run
+        host_vs_openblas(rows, d, out);
+        if (d == "f32") scaling_targets(scaling, out);
+        large_n_targets(rows, c, d, out);
+    }
+    Target bits = at_most("T8 every cudot row bit-equal to HOST", "rows that differ", 0);
+    for (const Row &r : rows) {  // a count over the rows, not a worst value
+        if (r.check != Check::Same && r.check != Check::Differs) continue;
+        bits.measured = true;
+        if (r.check == Check::Differs) bits.value += 1;
+    }
+    out.push_back(bits);
+    // Targets are listed T1..T8 whatever order they were evaluated in.
+    std::stable_sort(out.begin(), out.end(), [](const Target &x, const Target &y) { return x.name[1] < y.name[1]; });
+    return out;
+}
+
+void print_targets(const std::vector<Target> &targets) {
+    std::printf("\n%-56s %-36s %9s %8s %-9s %s\n", "target (issue 14)", "measure", "value", "goal", "verdict",
+                "worst at");
+    for (const Target &t : targets) {
+        char goal[32] = "-";
+        if (t.kind != Target::Goal::Report)
+            std::snprintf(goal, sizeof goal, "%s%.2f", t.kind == Target::Goal::AtLeast ? ">=" : "<=", t.goal);
+        char value[32] = "-";
+        if (t.measured) std::snprintf(value, sizeof value, "%.3f", t.value);
+        std::printf("%-56s %-36s %9s %8s %-9s %s\n", t.name.c_str(), t.measure.c_str(), value, goal, t.verdict(),
+                    t.worst_at.c_str());
+    }
+}
+
+}  // namespace bench

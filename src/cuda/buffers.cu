@@ -1,0 +1,211 @@
+// buffers.cu - what each strategy allocates (create) and frees (destroy), on every GPU of a context.
+#include <algorithm>
+#include <new>
+#include <vector>
+
+#include "../cpu/cpu_backend.hpp"
+#include "cuda_backend.hpp"
+#include "cuda_check.hpp"
+#include "gpu_state.hpp"
+
+namespace cudot {
+namespace cuda {
+
+// Checks that every GPU can serve the strategy, and that MANAGED's share of each fits in its free memory
+// (oversubscribed managed memory can stall the whole GPU: refuse before allocating).
+static cudot_status check_devices(const cudot_ctx &ctx, DeviceState &s, ErrorSink err) {
+    const std::size_t x_bytes = s.slice_elements * element_size(ctx.dtype);
+    const std::size_t y_bytes = s.slice_elements * element_size(ctx.y_dtype);
+    for (const Gpu &g : s.gpus) {
+        if (ctx.memory == CUDOT_MEMORY_MAPPED && !can_map(g.device))
+            return fail(err, CUDOT_ERROR_UNSUPPORTED, "GPU %d cannot map host memory: use PINNED", g.device);
+        if (ctx.memory != CUDOT_MEMORY_MANAGED) continue;
+        int managed = 0, concurrent = 0;
+        CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, g.device));
+        if (!managed) return fail(err, CUDOT_ERROR_UNSUPPORTED, "GPU %d does not support managed memory", g.device);
+        CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, g.device));
+        if (!concurrent && s.gpus.size() > 1)
+            return fail(err, CUDOT_ERROR_UNSUPPORTED,
+                        "GPU %d cannot share managed memory with other GPUs (no concurrent managed access): "
+                        "use one device, or PINNED/MAPPED",
+                        g.device);
+        // Without concurrent access the host may not touch managed memory while a kernel runs, and
+        // prefetching is not available: every dot waits for its kernel to end, and none prefetches.
+        if (!concurrent) {
+            s.sync_after_dot = true;
+            s.prefetch = false;
+        }
+        std::size_t free_bytes = 0, total_bytes = 0;
+        CUDOT_CUDA_TRY(err, cudaSetDevice(g.device));
+        CUDOT_CUDA_TRY(err, cudaMemGetInfo(&free_bytes, &total_bytes));
+        const std::size_t reserve = std::max<std::size_t>(free_bytes / 16, std::size_t(256) << 20);
+        if (x_bytes > free_bytes / 2 || y_bytes > free_bytes / 2 || x_bytes + y_bytes + reserve > free_bytes)
+            return fail(err, CUDOT_ERROR_OUT_OF_MEMORY,
+                        "MANAGED buffers of %zu + %zu bytes (this GPU's share) do not fit in GPU %d's free memory "
+                        "(%zu bytes, of which %zu are kept in reserve)",
+                        x_bytes, y_bytes, g.device, free_bytes, reserve);
+    }
+    return CUDOT_OK;
+}
+
+// Allocates the two input buffers the caller fills: page-locked host memory (PINNED, MAPPED; portable,
+// so every GPU of the context may use it) or managed memory. Called with the first GPU current.
+static cudot_status allocate_inputs(cudot_ctx &ctx, std::size_t x_alloc, std::size_t y_alloc, ErrorSink err) {
+    if (ctx.memory == CUDOT_MEMORY_MANAGED) {
+        CUDOT_CUDA_TRY(err, cudaMallocManaged(&ctx.x, x_alloc, cudaMemAttachGlobal));
+        CUDOT_CUDA_TRY(err, cudaMallocManaged(&ctx.y, y_alloc, cudaMemAttachGlobal));
+        return CUDOT_OK;
+    }
+    if (ctx.memory != CUDOT_MEMORY_PINNED && ctx.memory != CUDOT_MEMORY_MAPPED)
+        return fail(err, CUDOT_ERROR_INTERNAL, "CUDA backend asked for strategy %d", static_cast<int>(ctx.memory));
+    const std::size_t physical = cpu::physical_memory();
+    if (physical != 0 && (x_alloc > physical / 4 || y_alloc > physical / 4 || x_alloc + y_alloc > physical / 2))
+        return fail(err, CUDOT_ERROR_OUT_OF_MEMORY,
+                    "refusing to page-lock %zu + %zu bytes: more than half of this machine's %zu bytes", x_alloc,
+                    y_alloc, physical);
+    // Mapped for PINNED too, where every GPU can map: it may read its inputs in place instead of copying
+    // them (one_gpu_dot.cu).
+    bool mappable = true;
+    for (const Gpu &g : ctx.gpu->gpus) mappable = mappable && can_map(g.device);
+    const unsigned flags = cudaHostAllocPortable | (mappable ? cudaHostAllocMapped : 0u);
+    CUDOT_CUDA_TRY(err, cudaHostAlloc(&ctx.x, x_alloc, flags));
+    CUDOT_CUDA_TRY(err, cudaHostAlloc(&ctx.y, y_alloc, flags));
+    return CUDOT_OK;
+}
+
+// How many blocks of each size (one per slice choice) the device holds at once.
+static cudot_status measure_residency(DeviceState &s, Gpu &g, ErrorSink err) {
+    CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&g.sms, cudaDevAttrMultiProcessorCount, g.device));
+    for (int c = 0; c < kSliceChoices; ++c) {
+        int per_sm = 0;
+        CUDOT_CUDA_TRY(err, s.launcher.occupancy(kThreads >> c, &per_sm));
+        g.resident_blocks[c] = static_cast<unsigned>(std::max(1, g.sms * std::max(1, per_sm)));
+    }
+    return CUDOT_OK;
+}
+
+// Everything one GPU needs: its views of the shared buffers, its own buffers, its streams.
+static cudot_status create_gpu(cudot_ctx &ctx, DeviceState &s, Gpu &g, ErrorSink err) {
+    CUDOT_CUDA_TRY(err, cudaSetDevice(g.device));
+    switch (ctx.memory) {
+        case CUDOT_MEMORY_MAPPED:
+            CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&g.d_x, ctx.x, 0));
+            CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&g.d_y, ctx.y, 0));
+            break;
+        case CUDOT_MEMORY_MANAGED:
+            g.d_x = ctx.x;
+            g.d_y = ctx.y;
+            break;
+        default:  // PINNED: device buffers for the run of elements this GPU computes
+            CUDOT_CUDA_TRY(err, cudaMalloc(&g.d_x, std::max<std::size_t>(s.slice_elements * element_size(ctx.dtype), 256)));
+            CUDOT_CUDA_TRY(err, cudaMalloc(&g.d_y, std::max<std::size_t>(s.slice_elements * element_size(ctx.y_dtype), 256)));
+    }
+    cudot_status status = measure_residency(s, g, err);
+    if (status != CUDOT_OK) return status;
+
+    if (ctx.memory == CUDOT_MEMORY_PINNED && can_map(g.device)) {  // for reading the inputs in place
+        CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&g.h_x, ctx.x, 0));
+        CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&g.h_y, ctx.y, 0));
+    }
+    CUDOT_CUDA_TRY(err, cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
+    // Single-GPU dots keep one partial per item: at most kMaxSlices per tile.
+    const std::size_t tiles = std::max<std::size_t>(order::tile_count(s.slice_elements), 1);
+    CUDOT_CUDA_TRY(err, cudaMalloc(&g.scratch, kTicketBytes + tiles * kMaxSlices * order::kMaxPartialBytes));
+    CUDOT_CUDA_TRY(err, cudaMemsetAsync(g.scratch, 0, kTicketBytes, g.stream));
+    void *view = nullptr;
+    CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&view, s.h_done, 0));
+    g.d_done = static_cast<Completion *>(view);
+    CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&g.d_partials, s.h_partials, 0));
+    if (ctx.hybrid) {
+        CUDOT_CUDA_TRY(err, cudaEventCreate(&g.start));
+        CUDOT_CUDA_TRY(err, cudaEventCreate(&g.stop));
+    }
+    CUDOT_CUDA_TRY(err, cudaStreamSynchronize(g.stream));
+    return CUDOT_OK;
+}
+
+static cudot_status create_state(cudot_ctx &ctx, DeviceState &s, ErrorSink err) {
+    std::vector<int> devices;
+    cudot_status status = device_list(ctx.device, devices, err);
+    if (status != CUDOT_OK) return status;
+    s.gpus.resize(devices.size());
+    for (std::size_t i = 0; i < devices.size(); ++i) s.gpus[i].device = devices[i];
+    // Several GPUs split the tiles into equal runs: each GPU's own buffers hold the longest run.
+    const std::size_t tiles = order::tile_count(ctx.capacity), count = s.gpus.size();
+    s.slice_elements = count == 1 ? ctx.capacity : std::min(ctx.capacity, (tiles + count - 1) / count * order::kTile);
+    status = check_devices(ctx, s, err);
+    if (status != CUDOT_OK) return status;
+
+    CUDOT_CUDA_TRY(err, cudaSetDevice(s.gpus[0].device));
+    // Non-NULL pointers even for n == 0.
+    status = allocate_inputs(ctx, std::max<std::size_t>(ctx.capacity * element_size(ctx.dtype), 256),
+                             std::max<std::size_t>(ctx.capacity * element_size(ctx.y_dtype), 256), err);
+    if (status != CUDOT_OK) return status;
+    void *done = nullptr;
+    CUDOT_CUDA_TRY(err, cudaHostAlloc(&done, sizeof(Completion), cudaHostAllocMapped | cudaHostAllocPortable));
+    s.h_done = static_cast<Completion *>(done);
+    *s.h_done = Completion{0.0, 0};
+    CUDOT_CUDA_TRY(err, cudaHostAlloc(&s.h_partials, std::max<std::size_t>(tiles, 1) * order::kMaxPartialBytes,
+                                      cudaHostAllocMapped | cudaHostAllocPortable));
+    s.launcher = launcher_for(ctx.dtype, ctx.y_dtype);
+    for (Gpu &g : s.gpus) {
+        status = create_gpu(ctx, s, g, err);
+        if (status != CUDOT_OK) return status;
+    }
+    return CUDOT_OK;
+}
+
+cudot_status create(cudot_ctx &ctx, ErrorSink err) {
+    DeviceState *s = new (std::nothrow) DeviceState;
+    if (!s) return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the context");
+    ctx.gpu = s;
+    cudot_status status = create_state(ctx, *s, err);  // std::bad_alloc from the vector: api.cpp's guard
+    if (status != CUDOT_OK) destroy(ctx, ErrorSink{nullptr, 0});  // keep the first message
+    return status;
+}
+
+// Runs a freeing call, remembering only the first failure.
+static void release(cudot_status &first, ErrorSink err, cudaError_t error, const char *call) {
+    error = pass_or_inject(error);
+    if (error != cudaSuccess && first == CUDOT_OK) first = cuda_fail(err, error, call);
+    else if (error != cudaSuccess) (void)cudaGetLastError();
+}
+
+static void destroy_gpu(const cudot_ctx &ctx, Gpu &g, cudot_status &first, ErrorSink err) {
+    release(first, err, cudaSetDevice(g.device), "cudaSetDevice");
+    if (g.stream) release(first, err, cudaStreamSynchronize(g.stream), "cudaStreamSynchronize");
+    if (g.stream) release(first, err, cudaStreamDestroy(g.stream), "cudaStreamDestroy");
+    if (g.graph_exec) release(first, err, cudaGraphExecDestroy(g.graph_exec), "cudaGraphExecDestroy");
+    if (g.scratch) release(first, err, cudaFree(g.scratch), "cudaFree(scratch)");
+    if (g.start) release(first, err, cudaEventDestroy(g.start), "cudaEventDestroy");
+    if (g.stop) release(first, err, cudaEventDestroy(g.stop), "cudaEventDestroy");
+    if (g.stage_x) release(first, err, cudaFree(g.stage_x), "cudaFree(stage_x)");
+    if (g.stage_y) release(first, err, cudaFree(g.stage_y), "cudaFree(stage_y)");
+    if (ctx.memory == CUDOT_MEMORY_PINNED) {  // only PINNED has device copies of its own
+        if (g.d_x) release(first, err, cudaFree(g.d_x), "cudaFree(d_x)");
+        if (g.d_y) release(first, err, cudaFree(g.d_y), "cudaFree(d_y)");
+    }
+    g = Gpu{};
+}
+
+cudot_status destroy(cudot_ctx &ctx, ErrorSink err) {
+    DeviceState *s = ctx.gpu;
+    cudot_status first = CUDOT_OK;
+    if (s) {
+        for (Gpu &g : s->gpus) destroy_gpu(ctx, g, first, err);
+        if (s->h_done) release(first, err, cudaFreeHost(s->h_done), "cudaFreeHost(result)");
+        if (s->h_partials) release(first, err, cudaFreeHost(s->h_partials), "cudaFreeHost(partials)");
+        free_auto_policy(*s);
+        free_pinned_policy(*s);
+    }
+    const bool managed = ctx.memory == CUDOT_MEMORY_MANAGED;
+    if (ctx.x) release(first, err, managed ? cudaFree(ctx.x) : cudaFreeHost(ctx.x), "freeing x");
+    if (ctx.y) release(first, err, managed ? cudaFree(ctx.y) : cudaFreeHost(ctx.y), "freeing y");
+    ctx.x = ctx.y = nullptr;
+    delete s;
+    ctx.gpu = nullptr;
+    return first;
+}
+
+}  // namespace cuda
+}  // namespace cudot

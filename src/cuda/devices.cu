@@ -1,0 +1,82 @@
+// devices.cu - which GPUs a context gets, whether they can run this build, and what AUTO resolves to.
+#include <vector>
+
+#include "cuda_backend.hpp"
+#include "cuda_check.hpp"
+#include "gpu_state.hpp"
+
+namespace cudot {
+namespace cuda {
+
+// Test-only: the GPUs a CUDOT_DEVICE_ALL init on this thread uses instead of every visible one.
+static thread_local std::vector<int> forced_devices;
+
+void force_devices(const int *devices, int count) { forced_devices.assign(devices, devices + std::max(count, 0)); }
+
+cudot_status device_list(int32_t device, std::vector<int> &out, ErrorSink err) {
+    out.clear();
+    if (device != CUDOT_DEVICE_ALL) {
+        out.push_back(device);
+        return CUDOT_OK;
+    }
+    if (!forced_devices.empty()) {
+        out = forced_devices;
+        return CUDOT_OK;
+    }
+    int count = 0;
+    CUDOT_CUDA_TRY(err, cudaGetDeviceCount(&count));
+    for (int d = 0; d < count; ++d) out.push_back(d);
+    return CUDOT_OK;
+}
+
+static cudot_status probe_one(int device, ErrorSink err) {
+    CUDOT_CUDA_TRY(err, cudaSetDevice(device));
+    cudaError_t e = kernels_load(device);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        cudaDeviceProp prop;
+        if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) prop = cudaDeviceProp{};
+        return fail(err, CUDOT_ERROR_NO_DEVICE,
+                    "GPU %d (%s, compute capability %d.%d) cannot run this build's kernels: %s (%s)", device,
+                    prop.name, prop.major, prop.minor, cudaGetErrorString(e), cudaGetErrorName(e));
+    }
+    return CUDOT_OK;
+}
+
+cudot_status probe(int32_t device, ErrorSink err) {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return fail(err, CUDOT_ERROR_NO_DEVICE, "no usable GPU: cudaGetDeviceCount failed: %s (%s)",
+                    cudaGetErrorString(e), cudaGetErrorName(e));
+    }
+    if (count == 0) return fail(err, CUDOT_ERROR_NO_DEVICE, "no usable GPU: the CUDA driver reports no devices");
+    if (device >= count)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "config->device %d does not exist: %d CUDA device(s) present",
+                    static_cast<int>(device), count);
+    std::vector<int> devices;
+    cudot_status status = device_list(device, devices, err);
+    for (std::size_t i = 0; status == CUDOT_OK && i < devices.size(); ++i) status = probe_one(devices[i], err);
+    return status;
+}
+
+bool can_map(int device) {
+    int yes = 0;
+    if (cudaDeviceGetAttribute(&yes, cudaDevAttrCanMapHostMemory, device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        yes = 0;
+    }
+    return yes != 0;
+}
+
+int32_t auto_strategy(int32_t device) {
+    std::vector<int> devices;
+    if (device_list(device, devices, ErrorSink{nullptr, 0}) != CUDOT_OK) return CUDOT_MEMORY_PINNED;
+    for (int d : devices)
+        if (!can_map(d)) return CUDOT_MEMORY_PINNED;
+    return CUDOT_MEMORY_MAPPED;
+}
+
+}  // namespace cuda
+}  // namespace cudot

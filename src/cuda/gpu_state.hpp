@@ -1,0 +1,147 @@
+// gpu_state.hpp - the CUDA backend's part of a context (DeviceState, one Gpu per device it uses) and
+// the pieces the backend's files share: the typed launch, the grid plan, the completion wait.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "../context.hpp"
+#include "cuda_backend.hpp"
+#include "kernels/dot_kernel.cuh"
+
+namespace cudot {
+namespace cuda {
+
+// One launch of the dot kernel, without its element types (launch.cu restores them).
+struct LaunchArgs {
+    const void *x, *y;                  // element 0 of the dot, as the GPU sees it
+    std::size_t n;                      // elements of the whole dot
+    std::size_t first_item, last_item;  // the items of this launch
+    unsigned slices = 1;                // items per tile
+    unsigned blocks = 1;                // grid size
+    void *partials = nullptr;           // one partial per item
+    unsigned *ticket = nullptr;
+    unsigned joining_blocks = 0;        // blocks of every launch of the dot (the ticket's count)
+    Completion *done = nullptr;         // nullptr: partials only
+    unsigned long long *dots = nullptr;
+};
+
+// The typed launch and occupancy query, selected once per context from (dtype, y_dtype).
+struct Launcher {
+    cudaError_t (*launch)(const LaunchArgs &args, cudaStream_t stream) = nullptr;
+    cudaError_t (*occupancy)(int threads, int *blocks_per_sm) = nullptr;
+    std::size_t partial_bytes = 0;  // one partial of the pair's kind, packed
+};
+Launcher launcher_for(int32_t x_dtype, int32_t y_dtype);
+// Whether this device can run this build's kernels (probes one of them).
+cudaError_t kernels_load(int device);
+
+// The ordinals a context asked for: one, or every visible GPU (or the test override); devices.cu.
+cudot_status device_list(int32_t device, std::vector<int> &out, ErrorSink err);
+bool can_map(int device);
+
+constexpr int kSliceChoices = 4;  // slices per tile: 1, 2, 4, 8
+
+// What a captured dot depends on besides the context's buffers.
+struct GraphKey {
+    std::size_t n = 0;
+    unsigned blocks = 0, slices = 0;
+    bool in_place = false;
+    bool operator==(const GraphKey &o) const {
+        return n == o.n && blocks == o.blocks && slices == o.slices && in_place == o.in_place;
+    }
+};
+
+// One GPU's part of a context.
+struct Gpu {
+    int device = 0;
+    void *d_x = nullptr;  // where this GPU reads: its own device buffers (PINNED, holding the run of
+    void *d_y = nullptr;  //   elements it computes at offset 0), or its view of the whole host or managed buffers
+    void *stage_x = nullptr;  // MAPPED/MANAGED: device copies for cudot_tile_partials starts that are not
+    void *stage_y = nullptr;  //   16-byte aligned (the kernel's vector loads need it); made on first use
+    void *scratch = nullptr;  // the kernel's ticket, then one partial per item (single-GPU dots)
+    Completion *d_done = nullptr;  // this GPU's view of DeviceState::h_done
+    void *d_partials = nullptr;    // this GPU's view of DeviceState::h_partials
+    void *h_x = nullptr;  // PINNED: the GPU's view of the page-locked inputs, for reading them in place
+    void *h_y = nullptr;
+    cudaStream_t stream = nullptr;
+    cudaEvent_t start = nullptr, stop = nullptr;  // hybrid dots time the GPUs' share
+    int sms = 1;
+    unsigned resident_blocks[kSliceChoices] = {1, 1, 1, 1};  // blocks held at once, per slice choice
+    unsigned long long dots = 0;  // single-GPU dots joined on this GPU: the kernel's count, mirrored
+    GraphKey graph_key, last_key;  // the shape of the captured dot, and of the last dot
+    cudaGraphExec_t graph_exec = nullptr;
+    std::size_t first_tile = 0, last_tile = 0;  // the run of tiles of the current operation
+};
+
+struct DeviceState {
+    std::vector<Gpu> gpus;  // one, or every GPU of a CUDOT_DEVICE_ALL context
+    Launcher launcher;
+    std::size_t slice_elements = 0;  // elements each GPU's own buffers (PINNED, staging) hold
+    Completion *h_done = nullptr;    // mapped host words a single-GPU dot's last block writes
+    void *h_partials = nullptr;      // mapped host array of tile partials, joined on the host
+    double share = 0.25;   // hybrid: fraction of tiles the GPUs take; adapted after every hybrid dot
+    bool prefetch = true;  // MANAGED: whether the next dot first migrates the inputs in bulk (managed_dot)
+    bool sync_after_dot = false;  // MANAGED without concurrent managed access: the kernel must have ended
+    GpuTuning tuning;
+    void *auto_policy = nullptr;    // AUTO: the path chooser's timings (auto_policy.cu)
+    void *pinned_policy = nullptr;  // PINNED: copy or read in place, by measured times (one_gpu_dot.cu)
+    bool in_place = false;          // MANAGED: the inputs are advised to stay on the host (managed_policy.cu),
+    unsigned probe_every = 0;       //   how many in-place dots come between two probes, and how many
+    unsigned probe_wait = 0;        //   remain until the next one;
+    bool judging = false;           //   the last dot was a probe's migration, or the one after it
+};
+
+// The head of a GPU's scratch: the join's ticket, then its count of dots; 256 bytes keep the partials
+// after it aligned.
+constexpr std::size_t kTicketBytes = 256;
+constexpr std::size_t kDotsOffset = 8;
+constexpr std::size_t kLoadAlign = 16;     // the kernel's widest load
+
+// How many items a tile is cut into and how many blocks take them, for a dot of `tiles` tiles joined
+// on the device (partials-only launches always use whole tiles: the host joins tile partials).
+struct GridPlan {
+    unsigned slices, blocks;
+};
+GridPlan plan_grid(const cudot_ctx &ctx, const DeviceState &s, const Gpu &g, std::size_t tiles, bool joined);
+
+// Launches one kernel; names the launch in the error.
+cudot_status launch(cudot_ctx &ctx, const DeviceState &s, const Gpu &g, cudaStream_t stream, const LaunchArgs &args);
+
+// Waits until the dot whose join writes `seq` has published its result (polling the mapped word, with
+// the stream checked for errors and the wait bounded), then returns the result.
+cudot_status wait_for_result(cudot_ctx &ctx, const DeviceState &s, Gpu &g, unsigned long long seq, double *result);
+// The device counter DotParams::dots of GPU g.
+inline unsigned long long *dot_counter(const Gpu &g) {
+    return reinterpret_cast<unsigned long long *>(static_cast<char *>(g.scratch) + kDotsOffset);
+}
+
+// Where GPU g reads the elements [at, at + count) of x (or y, of element size `size`) from, after queueing
+// whatever copy that needs on `stream`: PINNED copies them into its device buffer at the same offset
+// less `base`; MAPPED and MANAGED read the shared buffers in place, unless `at` would misalign the
+// kernel's loads; then the elements are copied to a device staging buffer first.
+cudot_status source(cudot_ctx &ctx, DeviceState &s, Gpu &g, const void *host, void *view, void *&stage,
+                    std::size_t size, std::size_t at, std::size_t count, cudaStream_t stream, const void *&out);
+
+// MANAGED: queues on g's stream the migration of elements [at, at + count) of x and y to GPU g.
+cudot_status prefetch_run(cudot_ctx &ctx, Gpu &g, std::size_t at, std::size_t count);
+
+// The dot orchestrations (one_gpu_dot.cu, split_dot.cu, managed_policy.cu, auto_policy.cu).
+cudot_status single_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefetch, double *result);
+cudot_status multi_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefetch, double *result);
+cudot_status hybrid_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result);
+cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result);
+cudot_status auto_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result);
+void free_auto_policy(DeviceState &s);
+void free_pinned_policy(DeviceState &s);
+
+// Partials of tiles [0, gpu_tiles) of the n elements at `first`, each GPU one run, into h_partials;
+// wait with wait_partials (*slowest_ms, if given, gets the longest GPU's time).
+cudot_status queue_partials(cudot_ctx &ctx, DeviceState &s, std::size_t first, std::size_t n, std::size_t gpu_tiles,
+                            bool timed, bool prefetch);
+cudot_status wait_partials(cudot_ctx &ctx, DeviceState &s, float *slowest_ms);
+
+}  // namespace cuda
+}  // namespace cudot

@@ -1,0 +1,129 @@
+// launch.cu - the typed launches of the dot kernel, the grid they get, and how the host waits for a
+// single-GPU dot's result. The only file that instantiates the kernels.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+#endif
+
+#include "cuda_check.hpp"
+#include "gpu_state.hpp"
+
+namespace cudot {
+namespace cuda {
+
+template <class Tx, class Ty>
+static cudaError_t launch_typed(const LaunchArgs &a, cudaStream_t stream) {
+    using Acc = typename PairOf<Tx, Ty>::Acc;
+    unsigned slice_shift = 0;
+    while ((1u << slice_shift) < a.slices) ++slice_shift;
+    const DotParams<Tx, Ty> p{static_cast<const Tx *>(a.x), static_cast<const Ty *>(a.y), a.n, a.first_item,
+                              a.last_item, slice_shift, static_cast<Acc *>(a.partials), a.ticket, a.joining_blocks,
+                              a.done, a.dots};
+    dot_kernel<Tx, Ty><<<a.blocks, kThreads / a.slices, 0, stream>>>(p);
+    // Read the launch's own error without clearing one the caller's code left pending: a sticky
+    // error shows here too, and a failed launch leaves nothing else behind.
+    return cudaPeekAtLastError();
+}
+
+template <class Tx, class Ty>
+static cudaError_t occupancy_typed(int threads, int *blocks_per_sm) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, dot_kernel<Tx, Ty>, threads, 0);
+}
+
+Launcher launcher_for(int32_t x_dtype, int32_t y_dtype) {
+    return types::with_type(x_dtype, [&](auto xt) {
+        return types::with_type(y_dtype, [&](auto yt) {
+            using Tx = decltype(xt);
+            using Ty = decltype(yt);
+            Launcher l;
+            l.launch = launch_typed<Tx, Ty>;
+            l.occupancy = occupancy_typed<Tx, Ty>;
+            l.partial_bytes = sizeof(typename PairOf<Tx, Ty>::Acc);
+            return l;
+        });
+    });
+}
+
+cudaError_t kernels_load(int) {
+    cudaFuncAttributes attributes;
+    return cudaFuncGetAttributes(&attributes, dot_kernel<float, float>);
+}
+
+// Slices: at small n a dot has fewer tiles than the GPU has multiprocessors; cutting each tile into
+// slices (whole warps of its lanes) spreads the same work over more of them. Measured on an H100 it
+// was slower at every n (docs/PERFORMANCE.md): one slice per tile unless tuning asks for more.
+GridPlan plan_grid(const cudot_ctx &ctx, const DeviceState &s, const Gpu &g, std::size_t tiles, bool joined) {
+    unsigned slices = 1;
+    if (joined && s.tuning.slices) slices = s.tuning.slices;
+    int choice = 0;
+    while ((1u << choice) < slices) ++choice;
+    const std::size_t items = tiles * slices;
+    std::size_t blocks = ctx.hooks.gpu_blocks ? ctx.hooks.gpu_blocks : g.resident_blocks[choice];
+    blocks = std::min(blocks, items);
+    return GridPlan{slices, static_cast<unsigned>(std::max<std::size_t>(blocks, 1))};
+}
+
+cudot_status launch(cudot_ctx &ctx, const DeviceState &s, const Gpu &, cudaStream_t stream, const LaunchArgs &args) {
+    cudaError_t e = pass_or_inject(s.launcher.launch(args, stream));
+    return e == cudaSuccess ? CUDOT_OK : cuda_fail(ctx.sink(), e, "dot_kernel launch");
+}
+
+static inline void relax() {
+#if defined(__x86_64__) || defined(_M_X64)
+    _mm_pause();
+#else
+    std::this_thread::yield();
+#endif
+}
+
+// How long a dot may take before the wait gives up: far beyond any dot's time (2^31 elements over the
+// slowest bus), short enough that a hung GPU does not hold the caller forever.
+constexpr auto kWaitBound = std::chrono::seconds(60);
+// The stream is asked for errors (a fault means the result will never come) this often while polling,
+// and after this long the poll yields the processor between looks.
+constexpr auto kQueryEvery = std::chrono::microseconds(20);
+constexpr auto kSpinFor = std::chrono::microseconds(200);
+
+cudot_status wait_for_result(cudot_ctx &ctx, const DeviceState &s, Gpu &g, unsigned long long seq, double *result) {
+    ErrorSink err = ctx.sink();
+    volatile Completion *done = s.h_done;
+    if (s.tuning.stream_sync || s.sync_after_dot) {
+        CUDOT_CUDA_TRY(err, cudaStreamSynchronize(g.stream));
+        if (done->seq != seq) return fail(err, CUDOT_ERROR_INTERNAL, "the dot kernel ended without its result");
+        *result = done->result;
+        return CUDOT_OK;
+    }
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    auto next_query = start + kQueryEvery;
+    for (;;) {
+        for (int i = 0; i < 32; ++i) {
+            if (done->seq == seq) {
+                std::atomic_thread_fence(std::memory_order_acquire);  // the value was written before seq
+                *result = done->result;
+                return CUDOT_OK;
+            }
+            relax();
+        }
+        const auto now = Clock::now();
+        if (now < next_query) continue;
+        next_query = now + kQueryEvery;
+        // Not a fault-injection point: how often it runs depends on timing, and the fault walks of the
+        // tests need the same sequence of checked calls every time.
+        const cudaError_t e = cudaStreamQuery(g.stream);
+        if (e == cudaSuccess && done->seq != seq)  // the stream ran dry: the word must be there by now
+            return fail(err, CUDOT_ERROR_INTERNAL, "the dot kernel ended without its result");
+        if (e != cudaSuccess && e != cudaErrorNotReady) return cuda_fail(err, e, "dot_kernel (cudaStreamQuery)");
+        if (now - start > kWaitBound)
+            return fail(err, CUDOT_ERROR_CUDA, "the GPU did not finish the dot within %lld s",
+                        static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(kWaitBound).count()));
+        if (now - start > kSpinFor) std::this_thread::yield();
+    }
+}
+
+}  // namespace cuda
+}  // namespace cudot

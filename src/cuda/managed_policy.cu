@@ -1,0 +1,110 @@
+// managed_policy.cu - MANAGED: where a dot's inputs should be when the kernel reads them.
+//
+// Unified memory serves two patterns that want opposite handling. Inputs that stay the same across
+// dots should live in GPU memory (HBM speed). Inputs the host rewrites before every dot have moved back
+// to the host each time; migrating them to the GPU again (by page faults, or by one bulk prefetch)
+// costs more than reading them where they are over the bus, as MAPPED does. So each dot watches itself:
+//  - resident: no advice; a dot that ran at bus speed or slower found pages the host had written, and
+//    the context switches to reading in place (the inputs are advised to stay on the host, mapped for
+//    the GPU);
+//  - in place: every dot reads over the bus, which cannot tell whether the host still writes; so every
+//    probe_every-th dot drops the advice and migrates the inputs to the GPU, and the next dot's speed
+//    decides. A failed probe doubles the wait before the next one.
+// Only timing changes, never the result. Devices without concurrent managed access take none of this:
+// no advice, no prefetch, and the host waits for every kernel to end (buffers.cu).
+#include <algorithm>
+#include <chrono>
+
+#include "cuda_check.hpp"
+#include "gpu_state.hpp"
+
+namespace cudot {
+namespace cuda {
+
+// Dots on fewer bytes than this never adapt: latency dominates.
+constexpr std::size_t kAdaptBytes = std::size_t(8) << 20;
+// A dot slower than this moved pages or read over the bus: the host had written to them.
+constexpr double kResidentGBps = 300.0;
+// Slack on top of the bus-speed time, for the dot's fixed costs.
+constexpr double kSlackMs = 0.25;
+constexpr unsigned kFirstProbe = 2, kLastProbe = 16;
+
+static cudot_status advise(cudot_ctx &ctx, const Gpu &g, bool in_place) {
+    ErrorSink err = ctx.sink();
+    cudaMemLocation host{}, gpu{};
+    host.type = cudaMemLocationTypeHost;
+    gpu.type = cudaMemLocationTypeDevice;
+    gpu.id = g.device;
+    const std::size_t bx = ctx.capacity * element_size(ctx.dtype), by = ctx.capacity * element_size(ctx.y_dtype);
+    if (in_place) {
+        CUDOT_CUDA_TRY(err, cudaMemAdvise(ctx.x, bx, cudaMemAdviseSetPreferredLocation, host));
+        CUDOT_CUDA_TRY(err, cudaMemAdvise(ctx.y, by, cudaMemAdviseSetPreferredLocation, host));
+        CUDOT_CUDA_TRY(err, cudaMemAdvise(ctx.x, bx, cudaMemAdviseSetAccessedBy, gpu));
+        CUDOT_CUDA_TRY(err, cudaMemAdvise(ctx.y, by, cudaMemAdviseSetAccessedBy, gpu));
+    } else {
+        CUDOT_CUDA_TRY(err, cudaMemAdvise(ctx.x, bx, cudaMemAdviseUnsetPreferredLocation, host));
+        CUDOT_CUDA_TRY(err, cudaMemAdvise(ctx.y, by, cudaMemAdviseUnsetPreferredLocation, host));
+        CUDOT_CUDA_TRY(err, cudaMemAdvise(ctx.x, bx, cudaMemAdviseUnsetAccessedBy, gpu));
+        CUDOT_CUDA_TRY(err, cudaMemAdvise(ctx.y, by, cudaMemAdviseUnsetAccessedBy, gpu));
+    }
+    return CUDOT_OK;
+}
+
+static cudot_status switch_to(cudot_ctx &ctx, DeviceState &s, bool in_place) {
+    if (s.in_place == in_place) return CUDOT_OK;
+    cudot_status status = advise(ctx, s.gpus[0], in_place);
+    if (status == CUDOT_OK) s.in_place = in_place;
+    return status;
+}
+
+// Several GPUs, and the forced modes of tuning: migrate when the last dot found the pages away.
+static cudot_status prefetching_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
+    const std::size_t bytes = n * (element_size(ctx.dtype) + element_size(ctx.y_dtype));
+    const bool adapt = bytes >= kAdaptBytes && !s.sync_after_dot;
+    const bool prefetch = adapt && s.prefetch;
+    const auto start = std::chrono::steady_clock::now();
+    cudot_status status =
+        s.gpus.size() == 1 ? single_dot(ctx, s, n, prefetch, result) : multi_dot(ctx, s, n, prefetch, result);
+    if (status != CUDOT_OK || !adapt) return status;
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    s.prefetch = ms > bytes / (kResidentGBps * 1e6 * s.gpus.size()) + kSlackMs;
+    return CUDOT_OK;
+}
+
+cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
+    const std::size_t bytes = n * (element_size(ctx.dtype) + element_size(ctx.y_dtype));
+    if (s.gpus.size() > 1 || s.sync_after_dot || s.tuning.managed_mode == 1) return prefetching_dot(ctx, s, n, result);
+    if (s.tuning.managed_mode == 2) {
+        cudot_status status = switch_to(ctx, s, true);
+        return status == CUDOT_OK ? single_dot(ctx, s, n, false, result) : status;
+    }
+    if (bytes < kAdaptBytes) return single_dot(ctx, s, n, false, result);
+
+    bool probe = false;
+    if (s.in_place && --s.probe_wait == 0) {  // drop the advice and bring the inputs over once
+        cudot_status status = switch_to(ctx, s, false);
+        if (status != CUDOT_OK) return status;
+        probe = true;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    cudot_status status = single_dot(ctx, s, n, probe, result);
+    if (status != CUDOT_OK || s.in_place) return status;
+    if (probe) {  // the next dot, without a migration, tells whether they stayed
+        s.judging = true;
+        return CUDOT_OK;
+    }
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (ms <= bytes / (kResidentGBps * 1e6) + kSlackMs) {  // resident: stay so, probe early next time
+        if (s.judging) s.probe_every = kFirstProbe;
+        s.judging = false;
+        return CUDOT_OK;
+    }
+    // The host wrote them: read them in place from now on, and probe again later.
+    s.probe_every = s.judging ? std::min(kLastProbe, 2 * s.probe_every) : std::max(kFirstProbe, s.probe_every);
+    s.judging = false;
+    s.probe_wait = s.probe_every;
+    return switch_to(ctx, s, true);
+}
+
+}  // namespace cuda
+}  // namespace cudot

@@ -1,0 +1,68 @@
+// path_chooser.hpp - picks, per size class, the fastest of a few paths that give the same bits, from
+// their measured times (AUTO: CPU, GPU or both; PINNED: copy the inputs or read them in place).
+//
+// Per size class (n's power of two) each path that can serve the size is tried kTriesEach times in
+// turn (keeping its best time: a first call may pay one-time costs); then the fastest is taken, and
+// every kRecheckEvery dots one of the others runs again, so the choice follows a change of machine
+// load or of how the caller uses its buffers.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+
+namespace cudot {
+namespace cuda {
+
+template <int Paths> class PathChooser {
+   public:
+    static constexpr unsigned kTriesEach = 2;
+    static constexpr unsigned kRecheckEvery = 32;
+    static constexpr double kWeight = 0.25;  // of a new time in the running estimate
+
+    // The path for the next dot of n elements; usable(p) says whether path p can serve it.
+    template <class Usable> int choose(std::size_t n, Usable usable) {
+        Class &c = classes_[size_class(n)];
+        for (int p = 0; p < Paths; ++p)
+            if (usable(p) && c.tries[p] < kTriesEach) return p;
+        if (++c.calls % kRecheckEvery == 0) {
+            const unsigned turn = c.calls / kRecheckEvery;
+            for (unsigned k = 0; k < Paths; ++k) {
+                const int p = static_cast<int>((turn + k) % Paths);
+                if (p != c.best && usable(p)) return p;
+            }
+        }
+        return c.best;
+    }
+
+    // Records that path p took `us` microseconds for a dot of n elements.
+    template <class Usable> void record(std::size_t n, int p, double us, Usable usable) {
+        Class &c = classes_[size_class(n)];
+        if (c.tries[p] < kTriesEach) {
+            c.us[p] = c.tries[p] == 0 ? us : std::min(c.us[p], us);
+            ++c.tries[p];
+        } else {
+            c.us[p] += kWeight * (us - c.us[p]);
+        }
+        int best = -1;
+        for (int q = 0; q < Paths; ++q)
+            if (usable(q) && c.tries[q] > 0 && (best < 0 || c.us[q] < c.us[best])) best = q;
+        if (best >= 0) c.best = best;
+    }
+
+   private:
+    struct Class {
+        double us[Paths] = {};
+        unsigned tries[Paths] = {};
+        unsigned calls = 0;
+        int best = 0;
+    };
+    static int size_class(std::size_t n) {
+        int k = 0;
+        while (n >>= 1) ++k;
+        return k;
+    }
+    Class classes_[64];
+};
+
+}  // namespace cuda
+}  // namespace cudot

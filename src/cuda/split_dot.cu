@@ -1,0 +1,108 @@
+// split_dot.cu - dots whose tile partials are joined on the host: over several GPUs (each one run of
+// tiles), AUTO's CPU+GPU split, and cudot_tile_partials. Who computes a tile never changes its partial,
+// so every way of splitting gives the same bits.
+#include <algorithm>
+#include <chrono>
+
+#include "../cpu/cpu_backend.hpp"
+#include "cuda_backend.hpp"
+#include "cuda_check.hpp"
+#include "gpu_state.hpp"
+
+namespace cudot {
+namespace cuda {
+
+cudot_status queue_partials(cudot_ctx &ctx, DeviceState &s, std::size_t first, std::size_t n, std::size_t gpu_tiles,
+                            bool timed, bool prefetch) {
+    ErrorSink err = ctx.sink();
+    const std::size_t count = s.gpus.size(), sx = element_size(ctx.dtype), sy = element_size(ctx.y_dtype);
+    for (std::size_t k = 0; k < count; ++k) {
+        Gpu &g = s.gpus[k];
+        g.first_tile = gpu_tiles * k / count;
+        g.last_tile = gpu_tiles * (k + 1) / count;
+        if (g.first_tile == g.last_tile) continue;
+        const std::size_t begin = g.first_tile * order::kTile;
+        const std::size_t elements = std::min(n, g.last_tile * order::kTile) - begin;
+        CUDOT_CUDA_TRY(err, cudaSetDevice(g.device));
+        if (timed) CUDOT_CUDA_TRY(err, cudaEventRecord(g.start, g.stream));
+        cudot_status status = CUDOT_OK;
+        if (ctx.memory == CUDOT_MEMORY_MANAGED && prefetch) status = prefetch_run(ctx, g, first + begin, elements);
+        if (status != CUDOT_OK) return status;
+        // PINNED: each GPU's buffers hold its run at offset 0 (source() copies it there).
+        LaunchArgs args;
+        status = source(ctx, s, g, ctx.x, g.d_x, g.stage_x, sx, first + begin, elements, g.stream, args.x);
+        if (status == CUDOT_OK)
+            status = source(ctx, s, g, ctx.y, g.d_y, g.stage_y, sy, first + begin, elements, g.stream, args.y);
+        if (status != CUDOT_OK) return status;
+        const std::size_t tiles = g.last_tile - g.first_tile;
+        const GridPlan grid = plan_grid(ctx, s, g, tiles, false);
+        args.n = elements;
+        args.first_item = 0;
+        args.last_item = tiles;
+        args.slices = 1;
+        args.blocks = grid.blocks;
+        args.partials = static_cast<char *>(g.d_partials) + g.first_tile * s.launcher.partial_bytes;
+        status = launch(ctx, s, g, g.stream, args);
+        if (status != CUDOT_OK) return status;
+        if (timed) CUDOT_CUDA_TRY(err, cudaEventRecord(g.stop, g.stream));
+    }
+    return CUDOT_OK;
+}
+
+cudot_status wait_partials(cudot_ctx &ctx, DeviceState &s, float *slowest_ms) {
+    ErrorSink err = ctx.sink();
+    for (Gpu &g : s.gpus) {
+        if (g.first_tile == g.last_tile) continue;
+        CUDOT_CUDA_TRY(err, cudaSetDevice(g.device));
+        CUDOT_CUDA_TRY(err, cudaStreamSynchronize(g.stream));
+        if (slowest_ms) {
+            float ms = 0;
+            CUDOT_CUDA_TRY(err, cudaEventElapsedTime(&ms, g.start, g.stop));
+            *slowest_ms = std::max(*slowest_ms, ms);
+        }
+    }
+    return CUDOT_OK;
+}
+
+double current_hybrid_share(const cudot_ctx &ctx) {
+    if (!ctx.gpu) return 0.0;
+    return ctx.hooks.hybrid_share >= 0 ? ctx.hooks.hybrid_share : ctx.gpu->share;
+}
+
+// The GPUs read tiles [0, g) of the mapped buffers over the bus while the CPU threads compute tiles
+// [g, tiles) from host memory; both write tile partials into one mapped array, which the CPU joins in
+// the canonical order. After each dot, g moves toward the split that makes both finish together.
+cudot_status hybrid_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
+    const std::size_t tiles = order::tile_count(n);
+    const double share = current_hybrid_share(ctx);
+    std::size_t g = std::min(tiles, static_cast<std::size_t>(share * static_cast<double>(tiles) + 0.5));
+    cudot_status status = g > 0 ? queue_partials(ctx, s, 0, n, g, true, false) : CUDOT_OK;
+    if (status != CUDOT_OK) return status;
+    const auto cpu_start = std::chrono::steady_clock::now();
+    cpu::compute_partials(ctx.dtype, ctx.y_dtype, ctx.x, ctx.y, n, g, tiles, s.h_partials, ctx.hooks);
+    const double cpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cpu_start).count();
+    if (g > 0) {
+        float gpu_ms = 0;
+        status = wait_partials(ctx, s, &gpu_ms);
+        if (status != CUDOT_OK) return status;
+        if (g < tiles && gpu_ms > 0 && cpu_ms > 0) {
+            const double gpu_rate = g / static_cast<double>(gpu_ms), cpu_rate = (tiles - g) / cpu_ms;
+            const double balanced = gpu_rate / (gpu_rate + cpu_rate);
+            s.share = std::min(0.95, std::max(0.02, 0.5 * s.share + 0.5 * balanced));
+        }
+    }
+    *result = cpu::join_partials(types::kind_of(ctx.dtype, ctx.y_dtype), s.h_partials, tiles);
+    return CUDOT_OK;
+}
+
+cudot_status multi_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefetch, double *result) {
+    const std::size_t tiles = order::tile_count(n);
+    cudot_status status = queue_partials(ctx, s, 0, n, tiles, false, prefetch);
+    if (status == CUDOT_OK) status = wait_partials(ctx, s, nullptr);
+    if (status != CUDOT_OK) return status;
+    *result = cpu::join_partials(types::kind_of(ctx.dtype, ctx.y_dtype), s.h_partials, tiles);
+    return CUDOT_OK;
+}
+
+}  // namespace cuda
+}  // namespace cudot
