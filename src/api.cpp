@@ -1,11 +1,14 @@
 // api.cpp - every exported entry point: check the arguments, lock the context, dispatch to a backend,
 // and turn anything unexpected into a status. Nothing thrown or printed ever leaves this file.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
 #include <new>
+#include <thread>
 #include <unordered_set>
 #include <vector>
 
@@ -13,6 +16,7 @@
 #include "order.hpp"
 #include "cpu/cpu_backend.hpp"
 #include "cpu/fp_env.hpp"
+#include "cpu/thread_pool.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "testing.hpp"
 #include "types.hpp"
@@ -41,35 +45,79 @@ constexpr uint32_t kConfigMaxSize = 4096;     // anything larger is garbage, not
 
 // Every context cudot_init handed out that cudot_deinit has not yet destroyed. Entry points look a
 // handle up here instead of reading through it, so a second deinit or a call after deinit is refused
-// without touching freed memory. Deliberately never destroyed: a caller's atexit handler or a
-// finalizer running at process exit may still call in after static destructors.
-struct Registry {
-    std::mutex mutex;
-    std::unordered_set<const cudot_ctx *> contexts;
+// without touching freed memory. The set is split into shards by the handle's address, each under its
+// own lock, so that calls on different contexts do not queue for one process-wide lock. Deliberately
+// never destroyed: a caller's atexit handler or a finalizer running at process exit may still call in
+// after static destructors.
+class Registry {
+   public:
+    // If ctx is live, takes a reference to it (cudot_deinit waits until it is released) and returns true.
+    bool acquire(cudot_ctx *ctx) {
+        Shard &shard = shard_of(ctx);
+        std::lock_guard<std::mutex> lock(shard.mutex);
+        if (shard.contexts.count(ctx) == 0) return false;
+        ctx->calls.fetch_add(1, std::memory_order_relaxed);  // ordered against forget() by the shard's lock
+        return true;
+    }
+    static void release(cudot_ctx *ctx) { ctx->calls.fetch_sub(1, std::memory_order_release); }
+
+    void remember(const cudot_ctx *ctx) {  // may throw std::bad_alloc
+        Shard &shard = shard_of(ctx);
+        std::lock_guard<std::mutex> lock(shard.mutex);
+        shard.contexts.insert(ctx);
+    }
+    // Removes ctx from the live set; false if it was not there. Exactly one of two racing deinits wins.
+    bool forget(const cudot_ctx *ctx) {
+        Shard &shard = shard_of(ctx);
+        std::lock_guard<std::mutex> lock(shard.mutex);
+        return shard.contexts.erase(ctx) != 0;
+    }
+
+   private:
+    static constexpr std::size_t kShardBits = 8;
+    struct alignas(64) Shard {  // one cache line or more each: neighbouring shards never share a line
+        std::mutex mutex;
+        std::unordered_set<const cudot_ctx *> contexts;
+    };
+    // Fibonacci hashing of the address: contexts allocated one after another land in different shards.
+    Shard &shard_of(const cudot_ctx *ctx) {
+        const std::uint64_t key = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(ctx) >> 4);
+        return shards_[(key * 0x9e3779b97f4a7c15ULL) >> (64 - kShardBits)];
+    }
+    Shard shards_[std::size_t(1) << kShardBits];
 };
+
 Registry &registry() {
     static Registry *r = new Registry;
     return *r;
 }
 
-bool live(const cudot_ctx *ctx) {
-    if (!ctx) return false;
-    Registry &r = registry();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    return r.contexts.count(ctx) != 0;
-}
+// A reference to a live context for the length of one call (nothing, if the handle is not live).
+class ContextRef {
+   public:
+    explicit ContextRef(const cudot_ctx *ctx)
+        : ctx_(ctx && registry().acquire(const_cast<cudot_ctx *>(ctx)) ? const_cast<cudot_ctx *>(ctx) : nullptr) {}
+    ~ContextRef() {
+        if (ctx_) Registry::release(ctx_);
+    }
+    ContextRef(const ContextRef &) = delete;
+    ContextRef &operator=(const ContextRef &) = delete;
+    explicit operator bool() const { return ctx_ != nullptr; }
+    cudot_ctx &operator*() const { return *ctx_; }
 
-void remember(const cudot_ctx *ctx) {  // may throw std::bad_alloc
-    Registry &r = registry();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    r.contexts.insert(ctx);
-}
+   private:
+    cudot_ctx *ctx_;
+};
 
-// Removes ctx from the live set; false if it was not there. Exactly one of two racing deinits wins.
-bool forget(const cudot_ctx *ctx) {
-    Registry &r = registry();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    return r.contexts.erase(ctx) != 0;
+// Waits until every call that took a reference to ctx before cudot_deinit removed it has returned. Calls
+// usually take microseconds; a long GPU dot is waited for without burning a core.
+void wait_for_calls(const cudot_ctx &ctx) {
+    for (unsigned round = 0; ctx.calls.load(std::memory_order_acquire) != 0; ++round) {
+        if (round < 64)
+            std::this_thread::yield();
+        else
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
 }
 
 // Copies the caller's config (of whatever version) over the defaults and checks every field.
@@ -162,7 +210,7 @@ cudot_status build_and_register(cudot_ctx **out, std::size_t n, const cudot_conf
     status = build_context(*ctx, cfg, err);
     if (status == CUDOT_OK) {
         try {
-            remember(ctx);
+            registry().remember(ctx);
         } catch (const std::bad_alloc &) {
             destroy_backend(*ctx);
             status = fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the context registry");
@@ -191,21 +239,26 @@ cudot_status init_impl(cudot_ctx **out, std::size_t n, const cudot_config *confi
     return status;
 }
 
-cudot_status dot_impl(cudot_ctx *ctx, std::size_t n, bool whole, double *result) {
-    if (!live(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
-    std::lock_guard<std::mutex> lock(ctx->mutex);
-    if (!result) return fail(ctx->sink(), CUDOT_ERROR_INVALID_ARGUMENT, "result is NULL");
-    if (whole) n = ctx->capacity;
-    if (n > ctx->capacity)
-        return fail(ctx->sink(), CUDOT_ERROR_INVALID_ARGUMENT, "cudot_dot_n: n = %zu exceeds the capacity %zu", n,
-                    ctx->capacity);
+// How many elements a dot covers: all of them (cudot_dot), or the first n (cudot_dot_n).
+struct DotRange {
+    bool whole;
+    std::size_t n;
+};
+
+cudot_status dot_impl(cudot_ctx &ctx, DotRange range, double *result) {
+    std::lock_guard<std::mutex> lock(ctx.mutex);
+    if (!result) return fail(ctx.sink(), CUDOT_ERROR_INVALID_ARGUMENT, "result is NULL");
+    const std::size_t n = range.whole ? ctx.capacity : range.n;
+    if (n > ctx.capacity)
+        return fail(ctx.sink(), CUDOT_ERROR_INVALID_ARGUMENT, "cudot_dot_n: n = %zu exceeds the capacity %zu", n,
+                    ctx.capacity);
     if (n == 0) {
         *result = 0.0;
         return CUDOT_OK;
     }
     double value = 0.0;
     cpu::DefaultFpEnv fp_env;  // the caller's FTZ/DAZ or rounding mode must not change the result
-    cudot_status status = ctx->memory == CUDOT_MEMORY_HOST ? cpu::dot(*ctx, n, &value) : cuda::dot(*ctx, n, &value);
+    cudot_status status = ctx.memory == CUDOT_MEMORY_HOST ? cpu::dot(ctx, n, &value) : cuda::dot(ctx, n, &value);
     if (status != CUDOT_OK) return status;
     // One NaN for every backend: x86 and GPUs make NaNs with different signs and payloads.
     *result = std::isnan(value) ? std::numeric_limits<double>::quiet_NaN() : value;
@@ -220,28 +273,27 @@ std::size_t packed_partial_bytes(types::Kind kind) {
 static_assert(order::kMaxPartialBytes <= CUDOT_PARTIAL_BYTES, "the exported partial must hold every kind");
 static_assert(order::kTile == CUDOT_TILE_ELEMENTS, "the header's tile is the canonical order's tile");
 
-cudot_status tile_partials_impl(cudot_ctx *ctx, std::size_t first, std::size_t n, void *out) {
-    if (!live(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
-    std::lock_guard<std::mutex> lock(ctx->mutex);
-    if (first > ctx->capacity || n > ctx->capacity - first)
-        return fail(ctx->sink(), CUDOT_ERROR_INVALID_ARGUMENT,
+cudot_status tile_partials_impl(cudot_ctx &ctx, std::size_t first, std::size_t n, void *out) {
+    std::lock_guard<std::mutex> lock(ctx.mutex);
+    if (first > ctx.capacity || n > ctx.capacity - first)
+        return fail(ctx.sink(), CUDOT_ERROR_INVALID_ARGUMENT,
                     "cudot_tile_partials: elements [%zu, %zu + %zu) reach beyond the capacity %zu", first, first, n,
-                    ctx->capacity);
+                    ctx.capacity);
     if (n == 0) return CUDOT_OK;
-    if (!out) return fail(ctx->sink(), CUDOT_ERROR_INVALID_ARGUMENT, "cudot_tile_partials: out is NULL");
+    if (!out) return fail(ctx.sink(), CUDOT_ERROR_INVALID_ARGUMENT, "cudot_tile_partials: out is NULL");
     cpu::DefaultFpEnv fp_env;
-    const types::Kind kind = types::kind_of(ctx->dtype, ctx->y_dtype);
+    const types::Kind kind = types::kind_of(ctx.dtype, ctx.y_dtype);
     const std::size_t tiles = order::tile_count(n), packed = packed_partial_bytes(kind);
     // Both backends leave the partials, packed, in the context's own array, which holds the tiles of its
     // capacity, so of any n within it.
     void *scratch = nullptr;
-    if (ctx->memory == CUDOT_MEMORY_HOST) {
-        const unsigned char *x = static_cast<const unsigned char *>(ctx->x) + first * element_size(ctx->dtype);
-        const unsigned char *y = static_cast<const unsigned char *>(ctx->y) + first * element_size(ctx->y_dtype);
-        scratch = cpu::partial_scratch(*ctx);
-        cpu::compute_partials(ctx->dtype, ctx->y_dtype, x, y, n, 0, tiles, scratch, ctx->hooks);
+    if (ctx.memory == CUDOT_MEMORY_HOST) {
+        const unsigned char *x = static_cast<const unsigned char *>(ctx.x) + first * element_size(ctx.dtype);
+        const unsigned char *y = static_cast<const unsigned char *>(ctx.y) + first * element_size(ctx.y_dtype);
+        scratch = cpu::partial_scratch(ctx);
+        cpu::compute_partials(ctx.dtype, ctx.y_dtype, x, y, n, 0, tiles, scratch, ctx.hooks);
     } else {
-        cudot_status status = cuda::tile_partials(*ctx, first, n, &scratch);
+        cudot_status status = cuda::tile_partials(ctx, first, n, &scratch);
         if (status != CUDOT_OK) return status;
     }
     unsigned char *dst = static_cast<unsigned char *>(out);
@@ -292,7 +344,15 @@ cudot_status guarded(ErrorSink err, Body body) noexcept {
     }
 }
 
-ErrorSink sink_of(cudot_ctx *ctx) { return live(ctx) ? ctx->sink() : ErrorSink{nullptr, 0}; }
+// Runs body(context) for a live handle, holding a reference to it, with exceptions turned into a status
+// recorded on the context; INVALID_ARGUMENT for a handle that is not live.
+template <class Body>
+cudot_status on_live_context(const cudot_ctx *handle, Body body) noexcept {
+    ContextRef ref(handle);
+    if (!ref) return CUDOT_ERROR_INVALID_ARGUMENT;
+    cudot_ctx &ctx = *ref;
+    return guarded(ctx.sink(), [&] { return body(ctx); });
+}
 
 }  // namespace
 
@@ -300,6 +360,8 @@ ErrorSink sink_of(cudot_ctx *ctx) { return live(ctx) ? ctx->sink() : ErrorSink{n
 namespace testing {
 void set_cpu_threads(cudot_ctx *ctx, unsigned threads) { ctx->hooks.cpu_threads = threads; }
 void set_cpu_always_parallel(cudot_ctx *ctx, bool on) { ctx->hooks.cpu_always_parallel = on; }
+void set_cpu_parallel_bytes(cudot_ctx *ctx, std::size_t bytes) { ctx->hooks.cpu_parallel_bytes = bytes; }
+unsigned long long cpu_pool_jobs() { return cpu::ThreadPool::instance().jobs_shared(); }
 void set_gpu_blocks(cudot_ctx *ctx, unsigned blocks) { ctx->hooks.gpu_blocks = blocks; }
 void set_hybrid_share(cudot_ctx *ctx, double share) { ctx->hooks.hybrid_share = share; }
 double hybrid_share(const cudot_ctx *ctx) { return cuda::current_hybrid_share(*ctx); }
@@ -319,22 +381,23 @@ CUDOT_API cudot_status cudot_init(cudot_ctx **ctx, size_t n, const cudot_config 
 }
 
 CUDOT_API cudot_status cudot_get_inputs(cudot_ctx *ctx, void **x, void **y) {
-    if (!live(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
-    if (x) *x = ctx->x;
-    if (y) *y = ctx->y;
-    return CUDOT_OK;
+    return on_live_context(ctx, [&](cudot_ctx &c) {
+        if (x) *x = c.x;
+        if (y) *y = c.y;
+        return CUDOT_OK;
+    });
 }
 
 CUDOT_API cudot_status cudot_dot(cudot_ctx *ctx, double *result) {
-    return guarded(sink_of(ctx), [&] { return dot_impl(ctx, 0, true, result); });
+    return on_live_context(ctx, [&](cudot_ctx &c) { return dot_impl(c, DotRange{true, 0}, result); });
 }
 
 CUDOT_API cudot_status cudot_dot_n(cudot_ctx *ctx, size_t n, double *result) {
-    return guarded(sink_of(ctx), [&] { return dot_impl(ctx, n, false, result); });
+    return on_live_context(ctx, [&](cudot_ctx &c) { return dot_impl(c, DotRange{false, n}, result); });
 }
 
 CUDOT_API cudot_status cudot_tile_partials(cudot_ctx *ctx, size_t first, size_t n, void *out) {
-    return guarded(sink_of(ctx), [&] { return tile_partials_impl(ctx, first, n, out); });
+    return on_live_context(ctx, [&](cudot_ctx &c) { return tile_partials_impl(c, first, n, out); });
 }
 
 CUDOT_API cudot_status cudot_join_partials(int32_t x_dtype, int32_t y_dtype, const void *partials, size_t tiles,
@@ -345,9 +408,9 @@ CUDOT_API cudot_status cudot_join_partials(int32_t x_dtype, int32_t y_dtype, con
 
 CUDOT_API cudot_status cudot_deinit(cudot_ctx *ctx) {
     if (!ctx) return CUDOT_OK;
-    if (!forget(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
+    if (!registry().forget(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
+    wait_for_calls(*ctx);  // no new call can find ctx now; let those already inside finish
     return guarded(ErrorSink{nullptr, 0}, [&] {
-        { std::lock_guard<std::mutex> lock(ctx->mutex); }  // let a call already inside finish
         cudot_status status = destroy_backend(*ctx);
         delete ctx;
         return status;
@@ -355,28 +418,30 @@ CUDOT_API cudot_status cudot_deinit(cudot_ctx *ctx) {
 }
 
 CUDOT_API cudot_status cudot_get_memory(const cudot_ctx *ctx, int32_t *memory, int32_t *device) {
-    if (!live(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
-    if (memory) *memory = ctx->memory;
-    if (device) *device = ctx->device;
-    return CUDOT_OK;
+    return on_live_context(ctx, [&](cudot_ctx &c) {
+        if (memory) *memory = c.memory;
+        if (device) *device = c.device;
+        return CUDOT_OK;
+    });
 }
 
 CUDOT_API cudot_status cudot_get_dtypes(const cudot_ctx *ctx, int32_t *x_dtype, int32_t *y_dtype) {
-    if (!live(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
-    if (x_dtype) *x_dtype = ctx->dtype;
-    if (y_dtype) *y_dtype = ctx->y_dtype;
-    return CUDOT_OK;
+    return on_live_context(ctx, [&](cudot_ctx &c) {
+        if (x_dtype) *x_dtype = c.dtype;
+        if (y_dtype) *y_dtype = c.y_dtype;
+        return CUDOT_OK;
+    });
 }
 
 CUDOT_API cudot_status cudot_get_capacity(const cudot_ctx *ctx, size_t *n) {
-    if (!live(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
-    if (!n) {  // the one query whose out-pointer is required: say so on the context, under its lock
-        cudot_ctx *c = const_cast<cudot_ctx *>(ctx);
-        std::lock_guard<std::mutex> lock(c->mutex);
-        return fail(c->sink(), CUDOT_ERROR_INVALID_ARGUMENT, "cudot_get_capacity: n (the out-pointer) is NULL");
-    }
-    *n = ctx->capacity;
-    return CUDOT_OK;
+    return on_live_context(ctx, [&](cudot_ctx &c) {
+        if (!n) {  // the one query whose out-pointer is required: say so on the context, under its lock
+            std::lock_guard<std::mutex> lock(c.mutex);
+            return fail(c.sink(), CUDOT_ERROR_INVALID_ARGUMENT, "cudot_get_capacity: n (the out-pointer) is NULL");
+        }
+        *n = c.capacity;
+        return CUDOT_OK;
+    });
 }
 
 CUDOT_API const char *cudot_status_string(cudot_status status) {
@@ -398,8 +463,9 @@ CUDOT_API const char *cudot_status_string(cudot_status status) {
 
 CUDOT_API const char *cudot_last_error(const cudot_ctx *ctx) {
     if (!ctx) return init_error;
-    if (!live(ctx)) return "not a live cudot context (NULL, already destroyed, or not from cudot_init)";
-    return ctx->error;
+    ContextRef ref(ctx);
+    if (!ref) return "not a live cudot context (NULL, already destroyed, or not from cudot_init)";
+    return (*ref).error;
 }
 
 CUDOT_API uint32_t cudot_version(void) { return CUDOT_VERSION_NUMBER; }

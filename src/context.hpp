@@ -1,6 +1,7 @@
 // context.hpp - the internal shape of a cudot_ctx and the error plumbing every layer shares.
 #pragma once
 
+#include <atomic>
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
@@ -39,6 +40,7 @@ struct TestHooks {
     unsigned cpu_threads = 0;  // cap on CPU threads used by one dot
     unsigned gpu_blocks = 0;   // forced grid size of the dot kernel
     bool cpu_always_parallel = false;  // use the thread pool even for tiny n
+    std::size_t cpu_parallel_bytes = 0;  // bytes of x and y from which a dot uses the pool (0: the default)
     double hybrid_share = -1;  // fixed GPU share of an AUTO dot (0..1); negative: adapt
 };
 
@@ -46,6 +48,7 @@ struct TestHooks {
 
 struct cudot_ctx {
     std::mutex mutex;                  // serializes calls on this context
+    std::atomic<unsigned> calls{0};    // entry points running on this context (cudot_deinit waits for 0)
     std::size_t capacity = 0;
     int32_t dtype = CUDOT_F32;    // element type of x
     int32_t y_dtype = CUDOT_F32;  // element type of y

@@ -2,6 +2,8 @@
 // them link the static library. Each must be set before the calls it should affect.
 #pragma once
 
+#include <cstddef>
+
 #include "cudot.h"
 
 namespace cudot {
@@ -10,6 +12,11 @@ namespace testing {
 void set_cpu_threads(cudot_ctx *ctx, unsigned threads);
 // Sends even tiny dots on ctx through the thread pool.
 void set_cpu_always_parallel(cudot_ctx *ctx, bool on);
+// Dots on ctx that read at least this many bytes of x and y together use the thread pool (0: the
+// library's threshold for the pair's kind). For tuning the threshold on a given machine.
+void set_cpu_parallel_bytes(cudot_ctx *ctx, std::size_t bytes);
+// How many jobs the CPU thread pool has shared with its workers in this process so far.
+unsigned long long cpu_pool_jobs();
 // Forces the dot kernel's grid size on ctx (0: the normal choice).
 void set_gpu_blocks(cudot_ctx *ctx, unsigned blocks);
 // Fixes the share of tiles the GPU takes in an AUTO (hybrid) dot: 0..1; negative: adapt (the default).

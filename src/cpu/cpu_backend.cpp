@@ -19,17 +19,27 @@
 namespace cudot {
 namespace cpu {
 
-// Below this many tiles a dot runs on the calling thread: waking workers costs more than it saves.
-constexpr std::size_t kSerialTilesF32 = 16;  // 2^17 elements (Double and Exact kinds)
-constexpr std::size_t kSerialTilesF64 = 4;   // 2^15 elements (Dot2)
-// Work per pool task: big enough to amortize the task claim and let the hardware prefetchers ramp up
-// on each stream, small enough to balance threads. Counted in bytes read (8 tiles of an f32 pair), so
-// narrow pairs get proportionally more tiles per task; never fewer than 8 tiles.
-constexpr std::size_t kTaskBytes = 8 * order::kTile * 8;
-constexpr std::size_t kMinTilesPerTask = 8;
+// When the pool takes a dot, and how the dot is cut into tasks. Sizes are bytes of x and y read.
+struct ParallelPolicy {
+    // Below this a dot runs on the calling thread, with no pool involved. Inputs the caller has just
+    // written sit in its own L2 cache, and other cores must first fetch them from there: below about
+    // that cache's size, sharing a dot of fresh data saves less than the fetching costs (resident data
+    // pays for threads sooner). Dot2 does about three times the arithmetic per element of the Double
+    // kind, so it pays at fewer bytes. The Exact kind streams as fast as the Double kind.
+    static constexpr std::size_t kBytesDouble = std::size_t(1) << 20;
+    static constexpr std::size_t kBytesDot2 = std::size_t(512) << 10;
+    // Tasks are whole tiles, about this many per thread, so that every thread gets work and a thread
+    // that starts late (it was asleep) or runs slow leaves little behind...
+    static constexpr std::size_t kTasksPerThread = 4;
+    // ...but no larger than this, so that large dots still balance across threads.
+    static constexpr std::size_t kMaxTaskBytes = std::size_t(512) << 10;
+
+    static std::size_t threshold(types::Kind kind) { return kind == types::Kind::Dot2 ? kBytesDot2 : kBytesDouble; }
+};
 
 struct HostState {
     void *partials = nullptr;  // one accumulator per tile of capacity
+    PartialsFn kernel = nullptr;  // this context's pair on this processor, looked up once
 };
 
 std::size_t physical_memory() {
@@ -77,6 +87,7 @@ cudot_status create(cudot_ctx &ctx, ErrorSink err) {
                     y_bytes, physical);
     HostState *state = new (std::nothrow) HostState;
     if (!state) return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the context");
+    state->kernel = tile_kernels().get(ctx.dtype, ctx.y_dtype);
     ctx.host = state;
     ctx.x = allocate_host(x_bytes);
     ctx.y = allocate_host(y_bytes);
@@ -99,39 +110,54 @@ void destroy(cudot_ctx &ctx) {
     ctx.x = ctx.y = nullptr;
 }
 
+namespace {
+
+// Tiles [first, last) of an n-element dot, and where their partials go.
 struct Job {
+    PartialsFn kernel;
     const void *x;
     const void *y;
     std::size_t n;
-    std::size_t first, last;  // tiles to compute
+    std::size_t first, last;
     void *partials;
-    PartialsFn kernel;
-    std::size_t tiles_per_task;
+    std::size_t tiles_per_task = 0;  // when shared with the pool
 
     void run_tiles(std::size_t from, std::size_t to) const { kernel(x, y, n, from, to, partials); }
     static void task(void *self, std::size_t index) {
         const Job &job = *static_cast<const Job *>(self);
-        std::size_t from = job.first + index * job.tiles_per_task;
-        std::size_t to = from + job.tiles_per_task < job.last ? from + job.tiles_per_task : job.last;
-        job.run_tiles(from, to);
+        const std::size_t from = job.first + index * job.tiles_per_task;
+        job.run_tiles(from, std::min(from + job.tiles_per_task, job.last));
     }
 };
+
+// Computes the job's partials on the calling thread, or on the pool when it reads enough bytes.
+void compute_tiles(Job &job, std::size_t pair_bytes, types::Kind kind, const TestHooks &hooks) {
+    const std::size_t tiles = job.last - job.first;
+    const std::size_t elements = std::min(job.n, job.last * order::kTile) - job.first * order::kTile;
+    const std::size_t bytes = elements * pair_bytes;
+    const std::size_t threshold = hooks.cpu_parallel_bytes ? hooks.cpu_parallel_bytes : ParallelPolicy::threshold(kind);
+    if ((bytes < threshold && !hooks.cpu_always_parallel) || tiles == 1) {
+        job.run_tiles(job.first, job.last);
+        return;
+    }
+    ThreadPool &pool = ThreadPool::instance();
+    const std::size_t threads = hooks.cpu_threads ? std::min(hooks.cpu_threads, pool.threads()) : pool.threads();
+    const std::size_t tile_bytes = order::kTile * pair_bytes;
+    const std::size_t largest = std::max<std::size_t>(1, ParallelPolicy::kMaxTaskBytes / tile_bytes);
+    const std::size_t wanted = threads * ParallelPolicy::kTasksPerThread;
+    job.tiles_per_task = std::min(largest, (tiles + wanted - 1) / wanted);
+    pool.run((tiles + job.tiles_per_task - 1) / job.tiles_per_task, static_cast<unsigned>(threads), &Job::task, &job);
+}
+
+std::size_t pair_bytes(int32_t x_dtype, int32_t y_dtype) { return types::size_of(x_dtype) + types::size_of(y_dtype); }
+
+}  // namespace
 
 void compute_partials(int32_t x_dtype, int32_t y_dtype, const void *x, const void *y, std::size_t n,
                       std::size_t first, std::size_t last, void *partials, const TestHooks &hooks) {
     if (first >= last) return;
-    const std::size_t tile_bytes = order::kTile * (types::size_of(x_dtype) + types::size_of(y_dtype));
-    const std::size_t per_task = std::max(kMinTilesPerTask, kTaskBytes / tile_bytes);
-    Job job{x, y, n, first, last, partials, tile_kernels().get(x_dtype, y_dtype), per_task};
-    const std::size_t tiles = last - first;
-    // Dot2 costs about three times the Double kind per element: it goes parallel sooner.
-    const std::size_t serial_tiles =
-        types::kind_of(x_dtype, y_dtype) == types::Kind::Dot2 ? kSerialTilesF64 : kSerialTilesF32;
-    if (tiles <= serial_tiles && !hooks.cpu_always_parallel) {
-        job.run_tiles(first, last);
-    } else {
-        ThreadPool::instance().run((tiles + per_task - 1) / per_task, hooks.cpu_threads, &Job::task, &job);
-    }
+    Job job{tile_kernels().get(x_dtype, y_dtype), x, y, n, first, last, partials};
+    compute_tiles(job, pair_bytes(x_dtype, y_dtype), types::kind_of(x_dtype, y_dtype), hooks);
 }
 
 void *partial_scratch(cudot_ctx &ctx) { return ctx.host->partials; }
@@ -139,7 +165,11 @@ void *partial_scratch(cudot_ctx &ctx) { return ctx.host->partials; }
 template <types::Kind K>
 static double join_kind(const void *partials, std::size_t tiles) {
     using A = order::Arith<K>;
-    return A::finish(order::join_tiles<A>(static_cast<const typename A::Acc *>(partials), tiles));
+    const auto *p = static_cast<const typename A::Acc *>(partials);
+    // One tile: what join_tiles computes (the partial merged into an empty join lane, a one-node tree),
+    // without its kLanes-node array.
+    if (tiles == 1) return A::finish(A::merge(A::zero(), p[0]));
+    return A::finish(order::join_tiles<A>(p, tiles));
 }
 
 double join_partials(types::Kind kind, const void *partials, std::size_t tiles) {
@@ -152,8 +182,10 @@ double join_partials(types::Kind kind, const void *partials, std::size_t tiles) 
 
 cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
     const std::size_t tiles = order::tile_count(n);
-    compute_partials(ctx.dtype, ctx.y_dtype, ctx.x, ctx.y, n, 0, tiles, ctx.host->partials, ctx.hooks);
-    *result = join_partials(types::kind_of(ctx.dtype, ctx.y_dtype), ctx.host->partials, tiles);
+    const types::Kind kind = types::kind_of(ctx.dtype, ctx.y_dtype);
+    Job job{ctx.host->kernel, ctx.x, ctx.y, n, 0, tiles, ctx.host->partials};
+    compute_tiles(job, pair_bytes(ctx.dtype, ctx.y_dtype), kind, ctx.hooks);
+    *result = join_partials(kind, ctx.host->partials, tiles);
     return CUDOT_OK;
 }
 

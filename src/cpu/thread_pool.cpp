@@ -1,4 +1,12 @@
 // thread_pool.cpp - see thread_pool.hpp.
+//
+// A job's life: run() writes the job, publishes it by making state_ odd, wakes one sleeping worker if
+// any (the first worker in wakes the rest), and claims tasks itself. When no task is left to claim it
+// closes the job (state_ even) and waits until every worker that entered has left; the workers that
+// entered are exactly those that may still be running a claimed task. A worker that was asleep and
+// arrives after the close sees the state changed and goes back to waiting without reading the job.
+// Entering (inside_ + 1, then re-reading state_) and closing (state_ store, then reading inside_) are
+// sequentially consistent, so at least one side sees the other.
 #include "thread_pool.hpp"
 
 #include "fp_env.hpp"
@@ -17,8 +25,17 @@ namespace cudot {
 namespace cpu {
 
 // How long an idle worker keeps polling for the next job before it sleeps. Long enough to cover the
-// gap between two dots in a loop, short enough not to burn a core when the caller does other work.
-constexpr auto kSpin = std::chrono::microseconds(100);
+// gap between two dots in a loop, including a host rewriting a few MiB of input between them; short
+// enough that a process which stopped dotting soon has no spinning threads.
+constexpr auto kSpin = std::chrono::microseconds(500);
+// Polls between two looks at the clock while spinning (a pause is tens of nanoseconds).
+constexpr unsigned kPollsPerClockRead = 64;
+// Polls of a caller waiting for workers to finish their last tasks before it starts yielding its core.
+constexpr unsigned kPollsBeforeYield = 1u << 16;
+
+namespace {
+bool is_open(std::uint64_t state) { return (state & 1) != 0; }
+}  // namespace
 
 ThreadPool &ThreadPool::instance() {
     // Function-local static: created on first use, thread-safe, joined at process exit or unload.
@@ -37,7 +54,7 @@ ThreadPool::ThreadPool(unsigned helpers) {
 
 ThreadPool::~ThreadPool() {
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        std::lock_guard<std::mutex> lock(sleep_mutex_);
         stopping_ = true;
     }
     wake_.notify_all();
@@ -46,32 +63,66 @@ ThreadPool::~ThreadPool() {
 
 void ThreadPool::drain() {
     for (;;) {
-        std::size_t i = next_.fetch_add(1, std::memory_order_relaxed);
+        const std::size_t i = next_.fetch_add(1, std::memory_order_relaxed);
         if (i >= count_) return;
         task_(arg_, i);
     }
+}
+
+void ThreadPool::wake_one_sleeper() {
+    { std::lock_guard<std::mutex> lock(sleep_mutex_); }  // a worker between its check and its wait holds it
+    wake_.notify_one();
+}
+
+// Waits (spinning, then asleep) until a job other than `seen` is open; 0 when the pool is stopping.
+std::uint64_t ThreadPool::next_job(std::uint64_t seen) {
+    auto fresh = [&](std::uint64_t s) { return is_open(s) && s != seen; };
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    for (unsigned polls = 1;; ++polls) {
+        const std::uint64_t s = state_.load(std::memory_order_acquire);
+        if (fresh(s)) return s;
+        if (stopping_.load(std::memory_order_relaxed)) return 0;
+        if (polls % kPollsPerClockRead == 0) {
+            if (std::chrono::steady_clock::now() >= until) break;
+            std::this_thread::yield();  // should this core have other work, let it run
+        } else {
+            CUDOT_CPU_RELAX();
+        }
+    }
+    std::unique_lock<std::mutex> lock(sleep_mutex_);
+    sleepers_.fetch_add(1, std::memory_order_seq_cst);
+    std::uint64_t s = 0;
+    wake_.wait(lock, [&] {
+        s = state_.load(std::memory_order_seq_cst);
+        return stopping_.load(std::memory_order_relaxed) || fresh(s);
+    });
+    sleepers_.fetch_sub(1, std::memory_order_relaxed);
+    return stopping_.load(std::memory_order_relaxed) ? 0 : s;
 }
 
 void ThreadPool::worker_main(unsigned index) {
     DefaultFpEnv fp_env;  // a new thread inherits its creator's FP environment; workers use the default
     std::uint64_t seen = 0;
     for (;;) {
-        const auto until = std::chrono::steady_clock::now() + kSpin;
-        while (generation_.load(std::memory_order_acquire) == seen && !stopping_.load(std::memory_order_relaxed) &&
-               std::chrono::steady_clock::now() < until)
-            for (int i = 0; i < 64; ++i) CUDOT_CPU_RELAX();
-        {
-            std::unique_lock<std::mutex> lock(mutex_);
-            wake_.wait(lock, [&] { return stopping_.load() || generation_.load() != seen; });
-            if (stopping_) return;
-            seen = generation_.load();
-            if (index >= helpers_wanted_) continue;  // this job is too small to need us
+        const std::uint64_t job = next_job(seen);
+        if (job == 0) return;
+        seen = job;
+        inside_.fetch_add(1, std::memory_order_seq_cst);
+        if (state_.load(std::memory_order_seq_cst) == job) {
+            // The caller wakes one sleeper, to stay off the slow path itself; the first one in wakes the rest.
+            if (sleepers_.load(std::memory_order_relaxed) != 0) wake_.notify_all();
+            if (index < helpers_wanted_) drain();
         }
-        drain();
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            if (--helpers_busy_ == 0) done_.notify_one();
-        }
+        inside_.fetch_sub(1, std::memory_order_release);
+    }
+}
+
+void ThreadPool::wait_until_no_worker_inside() {
+    for (unsigned polls = 0; inside_.load(std::memory_order_seq_cst) != 0; ++polls) {
+        if (polls < kPollsBeforeYield)
+            CUDOT_CPU_RELAX();
+        else
+            std::this_thread::yield();
     }
 }
 
@@ -84,20 +135,18 @@ void ThreadPool::run(std::size_t count, unsigned max_threads, Task task, void *a
         return;
     }
     std::lock_guard<std::mutex> job(job_mutex_);
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        task_ = task;
-        arg_ = arg;
-        count_ = count;
-        next_.store(0, std::memory_order_relaxed);
-        helpers_wanted_ = helpers;
-        helpers_busy_ = helpers;
-        generation_.fetch_add(1, std::memory_order_release);
-    }
-    wake_.notify_all();
+    jobs_shared_.fetch_add(1, std::memory_order_relaxed);
+    task_ = task;
+    arg_ = arg;
+    count_ = count;
+    helpers_wanted_ = helpers;
+    next_.store(0, std::memory_order_relaxed);
+    const std::uint64_t open = state_.load(std::memory_order_relaxed) + 1;
+    state_.store(open, std::memory_order_seq_cst);
+    if (sleepers_.load(std::memory_order_seq_cst) != 0) wake_one_sleeper();
     drain();
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return helpers_busy_ == 0; });
+    state_.store(open + 1, std::memory_order_seq_cst);  // closed: nobody enters any more
+    wait_until_no_worker_inside();
 }
 
 }  // namespace cpu

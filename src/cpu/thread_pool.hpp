@@ -1,9 +1,11 @@
 // thread_pool.hpp - one process-wide pool of persistent worker threads for the CPU backend.
 //
-// Threads are created once, on first use, and sleep on a condition variable between jobs, so a dot
-// never pays for thread creation. After a job, workers spin for a short while (kSpinMicroseconds)
-// before sleeping, so dots called back to back do not pay the wake-up latency each time either. The caller of run() works too, so a job on k threads wakes k - 1
-// workers. One job runs at a time; concurrent callers (different contexts) take turns.
+// Threads are created once, on first use. A job is a count of independent tasks that the calling
+// thread and the workers claim one at a time from a shared counter, so whoever is awake does the work:
+// the caller never waits for a worker to wake up, only for the tasks that workers have already claimed.
+// After a job, workers poll for the next one for a while (kSpin in thread_pool.cpp) before they sleep
+// on a condition variable, so dots called back to back find them awake; an idle process has no
+// spinning threads. One job runs at a time; concurrent callers (different contexts) take turns.
 #pragma once
 
 #include <atomic>
@@ -31,6 +33,9 @@ class ThreadPool {
     // when all are done. Tasks must not throw. Which thread runs which i is unspecified.
     void run(std::size_t count, unsigned max_threads, Task task, void *arg);
 
+    // How many jobs run() has shared with workers since the pool started (for tests).
+    std::uint64_t jobs_shared() const { return jobs_shared_.load(std::memory_order_relaxed); }
+
     ~ThreadPool();
     ThreadPool(const ThreadPool &) = delete;
     ThreadPool &operator=(const ThreadPool &) = delete;
@@ -38,22 +43,31 @@ class ThreadPool {
    private:
     explicit ThreadPool(unsigned helpers);
     void worker_main(unsigned index);
+    std::uint64_t next_job(std::uint64_t seen);
+    void wake_one_sleeper();
     void drain();
+    void wait_until_no_worker_inside();
 
-    std::mutex job_mutex_;  // one job at a time
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::condition_variable done_;
-    std::vector<std::thread> workers_;
-    std::atomic<std::uint64_t> generation_{0};  // bumped (under mutex_) for every job; read lock-free while spinning
-    std::atomic<bool> stopping_{false};
-    // The current job (written under mutex_ before generation_ is bumped).
+    // The current job. run() writes these only while no worker is inside a job (inside_ == 0 after the
+    // previous job closed); a worker reads them only after it has entered and seen its job still open.
     Task task_ = nullptr;
     void *arg_ = nullptr;
     std::size_t count_ = 0;
-    unsigned helpers_wanted_ = 0;  // workers with index below this join the job
-    unsigned helpers_busy_ = 0;    // joined workers not yet finished
-    std::atomic<std::size_t> next_{0};
+    unsigned helpers_wanted_ = 0;  // workers with index below this take part
+
+    // Odd while a job is open (2k - 1 for the k-th job), even once it is closed: a worker that saw an
+    // open state enters only if the state has not changed since.
+    alignas(64) std::atomic<std::uint64_t> state_{0};
+    alignas(64) std::atomic<std::size_t> next_{0};   // the next task index to claim
+    alignas(64) std::atomic<unsigned> inside_{0};    // workers that entered the current job
+    std::atomic<unsigned> sleepers_{0};               // workers blocked on wake_
+    std::atomic<bool> stopping_{false};
+    std::atomic<std::uint64_t> jobs_shared_{0};
+
+    std::mutex job_mutex_;    // one job at a time
+    std::mutex sleep_mutex_;  // guards the sleep on wake_
+    std::condition_variable wake_;
+    std::vector<std::thread> workers_;
 };
 
 }  // namespace cpu
