@@ -11,6 +11,7 @@
 //           (PINNED and MAPPED re-read host memory by design, so their bound stays the bus).
 // Every row with inputs of its own (cudot, seed peers, OpenBLAS) gets the same values from the same fill.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -311,7 +312,10 @@ void openblas_rows(int dtype, std::size_t n, const Options &o, std::vector<Row> 
             rows.push_back(r);
         }
     }
-    openblas_threads(0);
+    // OpenBLAS's idle workers keep spinning for a while after a call; let them fall asleep before the
+    // next rows, which would otherwise share the cores with them.
+    openblas_threads(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
 }
 
 // cudot_init / cudot_deinit cost per strategy and size (page-locking large buffers is slow).

@@ -21,7 +21,7 @@ namespace {
 typedef std::uint64_t Vec __attribute__((vector_size(16)));
 
 constexpr std::size_t kLine = 64;
-constexpr std::size_t kTaskBytes = std::size_t(512) << 10;  // as the library's pool tasks
+constexpr std::size_t kTaskBytes = std::size_t(512) << 10;  // the library's largest pool task
 constexpr std::size_t kAheadBytes = 2048;                    // as the library's integer loop
 
 struct ReadJob {

@@ -32,8 +32,8 @@
 
 /* Version of this header. cudot_version() returns the version of the library actually loaded. */
 #define CUDOT_VERSION_MAJOR 1
-#define CUDOT_VERSION_MINOR 3
-#define CUDOT_VERSION_PATCH 1
+#define CUDOT_VERSION_MINOR 4
+#define CUDOT_VERSION_PATCH 0
 #define CUDOT_VERSION_NUMBER (CUDOT_VERSION_MAJOR * 10000 + CUDOT_VERSION_MINOR * 100 + CUDOT_VERSION_PATCH)
 
 /* CUDOT_API marks exported functions: dllexport/dllimport on Windows, default visibility elsewhere. */

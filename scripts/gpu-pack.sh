@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# gpu-pack.sh - pack a build folder for a GPU machine that has no compiler, Catch2, Go or OpenBLAS:
+# everything CTest and scripts/gpu-check.sh need (binaries, libraries, CTest files, the Go test binary
+# from `scripts/gpu-check.sh --prepare`), stripped, without object files, as one .tar.xz.
+#
+#   scripts/gpu-pack.sh BUILD_DIR OUT.tar.xz
+# On the GPU machine, from the repository root:
+#   mkdir -p BUILD_DIR && tar -xJf OUT.tar.xz -C BUILD_DIR && scripts/gpu-check.sh BUILD_DIR
+set -euo pipefail
+build=$(cd "$1" && pwd)
+out=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# Everything but compiler outputs and dependency files; keep CTest's own files.
+(cd "$build" && find . \( -type f -o -type l \) ! -name '*.o' ! -name '*.d' ! -name '*.a' ! -path './CMakeFiles/*' \
+   ! -path '*/CMakeFiles/*.dir/*' ! -name '*.cubin' ! -name '*.fatbin*' -print0) |
+  (cd "$build" && xargs -0 cp -P --parents -t "$work")
+find "$work" -type f -perm -u+x -exec sh -c 'file -b "$1" | grep -q ELF && strip --strip-unneeded "$1" 2>/dev/null || true' _ {} \;
+tar -cJf "$out" -C "$work" .
+echo "gpu-pack: $(du -h "$out" | cut -f1) in $out"
