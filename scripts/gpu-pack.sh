@@ -11,8 +11,10 @@ build=$(cd "$1" && pwd)
 out=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# Everything but compiler outputs and dependency files; keep CTest's own files.
-(cd "$build" && find . \( -type f -o -type l \) ! -name '*.o' ! -name '*.d' ! -name '*.a' ! -path './CMakeFiles/*' \
+# Everything but compiler outputs and dependency files; keep CTest's own files and the export files
+# the install test installs (CMakeFiles/Export).
+(cd "$build" && find . \( -type f -o -type l \) ! -name '*.o' ! -name '*.d' ! -name '*.a' \
+   \( ! -path './CMakeFiles/*' -o -path './CMakeFiles/Export/*' \) \
    ! -path '*/CMakeFiles/*.dir/*' ! -name '*.cubin' ! -name '*.fatbin*' -print0) |
   (cd "$build" && xargs -0 cp -P --parents -t "$work")
 find "$work" -type f -perm -u+x -exec sh -c 'file -b "$1" | grep -q ELF && strip --strip-unneeded "$1" 2>/dev/null || true' _ {} \;

@@ -2,6 +2,7 @@
 #include "cpu_backend.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <new>
 
@@ -13,6 +14,7 @@
 #endif
 
 #include "../order.hpp"
+#include "../path_chooser.hpp"
 #include "thread_pool.hpp"
 #include "tile_kernels.hpp"
 
@@ -34,12 +36,23 @@ struct ParallelPolicy {
     // ...but no larger than this, so that large dots still balance across threads.
     static constexpr std::size_t kMaxTaskBytes = std::size_t(512) << 10;
 
+    // Between these sizes a HOST context measures both ways per size class and keeps the faster
+    // (PathChooser): whether the pool pays depends on whether the inputs are in the caller's cache
+    // (written by it: the pool paid from 2 MiB on the H100 host) or not (resident or written by other
+    // threads: from 256 KiB), which the library cannot see.
+    static constexpr std::size_t kChooseFrom = std::size_t(128) << 10;
+    static constexpr std::size_t kChooseUpTo = std::size_t(4) << 20;
+
     static std::size_t threshold(types::Kind kind) { return kind == types::Kind::Dot2 ? kBytesDot2 : kBytesDouble; }
 };
+
+enum Where { kCaller, kPool, kWheres };
+using WhereChooser = PathChooser<kWheres>;
 
 struct HostState {
     void *partials = nullptr;  // one accumulator per tile of capacity
     PartialsFn kernel = nullptr;  // this context's pair on this processor, looked up once
+    WhereChooser where;           // calling thread or pool, for sizes where either can win
 };
 
 std::size_t physical_memory() {
@@ -130,16 +143,8 @@ struct Job {
     }
 };
 
-// Computes the job's partials on the calling thread, or on the pool when it reads enough bytes.
-void compute_tiles(Job &job, std::size_t pair_bytes, types::Kind kind, const TestHooks &hooks) {
+void run_on_pool(Job &job, std::size_t pair_bytes, const TestHooks &hooks) {
     const std::size_t tiles = job.last - job.first;
-    const std::size_t elements = std::min(job.n, job.last * order::kTile) - job.first * order::kTile;
-    const std::size_t bytes = elements * pair_bytes;
-    const std::size_t threshold = hooks.cpu_parallel_bytes ? hooks.cpu_parallel_bytes : ParallelPolicy::threshold(kind);
-    if ((bytes < threshold && !hooks.cpu_always_parallel) || tiles == 1) {
-        job.run_tiles(job.first, job.last);
-        return;
-    }
     ThreadPool &pool = ThreadPool::instance();
     const std::size_t threads = hooks.cpu_threads ? std::min(hooks.cpu_threads, pool.threads()) : pool.threads();
     const std::size_t tile_bytes = order::kTile * pair_bytes;
@@ -147,6 +152,29 @@ void compute_tiles(Job &job, std::size_t pair_bytes, types::Kind kind, const Tes
     const std::size_t wanted = threads * ParallelPolicy::kTasksPerThread;
     job.tiles_per_task = std::min(largest, (tiles + wanted - 1) / wanted);
     pool.run((tiles + job.tiles_per_task - 1) / job.tiles_per_task, static_cast<unsigned>(threads), &Job::task, &job);
+}
+
+// Computes the job's partials on the calling thread or on the pool: by size, and in the band where
+// either can win, by the context's measurements (chooser; nullptr: by size alone).
+void compute_tiles(Job &job, std::size_t pair_bytes, types::Kind kind, const TestHooks &hooks,
+                   WhereChooser *chooser = nullptr) {
+    const std::size_t tiles = job.last - job.first;
+    const std::size_t elements = std::min(job.n, job.last * order::kTile) - job.first * order::kTile;
+    const std::size_t bytes = elements * pair_bytes;
+    const bool forced = hooks.cpu_parallel_bytes || hooks.cpu_always_parallel;
+    if (tiles > 1 && chooser && !forced && bytes >= ParallelPolicy::kChooseFrom && bytes < ParallelPolicy::kChooseUpTo) {
+        auto any = [](int) { return true; };
+        const int where = chooser->choose(elements, any);
+        const auto start = std::chrono::steady_clock::now();
+        if (where == kPool) run_on_pool(job, pair_bytes, hooks);
+        else job.run_tiles(job.first, job.last);
+        chooser->record(elements, where,
+                        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count(), any);
+        return;
+    }
+    const std::size_t threshold = hooks.cpu_parallel_bytes ? hooks.cpu_parallel_bytes : ParallelPolicy::threshold(kind);
+    if ((bytes < threshold && !hooks.cpu_always_parallel) || tiles == 1) job.run_tiles(job.first, job.last);
+    else run_on_pool(job, pair_bytes, hooks);
 }
 
 std::size_t pair_bytes(int32_t x_dtype, int32_t y_dtype) { return types::size_of(x_dtype) + types::size_of(y_dtype); }
@@ -184,7 +212,7 @@ cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
     const std::size_t tiles = order::tile_count(n);
     const types::Kind kind = types::kind_of(ctx.dtype, ctx.y_dtype);
     Job job{ctx.host->kernel, ctx.x, ctx.y, n, 0, tiles, ctx.host->partials};
-    compute_tiles(job, pair_bytes(ctx.dtype, ctx.y_dtype), kind, ctx.hooks);
+    compute_tiles(job, pair_bytes(ctx.dtype, ctx.y_dtype), kind, ctx.hooks, &ctx.host->where);
     *result = join_partials(kind, ctx.host->partials, tiles);
     return CUDOT_OK;
 }

@@ -10,7 +10,7 @@
 
 #include "../cpu/cpu_backend.hpp"
 #include "gpu_state.hpp"
-#include "path_chooser.hpp"
+#include "../path_chooser.hpp"
 
 namespace cudot {
 namespace cuda {

@@ -1,5 +1,6 @@
 // path_chooser.hpp - picks, per size class, the fastest of a few paths that give the same bits, from
-// their measured times (AUTO: CPU, GPU or both; PINNED: copy the inputs or read them in place).
+// their measured times (AUTO: CPU, GPU or both; PINNED: copy the inputs or read them in place; HOST:
+// the calling thread or the pool, in the band of sizes where either can win).
 //
 // Per size class (n's power of two) each path that can serve the size is tried kTriesEach times in
 // turn (keeping its best time: a first call may pay one-time costs); then the fastest is taken, and
@@ -11,7 +12,6 @@
 #include <cstddef>
 
 namespace cudot {
-namespace cuda {
 
 template <int Paths> class PathChooser {
    public:
@@ -64,5 +64,4 @@ template <int Paths> class PathChooser {
     Class classes_[64];
 };
 
-}  // namespace cuda
 }  // namespace cudot
