@@ -164,6 +164,9 @@ std::unique_ptr<SeedDot> seed_for(int memory, int dtype, std::size_t n) {
     }
 }
 
+// CPU rows (HOST with its read, OpenBLAS) pause this long before each timed call: see time_interleaved.
+constexpr int kSettleUs = 2000;
+
 volatile unsigned long long read_sink;  // keeps the plain reads from being optimized away
 
 // A plain read of a row's own buffers (HOST's ceiling), timed in turn with the row's dot.
@@ -201,7 +204,7 @@ bool bench_strategy(int memory, int dtype, std::size_t n, const Options &o, std:
         const std::size_t mine = cs.size();
         cs.push_back({fill(x, y), [&] { return cudot_dot(ctx, &last) == CUDOT_OK; }});
         if (seed) cs.push_back({fill(seed->x(), seed->y()), [&] { return seed->dot(&seed_last); }});
-        time_interleaved(fresh ? 3 : 5, o.reps, cs);
+        time_interleaved(fresh ? 3 : 5, o.reps, cs, with_read ? kSettleUs : 0);
 
         if (!cs[mine].ok) std::fprintf(stderr, "bench: %s dot failed: %s\n", kMemoryNames[memory], cudot_last_error(ctx));
         const double host = host_reference(dtype, x, y, n);
@@ -273,7 +276,7 @@ void bench_pair(int memory, int xd, int yd, std::size_t n, const Options &o, std
         std::vector<Contender> cs;
         if (with_read) cs.push_back(read_contender(x, xd, y, yd, n, fresh ? std::function<void(int)>(fill) : nullptr));
         cs.push_back({fresh ? std::function<void(int)>(fill) : nullptr, [&] { return cudot_dot(ctx, &last) == CUDOT_OK; }});
-        time_interleaved(fresh ? 3 : 5, o.reps, cs);
+        time_interleaved(fresh ? 3 : 5, o.reps, cs, memory == CUDOT_MEMORY_HOST ? kSettleUs : 0);
         Row r{kMemoryNames[memory], name, n, scenario, summarize(cs.back().samples), bytes_of(xd, yd, n)};
         if (with_read) r.own_read_GBps = read_GBps(cs[0], xd, yd, n);
         r.check = bits_check(cs.back().ok, last, host_reference(xd, x, y, n, yd));
@@ -305,7 +308,7 @@ void openblas_rows(int dtype, std::size_t n, const Options &o, std::vector<Row> 
                                            last = openblas_dot(dtype, x.p, y.p, n);
                                            return true;
                                        }}};
-            time_interleaved(fresh ? 3 : 5, o.reps, cs);
+            time_interleaved(fresh ? 3 : 5, o.reps, cs, kSettleUs);
             Row r{threads ? "openblas-1t" : "openblas", type_name(dtype), n, scenario, summarize(cs[0].samples),
                   bytes_of(dtype, n)};
             r.check = close_check(dtype, x.p, y.p, n, last, host_reference(dtype, x.p, y.p, n));

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <thread>
 #include <vector>
 
 namespace bench {
@@ -62,13 +63,16 @@ struct Contender {
 // warmup + reps rounds; each round prepares and times every contender once, in order. Timed in turn,
 // the contenders see the same minutes of a shared machine, so their ratio holds where their absolute
 // times drift. prepare gets a number unique to the round and contender, so inputs shared by two
-// contenders are rewritten between them.
-inline void time_interleaved(int warmup, int reps, std::vector<Contender> &contenders) {
+// contenders are rewritten between them. settle_us > 0: a pause before each contender's turn, so that
+// worker threads the previous one left spinning (HOST's read and the library each have a pool, and
+// OpenBLAS one more) have gone to sleep and do not share the cores with the next timed call.
+inline void time_interleaved(int warmup, int reps, std::vector<Contender> &contenders, int settle_us = 0) {
     const int count = static_cast<int>(contenders.size());
     for (int round = 0; round < warmup + reps; ++round)
         for (int k = 0; k < count; ++k) {
             Contender &c = contenders[k];
             if (!c.ok) continue;
+            if (settle_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(settle_us));
             if (c.prepare) c.prepare(round * count + k);
             const double t0 = now_us();
             c.ok = c.call();

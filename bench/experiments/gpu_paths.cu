@@ -216,6 +216,21 @@ int main(int argc, char **argv) {
     const auto launch = knobs(0, false, 0, false), sync = knobs(0, true, 0, false);
     const auto copy = knobs(0, false, 1), direct = knobs(0, false, 2);
     const auto migrate = knobs(0, false, 0, true, 1), in_place = knobs(0, false, 0, true, 2);
+    if (part == "slices") {  // more blocks for dots of few tiles, now that launches are replayed graphs
+        for (int memory : {CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED})
+            for (int dtype : {CUDOT_F32, CUDOT_F64})
+                for (int lg : {13, 14, 15, 16, 18})
+                    run_case({"", memory, dtype, std::size_t(1) << lg, false, 150},
+                             {make("s1", nw, knobs(1, false)), make("s2", nw, knobs(2, false)),
+                              make("s4", nw, knobs(4, false)), make("s8", nw, knobs(8, false))},
+                             sync_us);
+        for (int dtype : {CUDOT_F32, CUDOT_F64})
+            for (int lg : {14, 16})
+                run_case({"", CUDOT_MEMORY_MAPPED, dtype, std::size_t(1) << lg, true, 100},
+                         {make("s1", nw, knobs(1, false)), make("s2", nw, knobs(2, false)),
+                          make("s4", nw, knobs(4, false)), make("s8", nw, knobs(8, false))},
+                         sync_us);
+    }
     if (part == "small" || part == "all") {
         for (int dtype : {CUDOT_F32, CUDOT_F64})
             for (int lg : {10, 12, 14, 16, 18, 20})
