@@ -164,8 +164,12 @@ std::unique_ptr<SeedDot> seed_for(int memory, int dtype, std::size_t n) {
     }
 }
 
-// CPU rows (HOST with its read, OpenBLAS) pause this long before each timed call: see time_interleaved.
+// CPU rows (HOST with its read, OpenBLAS) of at least kSettleBytes pause kSettleUs before each timed
+// call (see time_interleaved). Smaller dots run on the calling thread alone, and a pause before them
+// would only measure a core woken from idle with cold caches.
 constexpr int kSettleUs = 2000;
+constexpr double kSettleBytes = 256 << 10;
+int settle_for(double bytes) { return bytes >= kSettleBytes ? kSettleUs : 0; }
 
 volatile unsigned long long read_sink;  // keeps the plain reads from being optimized away
 
@@ -204,7 +208,7 @@ bool bench_strategy(int memory, int dtype, std::size_t n, const Options &o, std:
         const std::size_t mine = cs.size();
         cs.push_back({fill(x, y), [&] { return cudot_dot(ctx, &last) == CUDOT_OK; }});
         if (seed) cs.push_back({fill(seed->x(), seed->y()), [&] { return seed->dot(&seed_last); }});
-        time_interleaved(fresh ? 3 : 5, o.reps, cs, with_read ? kSettleUs : 0);
+        time_interleaved(fresh ? 3 : 5, o.reps, cs, with_read ? settle_for(bytes) : 0);
 
         if (!cs[mine].ok) std::fprintf(stderr, "bench: %s dot failed: %s\n", kMemoryNames[memory], cudot_last_error(ctx));
         const double host = host_reference(dtype, x, y, n);
@@ -276,7 +280,7 @@ void bench_pair(int memory, int xd, int yd, std::size_t n, const Options &o, std
         std::vector<Contender> cs;
         if (with_read) cs.push_back(read_contender(x, xd, y, yd, n, fresh ? std::function<void(int)>(fill) : nullptr));
         cs.push_back({fresh ? std::function<void(int)>(fill) : nullptr, [&] { return cudot_dot(ctx, &last) == CUDOT_OK; }});
-        time_interleaved(fresh ? 3 : 5, o.reps, cs, memory == CUDOT_MEMORY_HOST ? kSettleUs : 0);
+        time_interleaved(fresh ? 3 : 5, o.reps, cs, memory == CUDOT_MEMORY_HOST ? settle_for(bytes_of(xd, yd, n)) : 0);
         Row r{kMemoryNames[memory], name, n, scenario, summarize(cs.back().samples), bytes_of(xd, yd, n)};
         if (with_read) r.own_read_GBps = read_GBps(cs[0], xd, yd, n);
         r.check = bits_check(cs.back().ok, last, host_reference(xd, x, y, n, yd));
@@ -308,7 +312,7 @@ void openblas_rows(int dtype, std::size_t n, const Options &o, std::vector<Row> 
                                            last = openblas_dot(dtype, x.p, y.p, n);
                                            return true;
                                        }}};
-            time_interleaved(fresh ? 3 : 5, o.reps, cs, kSettleUs);
+            time_interleaved(fresh ? 3 : 5, o.reps, cs, settle_for(bytes_of(dtype, n)));
             Row r{threads ? "openblas-1t" : "openblas", type_name(dtype), n, scenario, summarize(cs[0].samples),
                   bytes_of(dtype, n)};
             r.check = close_check(dtype, x.p, y.p, n, last, host_reference(dtype, x.p, y.p, n));
