@@ -38,8 +38,8 @@ struct ParallelPolicy {
 
     // Between these sizes a HOST context measures both ways per size class and keeps the faster
     // (PathChooser): whether the pool pays depends on whether the inputs are in the caller's cache
-    // (written by it: the pool paid from 2 MiB on the H100 host) or not (resident or written by other
-    // threads: from 256 KiB), which the library cannot see.
+    // (written by it: the pool pays only for larger dots) or not (resident, or written by other
+    // threads), which the library cannot see (docs/PERFORMANCE.md has the crossover sizes).
     static constexpr std::size_t kChooseFrom = std::size_t(128) << 10;
     static constexpr std::size_t kChooseUpTo = std::size_t(4) << 20;
 

@@ -54,8 +54,9 @@ cudaError_t kernels_load(int) {
 }
 
 // Slices: at small n a dot has fewer tiles than the GPU has multiprocessors; cutting each tile into
-// slices (whole warps of its lanes) spreads the same work over more of them. Measured on an H100 it
-// was slower at every n (docs/PERFORMANCE.md): one slice per tile unless tuning asks for more.
+// slices (whole warps of its lanes) spreads the same work over more of them, but costs a second join
+// level and smaller blocks, and measured slower (docs/PERFORMANCE.md): one slice per tile unless tuning
+// asks for more.
 GridPlan plan_grid(const cudot_ctx &ctx, const DeviceState &s, const Gpu &g, std::size_t tiles, bool joined) {
     unsigned slices = 1;
     if (joined && s.tuning.slices) slices = s.tuning.slices;

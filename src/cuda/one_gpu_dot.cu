@@ -45,8 +45,8 @@ cudot_status prefetch_run(cudot_ctx &ctx, Gpu &g, std::size_t at, std::size_t co
 
 // PINNED's two ways to the inputs: copy them into the GPU's buffers (copy engine), or let the kernel
 // read the page-locked buffers in place over the bus. Same bits either way; which is faster depends on
-// the machine and on whether the host just wrote the data (on the H100 host, reading in place was up
-// to twice as fast on freshly written inputs), so a PathChooser measures per size.
+// the machine and on whether the host just wrote the data (the copy engine slows down on pages the CPU
+// has just written: docs/PERFORMANCE.md), so a PathChooser measures per size.
 enum PinnedPath { kCopy, kInPlace, kPinnedPaths };
 using PinnedChooser = PathChooser<kPinnedPaths>;
 

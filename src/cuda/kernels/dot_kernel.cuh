@@ -1,7 +1,7 @@
 // dot_kernel.cuh - the one kernel of a GPU dot: tile partials, then the join, in a single launch.
 //
-// Work comes in items: an item is one tile (src/order.hpp), or, at small n, one of `slices` equal runs
-// of a tile's lanes, so that a dot of a few tiles still spreads over many multiprocessors. A block of
+// Work comes in items: an item is one tile (src/order.hpp), or one of `slices` equal runs of a tile's
+// lanes (a knob for tests and experiments: more blocks for a dot of few tiles, measured slower). A block of
 // 256 / slices threads computes one item at a time (grid-stride over items); each thread owns four
 // canonical lanes, chosen so every load instruction of a warp reads contiguous bytes (LaneMap below).
 // The lane tree is walked exactly as order.hpp prescribes: the first level(s) inside the thread, then
