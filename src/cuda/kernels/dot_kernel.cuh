@@ -362,8 +362,13 @@ __device__ __forceinline__ bool pairs_up(const DotParams<Tx, Ty> &p, std::size_t
 }
 
 // Blocks take the items first_item + blockIdx.x, then every gridDim.x-th one, below last_item.
+// kMinBlocksPerSM: told that two blocks per SM are enough, the compiler keeps a whole tile's loads in
+// registers and issues them before the first addition; left to itself it held 48 registers and
+// interleaved loads with additions, several dependent round trips to memory per tile
+// (docs/PERFORMANCE.md has the A/B).
+constexpr int kMinBlocksPerSM = 2;
 template <class Tx, class Ty>
-__global__ void __launch_bounds__(kThreads) dot_kernel(const DotParams<Tx, Ty> p) {
+__global__ void __launch_bounds__(kThreads, kMinBlocksPerSM) dot_kernel(const DotParams<Tx, Ty> p) {
     using P = PairOf<Tx, Ty>;
     using A = typename P::A;
     using Acc = typename P::Acc;
