@@ -216,6 +216,18 @@ int main(int argc, char **argv) {
     const auto launch = knobs(0, false, 0, false), sync = knobs(0, true, 0, false);
     const auto copy = knobs(0, false, 1), direct = knobs(0, false, 2);
     const auto migrate = knobs(0, false, 0, true, 1), in_place = knobs(0, false, 0, true, 2);
+    if (part == "kernel") {  // this build's kernel against another build's, same library otherwise
+        for (int memory : {CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_MAPPED})
+            for (int dtype : {CUDOT_F32, CUDOT_F64})
+                for (int lg : {10, 12, 14, 16, 18, 20})
+                    run_case({"", memory, dtype, std::size_t(1) << lg, false, 150}, with_old({make("new", nw)}),
+                             sync_us);
+        for (int dtype : {CUDOT_F32, CUDOT_F64})
+            for (int lg : {22, 24, 26})
+                run_case({"", CUDOT_MEMORY_MANAGED, dtype, std::size_t(1) << lg, false, 60}, with_old({make("new", nw)}),
+                         sync_us);
+        run_case({"", CUDOT_MEMORY_MAPPED, CUDOT_F32, std::size_t(1) << 24, true, 30}, with_old({make("new", nw)}), sync_us);
+    }
     if (part == "slices") {  // more blocks for dots of few tiles, now that launches are replayed graphs
         for (int memory : {CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED})
             for (int dtype : {CUDOT_F32, CUDOT_F64})
