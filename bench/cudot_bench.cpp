@@ -319,6 +319,20 @@ void openblas_rows(int dtype, std::size_t n, const Options &o, std::vector<Row> 
             rows.push_back(r);
         }
     }
+    // f32: also OpenBLAS's double-accumulating dot, one thread, at the sizes of target 3.
+    if (dtype == 1 && n <= (std::size_t(1) << 16))
+        for (const char *scenario : {"fresh", "resident"}) {
+            const bool fresh = std::strcmp(scenario, "fresh") == 0;
+            std::vector<Contender> cs{{fresh ? fill : nullptr, [&] {
+                                           last = openblas_dsdot(static_cast<const float *>(x.p),
+                                                                 static_cast<const float *>(y.p), n);
+                                           return true;
+                                       }}};
+            time_interleaved(fresh ? 3 : 5, o.reps, cs, settle_for(bytes_of(dtype, n)));
+            Row r{"openblas-dsdot-1t", type_name(dtype), n, scenario, summarize(cs[0].samples), bytes_of(dtype, n)};
+            r.check = close_check(dtype, x.p, y.p, n, last, host_reference(dtype, x.p, y.p, n));
+            rows.push_back(r);
+        }
     // OpenBLAS's idle workers keep spinning for a while after a call; let them fall asleep before the
     // next rows, which would otherwise share the cores with them.
     openblas_threads(1);

@@ -18,4 +18,8 @@ double openblas_dot(int dtype, const void *x, const void *y, std::size_t n) {
     return cblas_sdot(m, static_cast<const float *>(x), 1, static_cast<const float *>(y), 1);
 }
 
+double openblas_dsdot(const float *x, const float *y, std::size_t n) {
+    return cblas_dsdot(static_cast<int>(n), x, 1, y, 1);
+}
+
 }  // namespace bench

@@ -128,6 +128,21 @@ void host_vs_openblas(const std::vector<Row> &rows, const std::string &d, std::v
         }
     out.push_back(t3);
     out.push_back(t4);
+    if (d != "f32") return;
+    // Not targets: what double accumulation (cudot's f32 arithmetic, needed for its bits) costs OpenBLAS
+    // itself, and HOST against OpenBLAS doing that arithmetic.
+    Target cost = at_most("T3 f32 (info) OpenBLAS dsdot vs its sdot, 1 thread", "dsdot time / sdot time (worst)", 0);
+    Target same = at_most("T3 f32 (info) host vs OpenBLAS dsdot 1 thread", "time / dsdot time (worst)", 0);
+    for (const char *scenario : {"fresh", "resident"})
+        for (const Row *ds : select(rows, "openblas-dsdot-1t", d, scenario)) {
+            if (const Row *one = find(rows, "openblas-1t", d, ds->n, scenario))
+                cost.see(ds->t.median_us / one->t.median_us, where(ds->n, scenario));
+            if (const Row *h = find(rows, "host", d, ds->n, scenario))
+                same.see(h->t.median_us / ds->t.median_us, where(ds->n, scenario));
+        }
+    cost.kind = same.kind = Target::Goal::Report;  // after see(), which keeps the largest value of an AtMost
+    out.push_back(cost);
+    out.push_back(same);
 }
 
 void scaling_targets(const std::vector<ScalingRun> &scaling, std::vector<Target> &out) {

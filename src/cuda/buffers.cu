@@ -144,7 +144,7 @@ static cudot_status create_state(cudot_ctx &ctx, DeviceState &s, ErrorSink err) 
     void *done = nullptr;
     CUDOT_CUDA_TRY(err, cudaHostAlloc(&done, sizeof(Completion), cudaHostAllocMapped | cudaHostAllocPortable));
     s.h_done = static_cast<Completion *>(done);
-    *s.h_done = Completion{0.0, 0};
+    s.h_done->result_bits = kNoResult;
     CUDOT_CUDA_TRY(err, cudaHostAlloc(&s.h_partials, std::max<std::size_t>(tiles, 1) * order::kMaxPartialBytes,
                                       cudaHostAllocMapped | cudaHostAllocPortable));
     s.launcher = launcher_for(ctx.dtype, ctx.y_dtype);

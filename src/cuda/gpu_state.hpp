@@ -25,7 +25,6 @@ struct LaunchArgs {
     unsigned *ticket = nullptr;
     unsigned joining_blocks = 0;        // blocks of every launch of the dot (the ticket's count)
     Completion *done = nullptr;         // nullptr: partials only
-    unsigned long long *dots = nullptr;
 };
 
 // The typed launch and occupancy query, selected once per context from (dtype, y_dtype).
@@ -70,7 +69,6 @@ struct Gpu {
     cudaEvent_t start = nullptr, stop = nullptr;  // hybrid dots time the GPUs' share
     int sms = 1;
     unsigned resident_blocks[kSliceChoices] = {1, 1, 1, 1};  // blocks held at once, per slice choice
-    unsigned long long dots = 0;  // single-GPU dots joined on this GPU: the kernel's count, mirrored
     GraphKey graph_key, last_key;  // the shape of the captured dot, and of the last dot
     cudaGraphExec_t graph_exec = nullptr;
     std::size_t first_tile = 0, last_tile = 0;  // the run of tiles of the current operation
@@ -80,7 +78,7 @@ struct DeviceState {
     std::vector<Gpu> gpus;  // one, or every GPU of a CUDOT_DEVICE_ALL context
     Launcher launcher;
     std::size_t slice_elements = 0;  // elements each GPU's own buffers (PINNED, staging) hold
-    Completion *h_done = nullptr;    // mapped host words a single-GPU dot's last block writes
+    Completion *h_done = nullptr;    // mapped host word a single-GPU dot's last block writes
     void *h_partials = nullptr;      // mapped host array of tile partials, joined on the host
     double share = 0.25;   // hybrid: fraction of tiles the GPUs take; adapted after every hybrid dot
     bool prefetch = true;  // MANAGED: whether the next dot first migrates the inputs in bulk (managed_dot)
@@ -94,10 +92,8 @@ struct DeviceState {
     bool judging = false;           //   the last dot was a probe's migration, or the one after it
 };
 
-// The head of a GPU's scratch: the join's ticket, then its count of dots; 256 bytes keep the partials
-// after it aligned.
+// The head of a GPU's scratch: the join's ticket; 256 bytes keep the partials after it aligned.
 constexpr std::size_t kTicketBytes = 256;
-constexpr std::size_t kDotsOffset = 8;
 constexpr std::size_t kLoadAlign = 16;     // the kernel's widest load
 
 // How many items a tile is cut into and how many blocks take them, for a dot of `tiles` tiles joined
@@ -110,13 +106,14 @@ GridPlan plan_grid(const cudot_ctx &ctx, const DeviceState &s, const Gpu &g, std
 // Launches one kernel; names the launch in the error.
 cudot_status launch(cudot_ctx &ctx, const DeviceState &s, const Gpu &g, cudaStream_t stream, const LaunchArgs &args);
 
-// Waits until the dot whose join writes `seq` has published its result (polling the mapped word, with
-// the stream checked for errors and the wait bounded), then returns the result.
-cudot_status wait_for_result(cudot_ctx &ctx, const DeviceState &s, Gpu &g, unsigned long long seq, double *result);
-// The device counter DotParams::dots of GPU g.
-inline unsigned long long *dot_counter(const Gpu &g) {
-    return reinterpret_cast<unsigned long long *>(static_cast<char *>(g.scratch) + kDotsOffset);
+// Marks the result slot empty; call before queueing a dot that joins on the device. No kernel that
+// could still write the slot may be pending then: a dot that fails drains its streams (cuda_backend.cu).
+inline void expect_result(const DeviceState &s) {
+    reinterpret_cast<volatile std::uint64_t *>(&s.h_done->result_bits)[0] = kNoResult;
 }
+// Waits until the last block has published the result (polling the mapped slot, with the stream
+// checked for errors and the wait bounded), then returns it.
+cudot_status wait_for_result(cudot_ctx &ctx, const DeviceState &s, Gpu &g, double *result);
 
 // Where GPU g reads the elements [at, at + count) of x (or y, of element size `size`) from, after queueing
 // whatever copy that needs on `stream`: PINNED copies them into its device buffer at the same offset

@@ -1,8 +1,8 @@
 // launch.cu - the typed launches of the dot kernel, the grid they get, and how the host waits for a
 // single-GPU dot's result. The only file that instantiates the kernels.
 #include <algorithm>
-#include <atomic>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -22,7 +22,7 @@ static cudaError_t launch_typed(const LaunchArgs &a, cudaStream_t stream) {
     while ((1u << slice_shift) < a.slices) ++slice_shift;
     const DotParams<Tx, Ty> p{static_cast<const Tx *>(a.x), static_cast<const Ty *>(a.y), a.n, a.first_item,
                               a.last_item, slice_shift, static_cast<Acc *>(a.partials), a.ticket, a.joining_blocks,
-                              a.done, a.dots};
+                              a.done};
     dot_kernel<Tx, Ty><<<a.blocks, kThreads / a.slices, 0, stream>>>(p);
     // Read the launch's own error without clearing one the caller's code left pending: a sticky
     // error shows here too, and a failed launch leaves nothing else behind.
@@ -89,13 +89,19 @@ constexpr auto kWaitBound = std::chrono::seconds(60);
 constexpr auto kQueryEvery = std::chrono::microseconds(20);
 constexpr auto kSpinFor = std::chrono::microseconds(200);
 
-cudot_status wait_for_result(cudot_ctx &ctx, const DeviceState &s, Gpu &g, unsigned long long seq, double *result) {
+// One read of the slot: true and the result once the kernel has written it.
+static inline bool take_result(const DeviceState &s, double *result) {
+    const std::uint64_t bits = reinterpret_cast<const volatile std::uint64_t *>(&s.h_done->result_bits)[0];
+    if (bits == kNoResult) return false;
+    std::memcpy(result, &bits, sizeof bits);
+    return true;
+}
+
+cudot_status wait_for_result(cudot_ctx &ctx, const DeviceState &s, Gpu &g, double *result) {
     ErrorSink err = ctx.sink();
-    volatile Completion *done = s.h_done;
     if (s.tuning.stream_sync || s.sync_after_dot) {
         CUDOT_CUDA_TRY(err, cudaStreamSynchronize(g.stream));
-        if (done->seq != seq) return fail(err, CUDOT_ERROR_INTERNAL, "the dot kernel ended without its result");
-        *result = done->result;
+        if (!take_result(s, result)) return fail(err, CUDOT_ERROR_INTERNAL, "the dot kernel ended without its result");
         return CUDOT_OK;
     }
     using Clock = std::chrono::steady_clock;
@@ -103,11 +109,7 @@ cudot_status wait_for_result(cudot_ctx &ctx, const DeviceState &s, Gpu &g, unsig
     auto next_query = start + kQueryEvery;
     for (;;) {
         for (int i = 0; i < 32; ++i) {
-            if (done->seq == seq) {
-                std::atomic_thread_fence(std::memory_order_acquire);  // the value was written before seq
-                *result = done->result;
-                return CUDOT_OK;
-            }
+            if (take_result(s, result)) return CUDOT_OK;
             relax();
         }
         const auto now = Clock::now();
@@ -116,7 +118,7 @@ cudot_status wait_for_result(cudot_ctx &ctx, const DeviceState &s, Gpu &g, unsig
         // Not a fault-injection point: how often it runs depends on timing, and the fault walks of the
         // tests need the same sequence of checked calls every time.
         const cudaError_t e = cudaStreamQuery(g.stream);
-        if (e == cudaSuccess && done->seq != seq)  // the stream ran dry: the word must be there by now
+        if (e == cudaSuccess && !take_result(s, result))  // the stream ran dry: the result must be there
             return fail(err, CUDOT_ERROR_INTERNAL, "the dot kernel ended without its result");
         if (e != cudaSuccess && e != cudaErrorNotReady) return cuda_fail(err, e, "dot_kernel (cudaStreamQuery)");
         if (now - start > kWaitBound)

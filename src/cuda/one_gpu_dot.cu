@@ -94,15 +94,14 @@ static cudot_status queue_dot(cudot_ctx &ctx, DeviceState &s, Gpu &g, std::size_
     args.blocks = grid.blocks;
     args.joining_blocks = grid.blocks;
     args.ticket = static_cast<unsigned *>(g.scratch);
-    args.dots = dot_counter(g);
     args.partials = static_cast<char *>(g.scratch) + kTicketBytes;
     args.done = g.d_done;
     return launch(ctx, s, g, g.stream, args);
 }
 
 // A CUDA graph of the dot (copies included), captured once and replayed: a replay costs the host and
-// the GPU less than a launch, and the kernel's arguments do not change from dot to dot
-// (DotParams::dots). Made on the second dot in a row with the same shape, so callers that change n at
+// the GPU less than a launch, and the kernel's arguments do not change from dot to dot (the result
+// goes to the same slot every time, Completion). Made on the second dot in a row with the same shape, so callers that change n at
 // every call never pay for captures.
 static cudot_status replay_or_queue(cudot_ctx &ctx, DeviceState &s, Gpu &g, std::size_t n, bool in_place) {
     ErrorSink err = ctx.sink();
@@ -139,9 +138,10 @@ cudot_status single_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool pref
     CUDOT_CUDA_TRY(ctx.sink(), cudaSetDevice(g.device));
     const int path = ctx.memory == CUDOT_MEMORY_PINNED ? pinned_path(s, g, n) : kCopy;
     const auto start = std::chrono::steady_clock::now();
+    expect_result(s);
     cudot_status status = prefetch ? queue_dot(ctx, s, g, n, true, false, plan_grid(ctx, s, g, order::tile_count(n), true))
                                    : replay_or_queue(ctx, s, g, n, path == kInPlace);
-    if (status == CUDOT_OK) status = wait_for_result(ctx, s, g, ++g.dots, result);
+    if (status == CUDOT_OK) status = wait_for_result(ctx, s, g, result);
     if (status == CUDOT_OK && ctx.memory == CUDOT_MEMORY_PINNED && s.pinned_policy && !s.tuning.pinned_mode && g.h_x) {
         const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
         static_cast<PinnedChooser *>(s.pinned_policy)->record(n, path, us, [](int) { return true; });

@@ -9,9 +9,9 @@
 // tile's tree, so a slice's root is a node of that tree, and the join finishes the tile's tree from
 // its slices' roots: the same operations on the same values as one block per tile.
 // Each block then takes a ticket; the block that draws the last one joins all partials in the
-// canonical order, writes the result straight into mapped host memory and then bumps a sequence word
-// beside it, which the host polls. No managed memory, no second launch, and the result does not depend
-// on the grid size, the slices or how the launches of one dot were cut.
+// canonical order and writes the result straight into mapped host memory, where the host polls it
+// (Completion below). No managed memory, no second launch, and the result does not depend on the grid
+// size, the slices or how the launches of one dot were cut.
 #pragma once
 
 #include <cstddef>
@@ -31,12 +31,17 @@ static_assert(kThreads * kLanesPerThread == static_cast<int>(order::kLanes), "a 
 
 template <class Tx, class Ty> using PairOf = order::Pair<Tx, Ty>;
 
-// Where the last block leaves the result, in mapped host memory: the value, then the sequence number
-// of the launch that wrote it (written after the value, with a system-wide fence between the two).
+// Where the last block leaves the result, in mapped host memory. Before each launch the host sets the
+// slot to kNoResult, a signalling NaN, and polls until the slot holds anything else: the result is one
+// aligned 8-byte store, so the host sees all of it or none, and needs no second word written after a
+// system-wide fence, which costs the kernel more than the store (docs/PERFORMANCE.md). No dot can produce
+// kNoResult, since every result passes through an addition, which quiets a signalling NaN; publish()
+// still maps it to the default NaN, so the protocol does not rest on that.
 struct Completion {
-    double result;
-    unsigned long long seq;
+    std::uint64_t result_bits;
 };
+constexpr std::uint64_t kNoResult = 0x7ff4000000000001ull;
+constexpr std::uint64_t kDefaultNaN = 0x7ff8000000000000ull;
 
 // One launch's arguments. A dot may be cut into several launches over runs of items (PINNED's copy
 // chunks); every launch of a dot shares partials, ticket and the join.
@@ -52,9 +57,6 @@ template <class Tx, class Ty> struct DotParams {
     unsigned *ticket;                   // 0 before the dot's first launch; the join leaves it 0
     unsigned joining_blocks;            // blocks of all launches of the dot; the last one to finish joins
     Completion *done;                   // nullptr: partials only (the host joins them)
-    unsigned long long *dots;           // dots joined so far (device memory): the join counts itself in
-                                        //   and publishes the count as done->seq, so a launch's arguments
-                                        //   stay the same from dot to dot (a CUDA graph can replay it)
 };
 
 __device__ __forceinline__ order::SumF32 shuffle_down(order::SumF32 a, int offset) {
@@ -304,11 +306,11 @@ __device__ __forceinline__ void join_slices(typename A::Acc *partials, std::size
     __syncthreads();
 }
 
-// Writes the result for the host and then, after a system-wide fence, the sequence word it polls.
-__device__ __forceinline__ void publish(Completion *done, double result, unsigned long long seq) {
-    *reinterpret_cast<volatile double *>(&done->result) = result;
-    __threadfence_system();
-    *reinterpret_cast<volatile unsigned long long *>(&done->seq) = seq;
+// Writes the result where the host polls for it, in one store (Completion).
+__device__ __forceinline__ void publish(Completion *done, double result) {
+    std::uint64_t bits = static_cast<std::uint64_t>(__double_as_longlong(result));
+    if (bits == kNoResult) bits = kDefaultNaN;
+    *reinterpret_cast<volatile std::uint64_t *>(&done->result_bits) = bits;
 }
 
 // The join (order.hpp, step 4): tile partials dealt to the kLanes join lanes, then the lane tree; the
@@ -418,9 +420,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM) dot_kernel(const Do
     const Acc root = join_partials<Tx, Ty>(p, warp_roots);
     if (threadIdx.x == 0) {
         if (p.joining_blocks > 1) *p.ticket = 0;  // ready for the next dot on this stream
-        const unsigned long long seq = *p.dots + 1;
-        *p.dots = seq;
-        publish(p.done, A::finish(root), seq);
+        publish(p.done, A::finish(root));
     }
 }
 
