@@ -9,6 +9,10 @@
 #include <limits>
 #include <new>
 #include <thread>
+
+#if !defined(_WIN32)
+#include <pthread.h>
+#endif
 #include <unordered_set>
 #include <vector>
 
@@ -73,6 +77,29 @@ class Registry {
         return shard.contexts.erase(ctx) != 0;
     }
 
+    // fork() copies only the calling thread: every lock another thread held stays locked in the child,
+    // and a set being changed would be half changed. So before fork the forking thread takes every
+    // shard (the sets are whole and nobody changes them), and releases them on both sides after it.
+    // In the child, each live context gets a fresh lock and a call count of zero (the calls that held
+    // them ran on threads the child does not have) and is marked as inherited.
+    void before_fork() {
+        for (Shard &shard : shards_) shard.mutex.lock();
+    }
+    void after_fork_parent() {
+        for (Shard &shard : shards_) shard.mutex.unlock();
+    }
+    void after_fork_child() {
+        for (Shard &shard : shards_) {
+            for (const cudot_ctx *c : shard.contexts) {
+                cudot_ctx *ctx = const_cast<cudot_ctx *>(c);
+                new (&ctx->mutex) std::mutex;  // the old one may be held by a thread that is not here
+                ctx->calls.store(0, std::memory_order_relaxed);
+                ctx->forked = true;
+            }
+            shard.mutex.unlock();
+        }
+    }
+
    private:
     static constexpr std::size_t kShardBits = 8;
     struct alignas(64) Shard {  // one cache line or more each: neighbouring shards never share a line
@@ -90,6 +117,39 @@ class Registry {
 Registry &registry() {
     static Registry *r = new Registry;
     return *r;
+}
+
+// Whether this process, or the parent it was forked from, has initialised CUDA (cudot asked for a GPU):
+// a child of such a process cannot use CUDA at all, so it must not even probe.
+std::atomic<bool> cuda_touched{false};
+std::atomic<bool> cuda_lost_in_fork{false};
+
+#if !defined(_WIN32)
+void before_fork() {
+    registry().before_fork();
+    cpu::ThreadPool::before_fork();  // waits for a dot that is sharing work with the pool
+}
+void after_fork_parent() {
+    cpu::ThreadPool::after_fork_parent();
+    registry().after_fork_parent();
+}
+void after_fork_child() {
+    cpu::ThreadPool::after_fork_child();
+    registry().after_fork_child();
+    if (cuda_touched.load(std::memory_order_relaxed)) cuda_lost_in_fork.store(true, std::memory_order_relaxed);
+}
+// Installed when the library is loaded (glibc removes them again if it is unloaded).
+[[maybe_unused]] const bool fork_handlers_installed = pthread_atfork(before_fork, after_fork_parent, after_fork_child) == 0;
+#endif
+
+constexpr const char *kForkMessage =
+    "CUDA cannot be used in a process forked from one that used it: create GPU contexts in the parent, "
+    "or start the child with exec (Python: multiprocessing's 'spawn' or 'forkserver'); HOST contexts work";
+
+// A GPU context this process inherited through fork() cannot run; the message says why.
+cudot_status refuse_if_forked_gpu(cudot_ctx &ctx) {
+    if (!ctx.forked || ctx.memory == CUDOT_MEMORY_HOST) return CUDOT_OK;
+    return fail(ctx.sink(), CUDOT_ERROR_UNSUPPORTED, "this GPU context was created before fork(); %s", kForkMessage);
 }
 
 // A reference to a live context for the length of one call (nothing, if the handle is not live).
@@ -164,6 +224,11 @@ cudot_status read_config(const cudot_config *config, cudot_config &out, ErrorSin
 // Decides the strategy and backend and allocates everything. `ctx` is fresh; `err` is init_error.
 cudot_status build_context(cudot_ctx &ctx, const cudot_config &config, ErrorSink err) {
     int32_t memory = config.memory;
+    if (memory != CUDOT_MEMORY_HOST && cuda_lost_in_fork.load(std::memory_order_relaxed)) {
+        if (memory != CUDOT_MEMORY_AUTO) return fail(err, CUDOT_ERROR_NO_DEVICE, "no usable GPU: %s", kForkMessage);
+        memory = CUDOT_MEMORY_HOST;  // AUTO without a usable GPU
+    }
+    if (memory != CUDOT_MEMORY_HOST) cuda_touched.store(true, std::memory_order_relaxed);
     if (memory == CUDOT_MEMORY_AUTO) {
         cudot_status probe = cuda::probe(config.device, err);
         if (probe == CUDOT_ERROR_INVALID_ARGUMENT) return probe;  // GPUs exist but not this ordinal
@@ -189,6 +254,9 @@ cudot_status destroy_backend(cudot_ctx &ctx) {
         cpu::destroy(ctx);
         return CUDOT_OK;
     }
+    // Inherited through fork(): no CUDA call may run here, and the parent owns the device memory.
+    // The host-side bookkeeping is left allocated.
+    if (ctx.forked) return CUDOT_OK;
     return cuda::destroy(ctx, ctx.sink());
 }
 
@@ -247,6 +315,7 @@ struct DotRange {
 
 cudot_status dot_impl(cudot_ctx &ctx, DotRange range, double *result) {
     std::lock_guard<std::mutex> lock(ctx.mutex);
+    if (cudot_status refused = refuse_if_forked_gpu(ctx)) return refused;
     if (!result) return fail(ctx.sink(), CUDOT_ERROR_INVALID_ARGUMENT, "result is NULL");
     const std::size_t n = range.whole ? ctx.capacity : range.n;
     if (n > ctx.capacity)
@@ -275,6 +344,7 @@ static_assert(order::kTile == CUDOT_TILE_ELEMENTS, "the header's tile is the can
 
 cudot_status tile_partials_impl(cudot_ctx &ctx, std::size_t first, std::size_t n, void *out) {
     std::lock_guard<std::mutex> lock(ctx.mutex);
+    if (cudot_status refused = refuse_if_forked_gpu(ctx)) return refused;
     if (first > ctx.capacity || n > ctx.capacity - first)
         return fail(ctx.sink(), CUDOT_ERROR_INVALID_ARGUMENT,
                     "cudot_tile_partials: elements [%zu, %zu + %zu) reach beyond the capacity %zu", first, first, n,
@@ -382,6 +452,8 @@ CUDOT_API cudot_status cudot_init(cudot_ctx **ctx, size_t n, const cudot_config 
 
 CUDOT_API cudot_status cudot_get_inputs(cudot_ctx *ctx, void **x, void **y) {
     return on_live_context(ctx, [&](cudot_ctx &c) {
+        // CUDA's page-locked and managed memory is not mapped in a forked child.
+        if (cudot_status refused = refuse_if_forked_gpu(c)) return refused;
         if (x) *x = c.x;
         if (y) *y = c.y;
         return CUDOT_OK;

@@ -55,6 +55,7 @@ struct cudot_ctx {
     int32_t memory = CUDOT_MEMORY_HOST;  // resolved: never AUTO
     int32_t device = CUDOT_DEVICE_NONE;
     bool hybrid = false;  // AUTO with a GPU: MAPPED buffers, each dot split between CPU threads and the GPU
+    bool forked = false;  // this process got the context from its parent through fork() (api.cpp)
     void *x = nullptr;  // the buffers handed to the caller
     void *y = nullptr;
     cudot::cpu::HostState *host = nullptr;      // set for HOST

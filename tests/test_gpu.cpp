@@ -293,3 +293,50 @@ TEST_CASE("GPU: GenDot inputs (cond 1..1e40): within the bounds and bitwise equa
                 }
             }
 }
+
+#if !defined(_WIN32)
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+// A child of a process that used CUDA cannot use it: inherited GPU contexts refuse every call with a
+// message naming fork, deinit still works, GPU inits report no device, AUTO falls back to the CPU, and
+// HOST works. The child exits with the number of the first check that failed (alarm: 142).
+TEST_CASE("GPU: after fork, GPU contexts are refused with a clear status and the child keeps working", "[gpu][fork]") {
+    for (int32_t memory : kGpuStrategies) {
+        Ctx c(1000, CUDOT_F32, memory);
+        REQUIRE(c.status == CUDOT_OK);
+        double r = 0;
+        REQUIRE(cudot_dot(c.ctx, &r) == CUDOT_OK);
+        const pid_t pid = fork();
+        if (pid == 0) {
+            alarm(30);
+            double v = 0;
+            void *x = nullptr, *y = nullptr;
+            if (cudot_dot(c.ctx, &v) != CUDOT_ERROR_UNSUPPORTED) _exit(1);
+            if (!std::strstr(cudot_last_error(c.ctx), "fork")) _exit(2);
+            if (cudot_get_inputs(c.ctx, &x, &y) != CUDOT_ERROR_UNSUPPORTED) _exit(3);
+            if (cudot_deinit(c.ctx) != CUDOT_OK) _exit(4);
+            cudot_config cfg = CUDOT_CONFIG_INIT;
+            cfg.memory = memory;
+            cudot_ctx *fresh = nullptr;
+            if (cudot_init(&fresh, 10, &cfg) != CUDOT_ERROR_NO_DEVICE) _exit(5);
+            cfg.memory = CUDOT_MEMORY_AUTO;
+            int32_t got = -1, device = 0;
+            if (cudot_init(&fresh, 10, &cfg) != CUDOT_OK) _exit(6);
+            if (cudot_get_memory(fresh, &got, &device) != CUDOT_OK || got != CUDOT_MEMORY_HOST) _exit(7);
+            if (cudot_deinit(fresh) != CUDOT_OK) _exit(8);
+            _exit(0);
+        }
+        REQUIRE(pid > 0);
+        int status = 0;
+        REQUIRE(waitpid(pid, &status, 0) == pid);
+        INFO("memory " << memory << ": child status " << status);
+        CHECK(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 0);
+        double again = 0;
+        CHECK(cudot_dot(c.ctx, &again) == CUDOT_OK);  // the parent's context is untouched
+        CHECK(test::bits(again) == test::bits(r));
+    }
+}
+#endif

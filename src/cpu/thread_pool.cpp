@@ -37,10 +37,41 @@ namespace {
 bool is_open(std::uint64_t state) { return (state & 1) != 0; }
 }  // namespace
 
+namespace {
+std::atomic<ThreadPool *> the_pool{nullptr};
+std::mutex &creation_mutex() {
+    static std::mutex *m = new std::mutex;  // never destroyed, like the pool
+    return *m;
+}
+}  // namespace
+
 ThreadPool &ThreadPool::instance() {
-    // Function-local static: created on first use, thread-safe, joined at process exit or unload.
-    static ThreadPool pool(std::max(1u, std::thread::hardware_concurrency()) - 1);
-    return pool;
+    ThreadPool *pool = the_pool.load(std::memory_order_acquire);
+    if (pool) return *pool;
+    std::lock_guard<std::mutex> lock(creation_mutex());
+    pool = the_pool.load(std::memory_order_relaxed);
+    if (!pool) {
+        pool = new ThreadPool(std::max(1u, std::thread::hardware_concurrency()) - 1);  // never deleted
+        the_pool.store(pool, std::memory_order_release);
+    }
+    return *pool;
+}
+
+void ThreadPool::before_fork() {
+    creation_mutex().lock();
+    if (ThreadPool *pool = the_pool.load(std::memory_order_acquire)) pool->job_mutex_.lock();
+}
+
+void ThreadPool::after_fork_parent() {
+    if (ThreadPool *pool = the_pool.load(std::memory_order_acquire)) pool->job_mutex_.unlock();
+    creation_mutex().unlock();
+}
+
+void ThreadPool::after_fork_child() {
+    // The parent's pool stays allocated and locked: its workers do not exist here, and nothing will
+    // use it again.
+    the_pool.store(nullptr, std::memory_order_release);
+    creation_mutex().unlock();
 }
 
 ThreadPool::ThreadPool(unsigned helpers) {
@@ -50,15 +81,6 @@ ThreadPool::ThreadPool(unsigned helpers) {
     } catch (...) {
         // Could not start every thread (resource limits): work with the ones we have.
     }
-}
-
-ThreadPool::~ThreadPool() {
-    {
-        std::lock_guard<std::mutex> lock(sleep_mutex_);
-        stopping_ = true;
-    }
-    wake_.notify_all();
-    for (auto &t : workers_) t.join();
 }
 
 void ThreadPool::drain() {
@@ -74,14 +96,13 @@ void ThreadPool::wake_one_sleeper() {
     wake_.notify_one();
 }
 
-// Waits (spinning, then asleep) until a job other than `seen` is open; 0 when the pool is stopping.
+// Waits (spinning, then asleep) until a job other than `seen` is open.
 std::uint64_t ThreadPool::next_job(std::uint64_t seen) {
     auto fresh = [&](std::uint64_t s) { return is_open(s) && s != seen; };
     const auto until = std::chrono::steady_clock::now() + kSpin;
     for (unsigned polls = 1;; ++polls) {
         const std::uint64_t s = state_.load(std::memory_order_acquire);
         if (fresh(s)) return s;
-        if (stopping_.load(std::memory_order_relaxed)) return 0;
         if (polls % kPollsPerClockRead == 0) {
             if (std::chrono::steady_clock::now() >= until) break;
             std::this_thread::yield();  // should this core have other work, let it run
@@ -94,10 +115,10 @@ std::uint64_t ThreadPool::next_job(std::uint64_t seen) {
     std::uint64_t s = 0;
     wake_.wait(lock, [&] {
         s = state_.load(std::memory_order_seq_cst);
-        return stopping_.load(std::memory_order_relaxed) || fresh(s);
+        return fresh(s);
     });
     sleepers_.fetch_sub(1, std::memory_order_relaxed);
-    return stopping_.load(std::memory_order_relaxed) ? 0 : s;
+    return s;
 }
 
 void ThreadPool::worker_main(unsigned index) {
@@ -105,7 +126,6 @@ void ThreadPool::worker_main(unsigned index) {
     std::uint64_t seen = 0;
     for (;;) {
         const std::uint64_t job = next_job(seen);
-        if (job == 0) return;
         seen = job;
         inside_.fetch_add(1, std::memory_order_seq_cst);
         if (state_.load(std::memory_order_seq_cst) == job) {

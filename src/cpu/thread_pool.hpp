@@ -6,6 +6,11 @@
 // After a job, workers poll for the next one for a while (kSpin in thread_pool.cpp) before they sleep
 // on a condition variable, so dots called back to back find them awake; an idle process has no
 // spinning threads. One job runs at a time; concurrent callers (different contexts) take turns.
+//
+// The pool is never destroyed: a dot from an atexit handler or a late finalizer still finds it, and
+// no thread is joined during process exit or library unload (where joining can deadlock). A child of
+// fork() has none of the workers; after_fork_child() drops the parent's pool there, and the child's
+// first shared job starts a fresh one.
 #pragma once
 
 #include <atomic>
@@ -26,6 +31,13 @@ class ThreadPool {
     // The process's pool, created on first call with one thread per hardware thread (caller included).
     static ThreadPool &instance();
 
+    // pthread_atfork handlers (called from api.cpp's): before fork, wait for a running job and hold
+    // the pool still; after it, release it in the parent, or forget it in the child (its workers did
+    // not follow; its memory is left as it is).
+    static void before_fork();
+    static void after_fork_parent();
+    static void after_fork_child();
+
     // Threads available to one job, the calling thread included.
     unsigned threads() const { return static_cast<unsigned>(workers_.size()) + 1; }
 
@@ -36,7 +48,6 @@ class ThreadPool {
     // How many jobs run() has shared with workers since the pool started (for tests).
     std::uint64_t jobs_shared() const { return jobs_shared_.load(std::memory_order_relaxed); }
 
-    ~ThreadPool();
     ThreadPool(const ThreadPool &) = delete;
     ThreadPool &operator=(const ThreadPool &) = delete;
 
@@ -61,7 +72,6 @@ class ThreadPool {
     alignas(64) std::atomic<std::size_t> next_{0};   // the next task index to claim
     alignas(64) std::atomic<unsigned> inside_{0};    // workers that entered the current job
     std::atomic<unsigned> sleepers_{0};               // workers blocked on wake_
-    std::atomic<bool> stopping_{false};
     std::atomic<std::uint64_t> jobs_shared_{0};
 
     std::mutex job_mutex_;    // one job at a time
