@@ -34,7 +34,7 @@ configure_and_build() {  # folder, extra cmake arguments...
 run_ctest() {  # name, folder, ctest arguments...
   local name=$1 dir=$2; shift 2
   local start=$SECONDS
-  if (cd "$dir" && ctest --output-on-failure -j"$jobs" -E "$skip" "$@") > "$logs/$name.log" 2>&1; then
+  if (cd "$dir" && ctest --output-on-failure -j"$jobs" -E "${skip_here:-$skip}" "$@") > "$logs/$name.log" 2>&1; then
     note "$name: $(grep -E 'tests passed|tests failed' "$logs/$name.log" | tail -1) ($((SECONDS - start)) s)"
   else
     status=1
@@ -52,7 +52,9 @@ asan() {
 
 tsan() {
   configure_and_build build-tsan -DCUDOT_SANITIZE=thread
-  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 run_ctest "tsan" build-tsan
+  # Not the fork cases: TSan does not support fork() in a process with threads, and its deadlock
+  # detector stops at 64 locks held at once (cudot's fork handler holds the registry's 256 shards).
+  skip_here="$skip|fork" TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 run_ctest "tsan" build-tsan
 }
 
 valgrind_memcheck() {
@@ -62,9 +64,11 @@ valgrind_memcheck() {
   # operations here than in the native and sanitizer jobs (same code paths).
   local vg=(valgrind --quiet --error-exitcode=97 --leak-check=full --errors-for-leak-kinds=definite,indirect
             --show-leak-kinds=definite,indirect)
+  # test_cpu without its fork cases: a forked child still owns the bookkeeping of threads that did not
+  # follow it into the child (std::thread's start state), which memcheck counts as lost at the child's exit.
   local b=build-valgrind
   local progs=(
-    "$b/tests/test_cpu"
+    "$b/tests/test_cpu ~[fork]"
     "$b/tests/reliability/test_bad_input"
     "$b/tests/reliability/test_stress"
     "$b/tests/reliability/cudot-soak --memory host --cycles 2000 --n 1000 --dtype f32,f64,f16,bf16,i8,u8"

@@ -39,6 +39,9 @@ bool is_open(std::uint64_t state) { return (state & 1) != 0; }
 
 namespace {
 std::atomic<ThreadPool *> the_pool{nullptr};
+// Pools a fork() left behind in this process, newest first (kept reachable, so leak checkers see
+// memory that is deliberately kept, not lost).
+ThreadPool *abandoned_pools = nullptr;
 std::mutex &creation_mutex() {
     static std::mutex *m = new std::mutex;  // never destroyed, like the pool
     return *m;
@@ -52,6 +55,8 @@ ThreadPool &ThreadPool::instance() {
     pool = the_pool.load(std::memory_order_relaxed);
     if (!pool) {
         pool = new ThreadPool(std::max(1u, std::thread::hardware_concurrency()) - 1);  // never deleted
+        pool->abandoned_ = abandoned_pools;
+        abandoned_pools = nullptr;
         the_pool.store(pool, std::memory_order_release);
     }
     return *pool;
@@ -70,7 +75,8 @@ void ThreadPool::after_fork_parent() {
 void ThreadPool::after_fork_child() {
     // The parent's pool stays allocated and locked: its workers do not exist here, and nothing will
     // use it again.
-    the_pool.store(nullptr, std::memory_order_release);
+    // A pool exists only while abandoned_pools is empty (its creation took the list over).
+    if (ThreadPool *old = the_pool.exchange(nullptr, std::memory_order_acq_rel)) abandoned_pools = old;
     creation_mutex().unlock();
 }
 

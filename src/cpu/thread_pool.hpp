@@ -78,6 +78,7 @@ class ThreadPool {
     std::mutex sleep_mutex_;  // guards the sleep on wake_
     std::condition_variable wake_;
     std::vector<std::thread> workers_;
+    ThreadPool *abandoned_ = nullptr;  // pools that fork() left behind (thread_pool.cpp), still reachable
 };
 
 }  // namespace cpu
