@@ -437,6 +437,7 @@ void set_hybrid_share(cudot_ctx *ctx, double share) { ctx->hooks.hybrid_share = 
 double hybrid_share(const cudot_ctx *ctx) { return cuda::current_hybrid_share(*ctx); }
 void inject_cuda_fault(unsigned calls_before, int cuda_error) { cuda::inject_fault(calls_before, cuda_error); }
 bool cuda_fault_pending() { return cuda::fault_pending(); }
+void pretend_no_concurrent_managed(bool on) { cuda::pretend_no_concurrent_managed(on); }
 void force_all_devices(const int *devices, int count) { cuda::force_devices(devices, count); }
 }  // namespace testing
 

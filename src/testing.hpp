@@ -29,6 +29,9 @@ double hybrid_share(const cudot_ctx *ctx);
 void inject_cuda_fault(unsigned calls_before, int cuda_error);
 // Whether the injected fault is still waiting for its call.
 bool cuda_fault_pending();
+// MANAGED inits on the calling thread treat every GPU as lacking concurrent managed access (Windows,
+// WSL2, some embedded GPUs): the context must then never prefetch and wait for every kernel.
+void pretend_no_concurrent_managed(bool on);
 // The GPUs that CUDOT_DEVICE_ALL inits on the calling thread use instead of every visible GPU; a GPU
 // may repeat (two "GPUs" on one device run the several-GPU split with one). count 0: every visible GPU.
 void force_all_devices(const int *devices, int count);

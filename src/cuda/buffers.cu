@@ -24,6 +24,7 @@ static cudot_status check_devices(const cudot_ctx &ctx, DeviceState &s, ErrorSin
         CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, g.device));
         if (!managed) return fail(err, CUDOT_ERROR_UNSUPPORTED, "GPU %d does not support managed memory", g.device);
         CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, g.device));
+        if (no_concurrent_managed_pretended()) concurrent = 0;
         if (!concurrent && s.gpus.size() > 1)
             return fail(err, CUDOT_ERROR_UNSUPPORTED,
                         "GPU %d cannot share managed memory with other GPUs (no concurrent managed access): "
@@ -156,6 +157,7 @@ static cudot_status create_state(cudot_ctx &ctx, DeviceState &s, ErrorSink err) 
 }
 
 cudot_status create(cudot_ctx &ctx, ErrorSink err) {
+    CallerCudaState caller;
     DeviceState *s = new (std::nothrow) DeviceState;
     if (!s) return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the context");
     ctx.gpu = s;
@@ -168,7 +170,6 @@ cudot_status create(cudot_ctx &ctx, ErrorSink err) {
 static void release(cudot_status &first, ErrorSink err, cudaError_t error, const char *call) {
     error = pass_or_inject(error);
     if (error != cudaSuccess && first == CUDOT_OK) first = cuda_fail(err, error, call);
-    else if (error != cudaSuccess) (void)cudaGetLastError();
 }
 
 static void destroy_gpu(const cudot_ctx &ctx, Gpu &g, cudot_status &first, ErrorSink err) {
@@ -189,6 +190,7 @@ static void destroy_gpu(const cudot_ctx &ctx, Gpu &g, cudot_status &first, Error
 }
 
 cudot_status destroy(cudot_ctx &ctx, ErrorSink err) {
+    CallerCudaState caller;
     DeviceState *s = ctx.gpu;
     cudot_status first = CUDOT_OK;
     if (s) {

@@ -37,10 +37,10 @@ static void drain(DeviceState &s) {
         if (g.scratch && cudaMemsetAsync(g.scratch, 0, sizeof(unsigned), g.stream) == cudaSuccess)
             (void)cudaStreamSynchronize(g.stream);
     }
-    (void)cudaGetLastError();
 }
 
 cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
+    CallerCudaState caller;
     DeviceState &s = *ctx.gpu;
     cudot_status status = dot_once(ctx, s, n, result);
     if (status != CUDOT_OK) drain(s);
@@ -48,6 +48,7 @@ cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
 }
 
 cudot_status tile_partials(cudot_ctx &ctx, std::size_t first, std::size_t n, void **partials) {
+    CallerCudaState caller;
     DeviceState &s = *ctx.gpu;
     // MANAGED: one bulk migration beats page faults
     cudot_status status = queue_partials(ctx, s, first, n, order::tile_count(n), false, !s.sync_after_dot);

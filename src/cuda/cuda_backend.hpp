@@ -34,6 +34,10 @@ double current_hybrid_share(const cudot_ctx &ctx);
 void inject_fault(unsigned calls_before, int cuda_error);
 // Tests: whether the injected fault has not fired yet.
 bool fault_pending();
+// Tests: MANAGED inits on this thread treat every GPU as lacking concurrent managed access (as on
+// Windows, WSL2 and some embedded GPUs).
+void pretend_no_concurrent_managed(bool on);
+bool no_concurrent_managed_pretended();
 // Knobs for experiments and tests (bench/experiments, tests/); zero or false: the normal choice.
 struct GpuTuning {
     unsigned slices = 0;          // force the slices per tile (1, 2, 4, 8)

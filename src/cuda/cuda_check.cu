@@ -18,13 +18,16 @@ void inject_fault(unsigned calls_before, int cuda_error) {
 
 bool fault_pending() { return fault_countdown >= 0; }
 
+static thread_local bool no_concurrent_managed = false;
+void pretend_no_concurrent_managed(bool on) { no_concurrent_managed = on; }
+bool no_concurrent_managed_pretended() { return no_concurrent_managed; }
+
 cudaError_t pass_or_inject(cudaError_t result) {
     if (fault_countdown < 0) return result;
     return fault_countdown-- == 0 ? fault_code : result;
 }
 
 cudot_status cuda_fail(ErrorSink err, cudaError_t error, const char *call) {
-    (void)cudaGetLastError();
     cudot_status status = error == cudaErrorMemoryAllocation ? CUDOT_ERROR_OUT_OF_MEMORY : CUDOT_ERROR_CUDA;
     return fail(err, status, "%s failed: %s (%s)", call, cudaGetErrorString(error), cudaGetErrorName(error));
 }

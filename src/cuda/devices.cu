@@ -33,7 +33,6 @@ static cudot_status probe_one(int device, ErrorSink err) {
     CUDOT_CUDA_TRY(err, cudaSetDevice(device));
     cudaError_t e = kernels_load(device);
     if (e != cudaSuccess) {
-        (void)cudaGetLastError();
         cudaDeviceProp prop;
         if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) prop = cudaDeviceProp{};
         return fail(err, CUDOT_ERROR_NO_DEVICE,
@@ -44,10 +43,10 @@ static cudot_status probe_one(int device, ErrorSink err) {
 }
 
 cudot_status probe(int32_t device, ErrorSink err) {
+    CallerCudaState caller;
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
-        (void)cudaGetLastError();
         return fail(err, CUDOT_ERROR_NO_DEVICE, "no usable GPU: cudaGetDeviceCount failed: %s (%s)",
                     cudaGetErrorString(e), cudaGetErrorName(e));
     }
@@ -63,14 +62,12 @@ cudot_status probe(int32_t device, ErrorSink err) {
 
 bool can_map(int device) {
     int yes = 0;
-    if (cudaDeviceGetAttribute(&yes, cudaDevAttrCanMapHostMemory, device) != cudaSuccess) {
-        (void)cudaGetLastError();
-        yes = 0;
-    }
+    if (cudaDeviceGetAttribute(&yes, cudaDevAttrCanMapHostMemory, device) != cudaSuccess) yes = 0;
     return yes != 0;
 }
 
 int32_t auto_strategy(int32_t device) {
+    CallerCudaState caller;
     std::vector<int> devices;
     if (device_list(device, devices, ErrorSink{nullptr, 0}) != CUDOT_OK) return CUDOT_MEMORY_PINNED;
     for (int d : devices)

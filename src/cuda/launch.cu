@@ -23,10 +23,11 @@ static cudaError_t launch_typed(const LaunchArgs &a, cudaStream_t stream) {
     const DotParams<Tx, Ty> p{static_cast<const Tx *>(a.x), static_cast<const Ty *>(a.y), a.n, a.first_item,
                               a.last_item, slice_shift, static_cast<Acc *>(a.partials), a.ticket, a.joining_blocks,
                               a.done};
-    dot_kernel<Tx, Ty><<<a.blocks, kThreads / a.slices, 0, stream>>>(p);
-    // Read the launch's own error without clearing one the caller's code left pending: a sticky
-    // error shows here too, and a failed launch leaves nothing else behind.
-    return cudaPeekAtLastError();
+    // cudaLaunchKernel returns this launch's own error: not one that the caller's code (or an earlier
+    // call of cudot's) left pending in CUDA's per-thread last error.
+    void *args[] = {const_cast<DotParams<Tx, Ty> *>(&p)};
+    return cudaLaunchKernel(reinterpret_cast<const void *>(&dot_kernel<Tx, Ty>), dim3(a.blocks),
+                            dim3(kThreads / a.slices), args, 0, stream);
 }
 
 template <class Tx, class Ty>

@@ -13,6 +13,8 @@ cudot_status destroy(cudot_ctx &, ErrorSink) { return CUDOT_OK; }
 double current_hybrid_share(const cudot_ctx &) { return 0.0; }
 void inject_fault(unsigned, int) {}
 bool fault_pending() { return false; }
+void pretend_no_concurrent_managed(bool) {}
+bool no_concurrent_managed_pretended() { return false; }
 void force_devices(const int *, int) {}
 void tune(cudot_ctx &, const GpuTuning &) {}
 cudot_status tile_partials(cudot_ctx &ctx, std::size_t, std::size_t, void **) {

@@ -14,7 +14,9 @@ from support import GPU_MEMORIES, gpu_context_or_skip
 
 N = 1 << 21  # 16 MiB of f32 x and y: the HOST dot shares the work with the library's thread pool
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() on this system")
+pytestmark = [pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() on this system"),
+              # Python 3.12 warns about fork() in a threaded process: the very case tested here.
+              pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")]
 
 
 def _fill(ctx):

@@ -1,0 +1,103 @@
+// test_gpu_caller_state.cpp - cudot leaves the caller's CUDA state as it found it (the current device,
+// an error the caller's own code left pending), and MANAGED works on GPUs without concurrent managed
+// access (simulated through a test hook).
+#include <catch2/catch.hpp>
+
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <vector>
+
+#include "reference.hpp"
+#include "testing.hpp"
+
+using test::Ctx;
+
+namespace {
+
+const int32_t kGpu[] = {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_AUTO};
+
+// init, fill, dot, dot_n, partials, deinit on one context; true when every call succeeded.
+bool whole_life(int32_t memory, int32_t device, std::size_t n = 100000) {
+    Ctx c(n, CUDOT_F32, memory, device);
+    if (c.status != CUDOT_OK) return false;
+    float *x = c.x<float>(), *y = c.y<float>();
+    for (std::size_t i = 0; i < n; ++i) {
+        x[i] = static_cast<float>(i % 3);
+        y[i] = 0.5f;
+    }
+    double r = 0;
+    std::vector<unsigned char> partials(CUDOT_PARTIAL_BYTES * 16);
+    return cudot_dot(c.ctx, &r) == CUDOT_OK && cudot_dot_n(c.ctx, n / 2, &r) == CUDOT_OK &&
+           cudot_tile_partials(c.ctx, 0, 1000, partials.data()) == CUDOT_OK;
+}
+
+}  // namespace
+
+TEST_CASE("GPU: an error the caller left pending stays pending, and cudot adds none", "[gpu][caller]") {
+    for (int32_t memory : kGpu) {
+        INFO("memory " << memory);
+        // A non-sticky error of the caller's own, pending in CUDA's per-thread last error.
+        REQUIRE(cudaSetDevice(-7) == cudaErrorInvalidDevice);
+        CHECK(whole_life(memory, 0));
+        CHECK(cudaGetLastError() == cudaErrorInvalidDevice);  // still there, and now cleared
+        // Nothing pending: cudot leaves nothing behind either.
+        CHECK(whole_life(memory, 0));
+        CHECK(cudaGetLastError() == cudaSuccess);
+    }
+}
+
+TEST_CASE("GPU: the caller's current device is the same after every call", "[gpu][caller]") {
+    int count = 0;
+    REQUIRE(cudaGetDeviceCount(&count) == cudaSuccess);
+    if (count < 2) {
+        WARN("one GPU: cudot cannot switch away from the caller's device here; this case needs two");
+        return;
+    }
+    for (int32_t memory : kGpu)
+        for (int32_t device : {0, 1, CUDOT_DEVICE_ALL}) {
+            INFO("memory " << memory << ", device " << device);
+            for (int mine : {0, 1}) {
+                REQUIRE(cudaSetDevice(mine) == cudaSuccess);
+                CHECK(whole_life(memory, device));
+                int now = -1;
+                REQUIRE(cudaGetDevice(&now) == cudaSuccess);
+                CHECK(now == mine);
+            }
+        }
+}
+
+TEST_CASE("GPU: MANAGED without concurrent managed access never prefetches and keeps HOST's bits",
+          "[gpu][managed]") {
+    struct Pretend {
+        Pretend() { cudot::testing::pretend_no_concurrent_managed(true); }
+        ~Pretend() { cudot::testing::pretend_no_concurrent_managed(false); }
+    } pretend;
+    // Sizes below and above the 8 MiB from which MANAGED adapts (and with concurrent access, prefetches).
+    for (std::size_t n : {std::size_t(1000), std::size_t(1) << 21, (std::size_t(1) << 23) + 5}) {
+        INFO("n = " << n);
+        Ctx m(n, CUDOT_F32, CUDOT_MEMORY_MANAGED), h(n, CUDOT_F32, CUDOT_MEMORY_HOST);
+        REQUIRE(m.status == CUDOT_OK);
+        REQUIRE(h.status == CUDOT_OK);
+        for (int round = 0; round < 6; ++round) {  // the host rewrites the inputs between dots
+            float *mx = m.x<float>(), *my = m.y<float>(), *hx = h.x<float>(), *hy = h.y<float>();
+            for (std::size_t i = 0; i < n; ++i) {
+                mx[i] = hx[i] = static_cast<float>((i * 7 + round) % 17) - 8.0f;
+                my[i] = hy[i] = static_cast<float>((i + round) % 5) * 0.25f;
+            }
+            for (int again = 0; again < 3; ++again) {  // and dots on unchanged inputs
+                double a = 0, b = 0;
+                REQUIRE(cudot_dot(m.ctx, &a) == CUDOT_OK);
+                REQUIRE(cudot_dot(h.ctx, &b) == CUDOT_OK);
+                CHECK(std::memcmp(&a, &b, sizeof a) == 0);
+            }
+        }
+    }
+    // Several GPUs cannot share managed memory without concurrent access: refused at init.
+    const int twice[] = {0, 0};
+    cudot::testing::force_all_devices(twice, 2);
+    Ctx all(1000, CUDOT_F32, CUDOT_MEMORY_MANAGED, CUDOT_DEVICE_ALL);
+    cudot::testing::force_all_devices(nullptr, 0);
+    CHECK(all.status == CUDOT_ERROR_UNSUPPORTED);
+    CHECK(all.init_error.find("concurrent managed access") != std::string::npos);
+}
