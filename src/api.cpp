@@ -13,6 +13,7 @@
 #if !defined(_WIN32)
 #include <pthread.h>
 #endif
+#include <system_error>
 #include <unordered_set>
 #include <vector>
 
@@ -57,6 +58,7 @@ class Registry {
    public:
     // If ctx is live, takes a reference to it (cudot_deinit waits until it is released) and returns true.
     bool acquire(cudot_ctx *ctx) {
+        throw_if_asked();
         Shard &shard = shard_of(ctx);
         std::lock_guard<std::mutex> lock(shard.mutex);
         if (shard.contexts.count(ctx) == 0) return false;
@@ -72,6 +74,7 @@ class Registry {
     }
     // Removes ctx from the live set; false if it was not there. Exactly one of two racing deinits wins.
     bool forget(const cudot_ctx *ctx) {
+        throw_if_asked();
         Shard &shard = shard_of(ctx);
         std::lock_guard<std::mutex> lock(shard.mutex);
         return shard.contexts.erase(ctx) != 0;
@@ -100,7 +103,16 @@ class Registry {
         }
     }
 
+    // Tests: the calling thread's next lookup throws, as a failing lock would.
+    static void throw_on_next_lookup() { throw_next = true; }
+
    private:
+    static thread_local bool throw_next;
+    static void throw_if_asked() {
+        if (!throw_next) return;
+        throw_next = false;
+        throw std::system_error(std::make_error_code(std::errc::resource_deadlock_would_occur), "test hook");
+    }
     static constexpr std::size_t kShardBits = 8;
     struct alignas(64) Shard {  // one cache line or more each: neighbouring shards never share a line
         std::mutex mutex;
@@ -113,6 +125,8 @@ class Registry {
     }
     Shard shards_[std::size_t(1) << kShardBits];
 };
+
+thread_local bool Registry::throw_next = false;
 
 Registry &registry() {
     static Registry *r = new Registry;
@@ -385,6 +399,10 @@ cudot_status join_partials_impl(int32_t x_dtype, int32_t y_dtype, const void *pa
     if (!result) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "cudot_join_partials: result is NULL");
     if (tiles > 0 && !partials)
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "cudot_join_partials: partials is NULL");
+    // tiles partials of CUDOT_PARTIAL_BYTES must fit in the address space (the copy below multiplies).
+    if (tiles > static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max()) / CUDOT_PARTIAL_BYTES)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                    "cudot_join_partials: %zu tiles of %d bytes exceed the address space", tiles, CUDOT_PARTIAL_BYTES);
     if (tiles == 0) {
         *result = 0.0;
         return CUDOT_OK;
@@ -416,12 +434,18 @@ cudot_status guarded(ErrorSink err, Body body) noexcept {
 
 // Runs body(context) for a live handle, holding a reference to it, with exceptions turned into a status
 // recorded on the context; INVALID_ARGUMENT for a handle that is not live.
+// The handle's lookup can throw too (std::system_error from a lock): it runs inside a guard, whose
+// message has nowhere to go before the context is known, so the status alone says INTERNAL.
 template <class Body>
 cudot_status on_live_context(const cudot_ctx *handle, Body body) noexcept {
-    ContextRef ref(handle);
-    if (!ref) return CUDOT_ERROR_INVALID_ARGUMENT;
-    cudot_ctx &ctx = *ref;
-    return guarded(ctx.sink(), [&] { return body(ctx); });
+    try {
+        ContextRef ref(handle);
+        if (!ref) return CUDOT_ERROR_INVALID_ARGUMENT;
+        cudot_ctx &ctx = *ref;
+        return guarded(ctx.sink(), [&] { return body(ctx); });
+    } catch (...) {
+        return CUDOT_ERROR_INTERNAL;
+    }
 }
 
 }  // namespace
@@ -438,6 +462,7 @@ double hybrid_share(const cudot_ctx *ctx) { return cuda::current_hybrid_share(*c
 void inject_cuda_fault(unsigned calls_before, int cuda_error) { cuda::inject_fault(calls_before, cuda_error); }
 bool cuda_fault_pending() { return cuda::fault_pending(); }
 void pretend_no_concurrent_managed(bool on) { cuda::pretend_no_concurrent_managed(on); }
+void throw_on_next_lookup() { Registry::throw_on_next_lookup(); }
 void force_all_devices(const int *devices, int count) { cuda::force_devices(devices, count); }
 }  // namespace testing
 
@@ -481,7 +506,11 @@ CUDOT_API cudot_status cudot_join_partials(int32_t x_dtype, int32_t y_dtype, con
 
 CUDOT_API cudot_status cudot_deinit(cudot_ctx *ctx) {
     if (!ctx) return CUDOT_OK;
-    if (!registry().forget(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
+    try {
+        if (!registry().forget(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
+    } catch (...) {
+        return CUDOT_ERROR_INTERNAL;  // the context is still live: a later deinit can destroy it
+    }
     wait_for_calls(*ctx);  // no new call can find ctx now; let those already inside finish
     return guarded(ErrorSink{nullptr, 0}, [&] {
         cudot_status status = destroy_backend(*ctx);
@@ -536,9 +565,13 @@ CUDOT_API const char *cudot_status_string(cudot_status status) {
 
 CUDOT_API const char *cudot_last_error(const cudot_ctx *ctx) {
     if (!ctx) return init_error;
-    ContextRef ref(ctx);
-    if (!ref) return "not a live cudot context (NULL, already destroyed, or not from cudot_init)";
-    return (*ref).error;
+    try {
+        ContextRef ref(ctx);
+        if (!ref) return "not a live cudot context (NULL, already destroyed, or not from cudot_init)";
+        return (*ref).error;
+    } catch (...) {
+        return "cudot_last_error: the context's lookup failed (an internal error)";
+    }
 }
 
 CUDOT_API uint32_t cudot_version(void) { return CUDOT_VERSION_NUMBER; }

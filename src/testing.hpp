@@ -32,6 +32,8 @@ bool cuda_fault_pending();
 // MANAGED inits on the calling thread treat every GPU as lacking concurrent managed access (Windows,
 // WSL2, some embedded GPUs): the context must then never prefetch and wait for every kernel.
 void pretend_no_concurrent_managed(bool on);
+// The calling thread's next lookup of a context handle throws, as a failing lock would.
+void throw_on_next_lookup();
 // The GPUs that CUDOT_DEVICE_ALL inits on the calling thread use instead of every visible GPU; a GPU
 // may repeat (two "GPUs" on one device run the several-GPU split with one). count 0: every visible GPU.
 void force_all_devices(const int *devices, int count);

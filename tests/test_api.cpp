@@ -8,6 +8,7 @@
 #include <string>
 
 #include "reference.hpp"
+#include "testing.hpp"
 
 using test::Ctx;
 
@@ -327,4 +328,54 @@ TEST_CASE("dot_n reads only the first n and matches a context of capacity n", "[
     double r;
     CHECK(cudot_dot_n(big.ctx, cap + 1, &r) == CUDOT_ERROR_INVALID_ARGUMENT);
     CHECK(cudot_dot_n(big.ctx, std::numeric_limits<std::size_t>::max(), &r) == CUDOT_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("join_partials: a tile count whose bytes overflow is refused, not multiplied", "[api][partials]") {
+    unsigned char partials[CUDOT_PARTIAL_BYTES] = {0};
+    double r = 0;
+    for (int32_t dtype : {CUDOT_F32, CUDOT_F64, CUDOT_I8}) {
+        // tiles * 16 wraps to a small number: before, a small scratch array was then filled past its end.
+        const std::size_t tiles = SIZE_MAX / 16 + 2;
+        CHECK(cudot_join_partials(dtype, 0, partials, tiles, &r) == CUDOT_ERROR_INVALID_ARGUMENT);
+        CHECK(std::string(cudot_last_error(nullptr)).find("exceed the address space") != std::string::npos);
+    }
+}
+
+TEST_CASE("a context lookup that throws gives INTERNAL from every entry point, and nothing is lost",
+          "[api]") {
+    cudot_config c = CUDOT_CONFIG_INIT;
+    c.memory = CUDOT_MEMORY_HOST;
+    cudot_ctx *ctx = nullptr;
+    REQUIRE(cudot_init(&ctx, 100, &c) == CUDOT_OK);
+    void *x = nullptr, *y = nullptr;
+    REQUIRE(cudot_get_inputs(ctx, &x, &y) == CUDOT_OK);
+    for (int i = 0; i < 100; ++i) static_cast<float *>(x)[i] = static_cast<float *>(y)[i] = 1.0f;
+    double r = 0;
+    int32_t a = 0, b = 0;
+    std::size_t n = 0;
+    unsigned char partials[CUDOT_PARTIAL_BYTES];
+    using cudot::testing::throw_on_next_lookup;
+    throw_on_next_lookup();
+    CHECK(cudot_dot(ctx, &r) == CUDOT_ERROR_INTERNAL);
+    throw_on_next_lookup();
+    CHECK(cudot_dot_n(ctx, 10, &r) == CUDOT_ERROR_INTERNAL);
+    throw_on_next_lookup();
+    CHECK(cudot_get_inputs(ctx, &x, &y) == CUDOT_ERROR_INTERNAL);
+    throw_on_next_lookup();
+    CHECK(cudot_get_memory(ctx, &a, &b) == CUDOT_ERROR_INTERNAL);
+    throw_on_next_lookup();
+    CHECK(cudot_get_dtypes(ctx, &a, &b) == CUDOT_ERROR_INTERNAL);
+    throw_on_next_lookup();
+    CHECK(cudot_get_capacity(ctx, &n) == CUDOT_ERROR_INTERNAL);
+    throw_on_next_lookup();
+    CHECK(cudot_tile_partials(ctx, 0, 100, partials) == CUDOT_ERROR_INTERNAL);
+    throw_on_next_lookup();
+    CHECK(std::string(cudot_last_error(ctx)).find("lookup failed") != std::string::npos);
+    throw_on_next_lookup();
+    CHECK(cudot_deinit(ctx) == CUDOT_ERROR_INTERNAL);
+    // The context is still there and works; the next deinit destroys it.
+    CHECK(cudot_dot(ctx, &r) == CUDOT_OK);
+    CHECK(r == 100.0);
+    CHECK(cudot_deinit(ctx) == CUDOT_OK);
+    CHECK(cudot_deinit(ctx) == CUDOT_ERROR_INVALID_ARGUMENT);
 }

@@ -199,3 +199,26 @@ TEST_CASE("GPU faults: deinit that meets a CUDA failure still destroys the conte
         CHECK(after + (std::size_t(1) << 20) >= before);
     }
 }
+
+TEST_CASE("GPU faults: the probe says 'cannot run this build's kernels' only when that is the reason",
+          "[gpu][faults]") {
+    // The probe's checked calls for a PINNED init on device 0: cudaSetDevice, then loading the kernel.
+    struct Case {
+        int code;
+        cudot_status status;
+        const char *says;
+    };
+    const Case cases[] = {{cudaErrorNoKernelImageForDevice, CUDOT_ERROR_NO_DEVICE, "cannot run this build's kernels"},
+                          {cudaErrorLaunchFailure, CUDOT_ERROR_CUDA, "loading the dot kernel) failed"},
+                          {cudaErrorMemoryAllocation, CUDOT_ERROR_OUT_OF_MEMORY, "loading the dot kernel) failed"}};
+    for (const Case &c : cases) {
+        INFO("injected " << cudaGetErrorName(static_cast<cudaError_t>(c.code)));
+        cudot::testing::inject_cuda_fault(1, c.code);
+        Ctx ctx(1000, CUDOT_F32, CUDOT_MEMORY_PINNED);
+        cudot::testing::inject_cuda_fault(0, 0);
+        CHECK(ctx.status == c.status);
+        CHECK(ctx.init_error.find(c.says) != std::string::npos);
+        if (c.status != CUDOT_ERROR_NO_DEVICE)
+            CHECK(ctx.init_error.find("cannot run this build's kernels") == std::string::npos);
+    }
+}

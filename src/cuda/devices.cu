@@ -31,7 +31,13 @@ cudot_status device_list(int32_t device, std::vector<int> &out, ErrorSink err) {
 
 static cudot_status probe_one(int device, ErrorSink err) {
     CUDOT_CUDA_TRY(err, cudaSetDevice(device));
-    cudaError_t e = kernels_load(device);
+    const cudaError_t e = pass_or_inject(kernels_load(device));
+    // Only these say that the build has no code this GPU can run; anything else (a device context a
+    // crashed kernel poisoned, no memory, ...) is reported as the CUDA failure it is.
+    const bool no_code = e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction ||
+                         e == cudaErrorUnsupportedPtxVersion || e == cudaErrorInvalidKernelImage ||
+                         e == cudaErrorInvalidPtx || e == cudaErrorInvalidSource;
+    if (e != cudaSuccess && !no_code) return cuda_fail(err, e, "cudaFuncGetAttributes (loading the dot kernel)");
     if (e != cudaSuccess) {
         cudaDeviceProp prop;
         if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) prop = cudaDeviceProp{};

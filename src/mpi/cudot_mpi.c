@@ -17,6 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* MPI counts and displacements are int: what rank 0 gathers in one MPI_Gatherv (the partials, or the
+ * elements of every rank's straddling tiles, up to two tiles' worth per rank) must stay below this.
+ * A test build lowers it to reach the limit with a few ranks. */
+#ifndef CUDOT_MPI_GATHER_LIMIT
+#define CUDOT_MPI_GATHER_LIMIT 0x7fffffffULL
+#endif
+
 #define TILE ((uint64_t)CUDOT_TILE_ELEMENTS)
 
 static _Thread_local char last_error[512];
@@ -149,7 +156,7 @@ cudot_status cudot_mpi_dot(cudot_ctx *ctx, MPI_Comm comm, double *result) {
         goto done;
     }
     const uint64_t tiles = (n_total + TILE - 1) / TILE, end = offset + mine;
-    if (tiles > (uint64_t)(0x7fffffff / CUDOT_PARTIAL_BYTES)) {  /* MPI counts are int */
+    if (tiles > (uint64_t)(CUDOT_MPI_GATHER_LIMIT / CUDOT_PARTIAL_BYTES)) {
         status = fail(CUDOT_ERROR_UNSUPPORTED, "cudot_mpi_dot: %llu elements are more than this version gathers",
                       (unsigned long long)n_total);
         goto done; /* every rank sees the same n_total, so every rank stops here */
@@ -216,14 +223,24 @@ cudot_status cudot_mpi_dot(cudot_ctx *ctx, MPI_Comm comm, double *result) {
             status = fail(CUDOT_ERROR_OUT_OF_MEMORY, "cudot_mpi_dot: out of host memory on rank 0");
         }
         for (int r = 0; r < ranks; ++r) all_fragments += reports ? reports[r].fragments[0].count + reports[r].fragments[1].count : 0;
-        fx = malloc(all_fragments * sx + 1);
-        fy = malloc(all_fragments * sy + 1);
-        if (!fx || !fy) status = fail(CUDOT_ERROR_OUT_OF_MEMORY, "cudot_mpi_dot: out of host memory on rank 0");
+        const size_t widest = sx > sy ? sx : sy;
+        if (status == CUDOT_OK && all_fragments > CUDOT_MPI_GATHER_LIMIT / widest)
+            status = fail(CUDOT_ERROR_UNSUPPORTED,
+                          "cudot_mpi_dot: the tiles that straddle ranks hold %llu elements in all, more than one "
+                          "MPI gather can address (%d ranks; use fewer ranks or give each rank whole tiles)",
+                          (unsigned long long)all_fragments, ranks);
+        if (status == CUDOT_OK) {
+            fx = malloc(all_fragments * sx + 1);
+            fy = malloc(all_fragments * sy + 1);
+            if (!fx || !fy) status = fail(CUDOT_ERROR_OUT_OF_MEMORY, "cudot_mpi_dot: out of host memory on rank 0");
+        }
     }
-    int ok0 = status == CUDOT_OK;
-    MPI_TRY(MPI_Bcast(&ok0, 1, MPI_INT, 0, comm));
-    if (!ok0) {
-        if (rank != 0) status = fail(CUDOT_ERROR_OUT_OF_MEMORY, "cudot_mpi_dot: rank 0 ran out of host memory");
+    int status0 = (int)status;
+    MPI_TRY(MPI_Bcast(&status0, 1, MPI_INT, 0, comm));
+    if (status0 != CUDOT_OK) {
+        if (rank != 0)
+            status = fail((cudot_status)status0, "cudot_mpi_dot: rank 0 cannot gather (%s)",
+                          cudot_status_string((cudot_status)status0));
         goto done;
     }
     for (int pass = 0; pass < 3; ++pass) {
