@@ -32,7 +32,7 @@
 
 /* Version of this header. cudot_version() returns the version of the library actually loaded. */
 #define CUDOT_VERSION_MAJOR 1
-#define CUDOT_VERSION_MINOR 4
+#define CUDOT_VERSION_MINOR 5
 #define CUDOT_VERSION_PATCH 0
 #define CUDOT_VERSION_NUMBER (CUDOT_VERSION_MAJOR * 10000 + CUDOT_VERSION_MINOR * 100 + CUDOT_VERSION_PATCH)
 
@@ -116,18 +116,27 @@ enum {
  * a zero in any field after size means "the default". The size field lets the struct grow: the
  * library reads only the first `size` bytes and uses defaults for fields an older caller lacks. */
 typedef struct cudot_config {
-    uint32_t size;    /* sizeof(cudot_config): 16 (the first version, which ended at `device`), 20, or
-                         more from a newer header, at most 4096; bytes past what this library knows
-                         must be zero (they would ask for features it lacks) */
+    uint32_t size;    /* sizeof(cudot_config): 16 (the first version, which ended at `device`), 20 (1.1,
+                         which ended at `y_dtype`), 24, or more from a newer header, at most 4096;
+                         bytes past what this library knows must be zero (they would ask for features
+                         it lacks) */
     int32_t  dtype;   /* element type of x (and of y unless y_dtype says otherwise); 0 means CUDOT_F32 */
     int32_t  memory;  /* a CUDOT_MEMORY_* value; 0 means CUDOT_MEMORY_AUTO */
     int32_t  device;  /* CUDA device ordinal (0-based), or CUDOT_DEVICE_ALL (-1): every visible GPU;
                          ignored by HOST, and by AUTO when no GPU exists */
     int32_t  y_dtype; /* element type of y; 0 means "the same as dtype". Since 1.1; a caller compiled
                          against 1.0 passes size 16 and gets the default. */
+    uint32_t wait_ms; /* GPU strategies: the longest one call waits for the GPU, in milliseconds; 0 means
+                         CUDOT_DEFAULT_WAIT_MS. A call that waits longer (a hung or stalled GPU)
+                         returns CUDOT_ERROR_CUDA, and the context is then unusable: every later call on
+                         it but cudot_deinit returns CUDOT_ERROR_CUDA, and cudot_deinit destroys it
+                         without waiting for the GPU (leaving the GPU memory that the unfinished
+                         kernel may still use allocated). Since 1.5. */
 } cudot_config;
 
-#define CUDOT_CONFIG_INIT { (uint32_t)sizeof(cudot_config), CUDOT_F32, CUDOT_MEMORY_AUTO, 0, 0 }
+#define CUDOT_DEFAULT_WAIT_MS 60000u /* one minute: far beyond any dot (2^31 elements over a slow bus) */
+
+#define CUDOT_CONFIG_INIT { (uint32_t)sizeof(cudot_config), CUDOT_F32, CUDOT_MEMORY_AUTO, 0, 0, 0 }
 
 /*! cudot_init: create a context with input buffers for n elements.
  * @param ctx    out: the new context, or NULL on any failure. Must not be NULL itself.

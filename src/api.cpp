@@ -46,6 +46,7 @@ namespace {
 thread_local char init_error[512];
 
 constexpr uint32_t kConfigV1Size = 16;        // size of the first cudot_config: never shrinks
+constexpr uint32_t kConfigV11Size = 20;       // 1.1 to 1.4: ended at y_dtype
 constexpr uint32_t kConfigMaxSize = 4096;     // anything larger is garbage, not a future version
 
 // Every context cudot_init handed out that cudot_deinit has not yet destroyed. Entry points look a
@@ -200,9 +201,10 @@ cudot_status read_config(const cudot_config *config, cudot_config &out, ErrorSin
     out.y_dtype = out.dtype;
     if (!config) return CUDOT_OK;
     uint32_t size = config->size;
-    // Valid sizes: 16 (version 1.0), 20 (this version), or more from a newer header. 17..19 end inside
-    // y_dtype, which no compiler produces: garbage, not a version.
-    if (size < kConfigV1Size || size > kConfigMaxSize || (size > kConfigV1Size && size < sizeof(cudot_config)))
+    // Valid sizes: 16 (version 1.0), 20 (1.1 to 1.4), 24 (this version), or more from a newer header.
+    // 17..19 and 21..23 end inside a field, which no compiler produces: garbage, not a version.
+    const bool known = size == kConfigV1Size || size == kConfigV11Size || size >= sizeof(cudot_config);
+    if (size < kConfigV1Size || size > kConfigMaxSize || !known)
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
                     "config->size is %u; set it to sizeof(cudot_config) (%u), or use CUDOT_CONFIG_INIT", size,
                     static_cast<unsigned>(sizeof(cudot_config)));
@@ -217,6 +219,7 @@ cudot_status read_config(const cudot_config *config, cudot_config &out, ErrorSin
     std::memcpy(&out, config, size < sizeof(cudot_config) ? size : sizeof(cudot_config));
     out.size = sizeof(cudot_config);
     if (out.dtype == 0) out.dtype = CUDOT_F32;
+    if (out.wait_ms == 0) out.wait_ms = CUDOT_DEFAULT_WAIT_MS;
     if (!types::valid_dtype(out.dtype))
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "config->dtype %d is not an element type (CUDOT_F32 = 1 .. CUDOT_U8 = 6)",
                     static_cast<int>(out.dtype));
@@ -289,6 +292,7 @@ cudot_status build_and_register(cudot_ctx **out, std::size_t n, const cudot_conf
     ctx->capacity = n;
     ctx->dtype = cfg.dtype;
     ctx->y_dtype = cfg.y_dtype;
+    ctx->wait_ms = cfg.wait_ms;
     status = build_context(*ctx, cfg, err);
     if (status == CUDOT_OK) {
         try {
@@ -463,6 +467,7 @@ void inject_cuda_fault(unsigned calls_before, int cuda_error) { cuda::inject_fau
 bool cuda_fault_pending() { return cuda::fault_pending(); }
 void pretend_no_concurrent_managed(bool on) { cuda::pretend_no_concurrent_managed(on); }
 void throw_on_next_lookup() { Registry::throw_on_next_lookup(); }
+void hold_gpu_kernels(bool on) { cuda::hold_kernels(on); }
 void force_all_devices(const int *devices, int count) { cuda::force_devices(devices, count); }
 }  // namespace testing
 

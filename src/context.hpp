@@ -55,7 +55,8 @@ struct cudot_ctx {
     int32_t memory = CUDOT_MEMORY_HOST;  // resolved: never AUTO
     int32_t device = CUDOT_DEVICE_NONE;
     bool hybrid = false;  // AUTO with a GPU: MAPPED buffers, each dot split between CPU threads and the GPU
-    bool forked = false;  // this process got the context from its parent through fork() (api.cpp)
+    bool forked = false;
+    uint32_t wait_ms = CUDOT_DEFAULT_WAIT_MS;  // the longest a call waits for the GPU (cudot_config.wait_ms)  // this process got the context from its parent through fork() (api.cpp)
     void *x = nullptr;  // the buffers handed to the caller
     void *y = nullptr;
     cudot::cpu::HostState *host = nullptr;      // set for HOST

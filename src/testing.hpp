@@ -34,6 +34,9 @@ bool cuda_fault_pending();
 void pretend_no_concurrent_managed(bool on);
 // The calling thread's next lookup of a context handle throws, as a failing lock would.
 void throw_on_next_lookup();
+// While on, every GPU dot kernel launched from then on does not finish, as on a hung GPU; turning it off
+// lets them end. Without CUDA: no effect.
+void hold_gpu_kernels(bool on);
 // The GPUs that CUDOT_DEVICE_ALL inits on the calling thread use instead of every visible GPU; a GPU
 // may repeat (two "GPUs" on one device run the several-GPU split with one). count 0: every visible GPU.
 void force_all_devices(const int *devices, int count);

@@ -33,17 +33,20 @@ TEST_CASE("status strings name every status and never return NULL", "[api]") {
 }
 
 TEST_CASE("the ABI values are the documented ones", "[api]") {
-    CHECK(sizeof(cudot_config) == 20);
+    CHECK(sizeof(cudot_config) == 24);
     CHECK(offsetof(cudot_config, dtype) == 4);
     CHECK(offsetof(cudot_config, memory) == 8);
     CHECK(offsetof(cudot_config, device) == 12);
     CHECK(offsetof(cudot_config, y_dtype) == 16);
+    CHECK(offsetof(cudot_config, wait_ms) == 20);
+    CHECK(CUDOT_DEFAULT_WAIT_MS == 60000u);
     CHECK(CUDOT_F16 == 3);
     CHECK(CUDOT_BF16 == 4);
     CHECK(CUDOT_I8 == 5);
     CHECK(CUDOT_U8 == 6);
     cudot_config c = CUDOT_CONFIG_INIT;
-    CHECK(c.size == 20);
+    CHECK(c.size == 24);
+    CHECK(c.wait_ms == 0);
     CHECK(c.y_dtype == 0);
     CHECK(c.dtype == CUDOT_F32);
     CHECK(c.memory == CUDOT_MEMORY_AUTO);

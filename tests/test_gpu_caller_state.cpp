@@ -101,3 +101,89 @@ TEST_CASE("GPU: MANAGED without concurrent managed access never prefetches and k
     CHECK(all.status == CUDOT_ERROR_UNSUPPORTED);
     CHECK(all.init_error.find("concurrent managed access") != std::string::npos);
 }
+
+#include <chrono>
+#include <thread>
+
+TEST_CASE("GPU: a dot the GPU never finishes returns after wait_ms, and the context can then only be destroyed",
+          "[gpu][hang]") {
+    using Clock = std::chrono::steady_clock;
+    struct Case {
+        int32_t memory, device;
+        std::vector<int> forced;  // CUDOT_DEVICE_ALL over these (the host-joined path)
+    };
+    const Case cases[] = {{CUDOT_MEMORY_PINNED, 0, {}},
+                          {CUDOT_MEMORY_MAPPED, 0, {}},
+                          {CUDOT_MEMORY_MANAGED, 0, {}},
+                          {CUDOT_MEMORY_MANAGED, CUDOT_DEVICE_ALL, {0, 0}}};
+    for (const Case &k : cases) {
+        INFO("memory " << k.memory << ", device " << k.device);
+        cudot::testing::force_all_devices(k.forced.data(), static_cast<int>(k.forced.size()));
+        cudot_config c = CUDOT_CONFIG_INIT;
+        c.memory = k.memory;
+        c.device = k.device;
+        c.wait_ms = 300;
+        cudot_ctx *ctx = nullptr;
+        const std::size_t n = 100000;
+        REQUIRE(cudot_init(&ctx, n, &c) == CUDOT_OK);
+        cudot::testing::force_all_devices(nullptr, 0);
+        void *x = nullptr, *y = nullptr;
+        REQUIRE(cudot_get_inputs(ctx, &x, &y) == CUDOT_OK);
+        for (std::size_t i = 0; i < n; ++i) static_cast<float *>(x)[i] = static_cast<float *>(y)[i] = 1.0f;
+        double r = 0;
+        REQUIRE(cudot_dot(ctx, &r) == CUDOT_OK);
+        REQUIRE(r == static_cast<double>(n));
+
+        cudot::testing::hold_gpu_kernels(true);
+        // A second thread calls in while the first waits: it must come back too, not hang on the lock.
+        cudot_status other = CUDOT_OK;
+        double other_seconds = 0;
+        const auto start = Clock::now();
+        std::thread second([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            double v = 0;
+            other = cudot_dot(ctx, &v);
+            other_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        });
+        const cudot_status first = cudot_dot(ctx, &r);
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        second.join();
+        CHECK(first == CUDOT_ERROR_CUDA);
+        CHECK(std::string(cudot_last_error(ctx)).find("only be destroyed") != std::string::npos);
+        CHECK(seconds >= 0.29);
+        CHECK(seconds < 5.0);
+        CHECK(other == CUDOT_ERROR_CUDA);
+        CHECK(other_seconds < 5.0);
+        unsigned char partials[CUDOT_PARTIAL_BYTES * 16];
+        CHECK(cudot_tile_partials(ctx, 0, 1000, partials) == CUDOT_ERROR_CUDA);
+        CHECK(cudot_dot(ctx, &r) == CUDOT_ERROR_CUDA);
+        // Destroyed while its kernel still runs: no wait.
+        const auto before_deinit = Clock::now();
+        CHECK(cudot_deinit(ctx) == CUDOT_OK);
+        CHECK(std::chrono::duration<double>(Clock::now() - before_deinit).count() < 5.0);
+        cudot::testing::hold_gpu_kernels(false);  // the GPU finishes the held kernels
+
+        // The GPU and the library go on: a new context on the same device works.
+        Ctx fresh(n, CUDOT_F32, k.memory, 0);
+        REQUIRE(fresh.status == CUDOT_OK);
+        float *fx = fresh.x<float>(), *fy = fresh.y<float>();
+        for (std::size_t i = 0; i < n; ++i) fx[i] = fy[i] = 2.0f;
+        CHECK(fresh.dot() == 4.0 * static_cast<double>(n));
+    }
+}
+
+TEST_CASE("GPU: wait_ms = 0 means the default bound, which a long dot stays well within", "[gpu][hang]") {
+    cudot_config c = CUDOT_CONFIG_INIT;
+    c.memory = CUDOT_MEMORY_MANAGED;
+    c.wait_ms = 0;
+    cudot_ctx *ctx = nullptr;
+    const std::size_t n = std::size_t(1) << 26;  // 512 MiB, freshly written: milliseconds of GPU work
+    REQUIRE(cudot_init(&ctx, n, &c) == CUDOT_OK);
+    void *x = nullptr, *y = nullptr;
+    REQUIRE(cudot_get_inputs(ctx, &x, &y) == CUDOT_OK);
+    for (std::size_t i = 0; i < n; ++i) static_cast<float *>(x)[i] = static_cast<float *>(y)[i] = 1.0f;
+    double r = 0;
+    CHECK(cudot_dot(ctx, &r) == CUDOT_OK);
+    CHECK(r == static_cast<double>(n));
+    CHECK(cudot_deinit(ctx) == CUDOT_OK);
+}

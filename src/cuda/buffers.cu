@@ -193,6 +193,17 @@ cudot_status destroy(cudot_ctx &ctx, ErrorSink err) {
     CallerCudaState caller;
     DeviceState *s = ctx.gpu;
     cudot_status first = CUDOT_OK;
+    if (s && s->hung) {
+        // A kernel of this context may still run: freeing anything it uses would wait for it (CUDA's
+        // frees synchronize) or pull memory from under it. Only the host-side bookkeeping goes; the
+        // GPU and page-locked memory stay allocated until the process ends (docs/RELIABILITY.md).
+        free_auto_policy(*s);
+        free_pinned_policy(*s);
+        delete s;
+        ctx.gpu = nullptr;
+        ctx.x = ctx.y = nullptr;
+        return CUDOT_OK;
+    }
     if (s) {
         for (Gpu &g : s->gpus) destroy_gpu(ctx, g, first, err);
         if (s->h_done) release(first, err, cudaFreeHost(s->h_done), "cudaFreeHost(result)");

@@ -39,22 +39,32 @@ static void drain(DeviceState &s) {
     }
 }
 
+// A context whose GPU did not finish in time takes no more work (its kernel may still run).
+static cudot_status refuse_if_hung(cudot_ctx &ctx, const DeviceState &s) {
+    if (!s.hung) return CUDOT_OK;
+    return fail(ctx.sink(), CUDOT_ERROR_CUDA,
+                "an earlier call on this context gave up waiting for the GPU (cudot_config.wait_ms): the context "
+                "can only be destroyed (cudot_deinit)");
+}
+
 cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
     CallerCudaState caller;
     DeviceState &s = *ctx.gpu;
+    if (cudot_status refused = refuse_if_hung(ctx, s)) return refused;
     cudot_status status = dot_once(ctx, s, n, result);
-    if (status != CUDOT_OK) drain(s);
+    if (status != CUDOT_OK && !s.hung) drain(s);  // a hung kernel would hold the drain forever
     return status;
 }
 
 cudot_status tile_partials(cudot_ctx &ctx, std::size_t first, std::size_t n, void **partials) {
     CallerCudaState caller;
     DeviceState &s = *ctx.gpu;
+    if (cudot_status refused = refuse_if_hung(ctx, s)) return refused;
     // MANAGED: one bulk migration beats page faults
     cudot_status status = queue_partials(ctx, s, first, n, order::tile_count(n), false, !s.sync_after_dot);
     if (status == CUDOT_OK) status = wait_partials(ctx, s, nullptr);
     if (status != CUDOT_OK) {
-        drain(s);
+        if (!s.hung) drain(s);
         return status;
     }
     *partials = s.h_partials;

@@ -37,6 +37,8 @@ bool fault_pending();
 // Tests: MANAGED inits on this thread treat every GPU as lacking concurrent managed access (as on
 // Windows, WSL2 and some embedded GPUs).
 void pretend_no_concurrent_managed(bool on);
+// Tests: while on, every dot kernel launched from now on does not finish (a hung GPU); off lets them end.
+void hold_kernels(bool on);
 bool no_concurrent_managed_pretended();
 // Knobs for experiments and tests (bench/experiments, tests/); zero or false: the normal choice.
 struct GpuTuning {

@@ -1,7 +1,10 @@
 // cuda_check.cu - see cuda_check.hpp; also the test hooks that steer which GPUs a context gets.
 #include "cuda_check.hpp"
 
+#include <atomic>
+
 #include "cuda_backend.hpp"
+#include "gpu_state.hpp"
 
 namespace cudot {
 namespace cuda {
@@ -17,6 +20,27 @@ void inject_fault(unsigned calls_before, int cuda_error) {
 }
 
 bool fault_pending() { return fault_countdown >= 0; }
+
+// A word in mapped host memory that every launch's first thread waits on while it is non-zero: how
+// the tests make a GPU "hang". Allocated on the first hold_kernels call, never freed (kernels may read
+// it at any time after).
+static std::atomic<unsigned *> hold_word{nullptr};
+static std::atomic<unsigned *> hold_view{nullptr};
+
+void hold_kernels(bool on) {
+    if (!hold_word.load()) {
+        void *p = nullptr, *view = nullptr;
+        if (cudaHostAlloc(&p, sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess ||
+            cudaHostGetDevicePointer(&view, p, 0) != cudaSuccess)
+            return;
+        *static_cast<volatile unsigned *>(p) = 0;
+        hold_view.store(static_cast<unsigned *>(view));
+        hold_word.store(static_cast<unsigned *>(p));
+    }
+    *static_cast<volatile unsigned *>(hold_word.load()) = on ? 1u : 0u;
+}
+
+const volatile unsigned *held_word() { return hold_view.load(std::memory_order_relaxed); }
 
 static thread_local bool no_concurrent_managed = false;
 void pretend_no_concurrent_managed(bool on) { no_concurrent_managed = on; }

@@ -90,6 +90,7 @@ struct DeviceState {
     unsigned probe_every = 0;       //   how many in-place dots come between two probes, and how many
     unsigned probe_wait = 0;        //   remain until the next one;
     bool judging = false;           //   the last dot was a probe's migration, or the one after it
+    bool hung = false;  // a wait gave up on the GPU (wait_ms): only destroy may follow, without CUDA calls
 };
 
 // The head of a GPU's scratch: the join's ticket; 256 bytes keep the partials after it aligned.
@@ -113,7 +114,12 @@ inline void expect_result(const DeviceState &s) {
 }
 // Waits until the last block has published the result (polling the mapped slot, with the stream
 // checked for errors and the wait bounded), then returns it.
-cudot_status wait_for_result(cudot_ctx &ctx, const DeviceState &s, Gpu &g, double *result);
+cudot_status wait_for_result(cudot_ctx &ctx, DeviceState &s, Gpu &g, double *result);
+// Waits until everything queued on g's stream has run, as long as the context's bound allows.
+cudot_status wait_stream(cudot_ctx &ctx, DeviceState &s, Gpu &g);
+// Tests (cuda_check.cu): the mapped word the kernel waits on while it is non-zero; nullptr until a
+// test first holds the kernels.
+const volatile unsigned *held_word();
 
 // Where GPU g reads the elements [at, at + count) of x (or y, of element size `size`) from, after queueing
 // whatever copy that needs on `stream`: PINNED copies them into its device buffer at the same offset

@@ -22,7 +22,7 @@ static cudaError_t launch_typed(const LaunchArgs &a, cudaStream_t stream) {
     while ((1u << slice_shift) < a.slices) ++slice_shift;
     const DotParams<Tx, Ty> p{static_cast<const Tx *>(a.x), static_cast<const Ty *>(a.y), a.n, a.first_item,
                               a.last_item, slice_shift, static_cast<Acc *>(a.partials), a.ticket, a.joining_blocks,
-                              a.done};
+                              a.done, held_word()};
     // cudaLaunchKernel returns this launch's own error: not one that the caller's code (or an earlier
     // call of cudot's) left pending in CUDA's per-thread last error.
     void *args[] = {const_cast<DotParams<Tx, Ty> *>(&p)};
@@ -82,9 +82,6 @@ static inline void relax() {
 #endif
 }
 
-// How long a dot may take before the wait gives up: far beyond any dot's time (2^31 elements over the
-// slowest bus), short enough that a hung GPU does not hold the caller forever.
-constexpr auto kWaitBound = std::chrono::seconds(60);
 // The stream is asked for errors (a fault means the result will never come) this often while polling,
 // and after this long the poll yields the processor between looks.
 constexpr auto kQueryEvery = std::chrono::microseconds(20);
@@ -98,19 +95,25 @@ static inline bool take_result(const DeviceState &s, double *result) {
     return true;
 }
 
-cudot_status wait_for_result(cudot_ctx &ctx, const DeviceState &s, Gpu &g, double *result) {
+// The wait ran past the context's bound: from now on the context only accepts cudot_deinit.
+static cudot_status gave_up(cudot_ctx &ctx, DeviceState &s) {
+    s.hung = true;
+    return fail(ctx.sink(), CUDOT_ERROR_CUDA,
+                "the GPU did not finish within %u ms (cudot_config.wait_ms): the context can only be destroyed now",
+                static_cast<unsigned>(ctx.wait_ms));
+}
+
+// Waits until `done` says the work is there, or the stream has failed, or the context's bound has
+// passed. done() is polled; the stream is queried every kQueryEvery; after kSpinFor the wait yields.
+template <class Done>
+static cudot_status wait_bounded(cudot_ctx &ctx, DeviceState &s, Gpu &g, Done done, const char *what) {
     ErrorSink err = ctx.sink();
-    if (s.tuning.stream_sync || s.sync_after_dot) {
-        CUDOT_CUDA_TRY(err, cudaStreamSynchronize(g.stream));
-        if (!take_result(s, result)) return fail(err, CUDOT_ERROR_INTERNAL, "the dot kernel ended without its result");
-        return CUDOT_OK;
-    }
     using Clock = std::chrono::steady_clock;
-    const auto start = Clock::now();
+    const auto start = Clock::now(), bound = start + std::chrono::milliseconds(ctx.wait_ms);
     auto next_query = start + kQueryEvery;
     for (;;) {
         for (int i = 0; i < 32; ++i) {
-            if (take_result(s, result)) return CUDOT_OK;
+            if (done(cudaErrorNotReady)) return CUDOT_OK;
             relax();
         }
         const auto now = Clock::now();
@@ -119,14 +122,33 @@ cudot_status wait_for_result(cudot_ctx &ctx, const DeviceState &s, Gpu &g, doubl
         // Not a fault-injection point: how often it runs depends on timing, and the fault walks of the
         // tests need the same sequence of checked calls every time.
         const cudaError_t e = cudaStreamQuery(g.stream);
-        if (e == cudaSuccess && !take_result(s, result))  // the stream ran dry: the result must be there
-            return fail(err, CUDOT_ERROR_INTERNAL, "the dot kernel ended without its result");
-        if (e != cudaSuccess && e != cudaErrorNotReady) return cuda_fail(err, e, "dot_kernel (cudaStreamQuery)");
-        if (now - start > kWaitBound)
-            return fail(err, CUDOT_ERROR_CUDA, "the GPU did not finish the dot within %lld s",
-                        static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(kWaitBound).count()));
+        if (e == cudaSuccess) {
+            if (done(cudaSuccess)) return CUDOT_OK;
+            return fail(err, CUDOT_ERROR_INTERNAL, "%s ended without its result", what);
+        }
+        if (e != cudaErrorNotReady) return cuda_fail(err, e, what);
+        if (now > bound) return gave_up(ctx, s);
         if (now - start > kSpinFor) std::this_thread::yield();
     }
+}
+
+cudot_status wait_for_result(cudot_ctx &ctx, DeviceState &s, Gpu &g, double *result) {
+    if (s.tuning.stream_sync) {  // experiments only: the plain, unbounded wait
+        CUDOT_CUDA_TRY(ctx.sink(), cudaStreamSynchronize(g.stream));
+        if (!take_result(s, result))
+            return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "the dot kernel ended without its result");
+        return CUDOT_OK;
+    }
+    // Without concurrent managed access the kernel must have ended, not only written the result.
+    if (s.sync_after_dot)
+        return wait_bounded(ctx, s, g, [&](cudaError_t stream) { return stream == cudaSuccess && take_result(s, result); },
+                            "dot_kernel (cudaStreamQuery)");
+    return wait_bounded(ctx, s, g, [&](cudaError_t) { return take_result(s, result); }, "dot_kernel (cudaStreamQuery)");
+}
+
+cudot_status wait_stream(cudot_ctx &ctx, DeviceState &s, Gpu &g) {
+    return wait_bounded(ctx, s, g, [](cudaError_t stream) { return stream == cudaSuccess; },
+                        "the GPU's work (cudaStreamQuery)");
 }
 
 }  // namespace cuda

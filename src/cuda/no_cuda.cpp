@@ -14,6 +14,7 @@ double current_hybrid_share(const cudot_ctx &) { return 0.0; }
 void inject_fault(unsigned, int) {}
 bool fault_pending() { return false; }
 void pretend_no_concurrent_managed(bool) {}
+void hold_kernels(bool) {}
 bool no_concurrent_managed_pretended() { return false; }
 void force_devices(const int *, int) {}
 void tune(cudot_ctx &, const GpuTuning &) {}

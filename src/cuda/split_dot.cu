@@ -54,7 +54,8 @@ cudot_status wait_partials(cudot_ctx &ctx, DeviceState &s, float *slowest_ms) {
     for (Gpu &g : s.gpus) {
         if (g.first_tile == g.last_tile) continue;
         CUDOT_CUDA_TRY(err, cudaSetDevice(g.device));
-        CUDOT_CUDA_TRY(err, cudaStreamSynchronize(g.stream));
+        const cudot_status waited = wait_stream(ctx, s, g);
+        if (waited != CUDOT_OK) return waited;
         if (slowest_ms) {
             float ms = 0;
             CUDOT_CUDA_TRY(err, cudaEventElapsedTime(&ms, g.start, g.stop));

@@ -286,14 +286,19 @@ std::vector<Row> init_rows() {
     for (uint32_t size : {17u, 19u})
         rows.push_back(status_row(E, "config->size = " + std::to_string(size) + " (ends inside y_dtype)", IA,
                                   "config->size", [size] { return call_init_sized(10, size, size); }));
-    rows.push_back(status_row(E, "config->size = sizeof(cudot_config) = 20", CUDOT_OK, "",
+    rows.push_back(status_row(E, "config->size = 20 (1.1 to 1.4 layout, caller owns exactly 20 bytes)", CUDOT_OK, "",
                               [] { return call_init_sized(10, 20, 20); }));
-    for (uint32_t size : {24u, 64u, 4096u})
-        rows.push_back(status_row(E, "config->size = " + std::to_string(size) + ", every byte past 20 zero", CUDOT_OK,
+    for (uint32_t size : {21u, 23u})
+        rows.push_back(status_row(E, "config->size = " + std::to_string(size) + " (ends inside wait_ms)", IA,
+                                  "config->size", [size] { return call_init_sized(10, size, size); }));
+    rows.push_back(status_row(E, "config->size = sizeof(cudot_config) = 24", CUDOT_OK, "",
+                              [] { return call_init_sized(10, 24, 24); }));
+    for (uint32_t size : {28u, 64u, 4096u})
+        rows.push_back(status_row(E, "config->size = " + std::to_string(size) + ", every byte past 24 zero", CUDOT_OK,
                                   "", [size] { return call_init_sized(10, size, size); }));
-    rows.push_back(status_row(E, "config->size = 24, byte 20 non-zero (an option this version lacks)",
+    rows.push_back(status_row(E, "config->size = 28, byte 24 non-zero (an option this version lacks)",
                               CUDOT_ERROR_UNSUPPORTED, "newer than this library",
-                              [] { return call_init_sized(10, 24, 24, 20); }));
+                              [] { return call_init_sized(10, 28, 28, 24); }));
     rows.push_back(status_row(E, "config->size = 4096, byte 4095 non-zero", CUDOT_ERROR_UNSUPPORTED, "byte 4095",
                               [] { return call_init_sized(10, 4096, 4096, 4095); }));
     for (uint32_t size : {4097u, 65536u, 1u << 31, std::numeric_limits<uint32_t>::max()})

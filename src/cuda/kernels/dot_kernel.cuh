@@ -57,6 +57,8 @@ template <class Tx, class Ty> struct DotParams {
     unsigned *ticket;                   // 0 before the dot's first launch; the join leaves it 0
     unsigned joining_blocks;            // blocks of all launches of the dot; the last one to finish joins
     Completion *done;                   // nullptr: partials only (the host joins them)
+    const volatile unsigned *hold;      // tests only: while this mapped word is non-zero, the launch
+                                        //   does not finish (a GPU that hangs); nullptr otherwise
 };
 
 __device__ __forceinline__ order::SumF32 shuffle_down(order::SumF32 a, int offset) {
@@ -377,6 +379,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM) dot_kernel(const Do
     constexpr bool kSplit = SplitLanes<Tx, Ty>::value;
     __shared__ Acc warp_roots[kMaxWarps];
     __shared__ bool is_last;
+    if (p.hold && blockIdx.x == 0 && threadIdx.x == 0)
+        while (*p.hold != 0) {
+        }
 
     for (std::size_t item = p.first_item + blockIdx.x; item < p.last_item;
          item += (pairs_up(p, item) ? 2 : 1) * gridDim.x) {
