@@ -199,6 +199,7 @@ void wait_for_calls(const cudot_ctx &ctx) {
 cudot_status read_config(const cudot_config *config, cudot_config &out, ErrorSink err) {
     out = cudot_config CUDOT_CONFIG_INIT;
     out.y_dtype = out.dtype;
+    out.wait_ms = CUDOT_DEFAULT_WAIT_MS;
     if (!config) return CUDOT_OK;
     uint32_t size = config->size;
     // Valid sizes: 16 (version 1.0), 20 (1.1 to 1.4), 24 (this version), or more from a newer header.
@@ -219,7 +220,7 @@ cudot_status read_config(const cudot_config *config, cudot_config &out, ErrorSin
     std::memcpy(&out, config, size < sizeof(cudot_config) ? size : sizeof(cudot_config));
     out.size = sizeof(cudot_config);
     if (out.dtype == 0) out.dtype = CUDOT_F32;
-    if (out.wait_ms == 0) out.wait_ms = CUDOT_DEFAULT_WAIT_MS;
+    if (out.wait_ms == 0) out.wait_ms = CUDOT_DEFAULT_WAIT_MS;  // 0, or a config older than the field
     if (!types::valid_dtype(out.dtype))
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "config->dtype %d is not an element type (CUDOT_F32 = 1 .. CUDOT_U8 = 6)",
                     static_cast<int>(out.dtype));

@@ -187,3 +187,24 @@ TEST_CASE("GPU: wait_ms = 0 means the default bound, which a long dot stays well
     CHECK(r == static_cast<double>(n));
     CHECK(cudot_deinit(ctx) == CUDOT_OK);
 }
+
+TEST_CASE("GPU: configs without wait_ms (NULL, or a 1.1-1.4 caller's 20 bytes) get the default bound", "[gpu][hang]") {
+    // A zero bound would give up on every dot that is not already done at the first look.
+    cudot_config old = CUDOT_CONFIG_INIT;
+    old.size = 20;
+    old.memory = CUDOT_MEMORY_MANAGED;
+    for (const cudot_config *config : {static_cast<const cudot_config *>(nullptr), &old}) {
+        cudot_ctx *ctx = nullptr;
+        const std::size_t n = std::size_t(1) << 24;
+        REQUIRE(cudot_init(&ctx, n, config) == CUDOT_OK);
+        void *x = nullptr, *y = nullptr;
+        REQUIRE(cudot_get_inputs(ctx, &x, &y) == CUDOT_OK);
+        for (int round = 0; round < 5; ++round) {
+            for (std::size_t i = 0; i < n; ++i) static_cast<float *>(x)[i] = static_cast<float *>(y)[i] = 1.0f;
+            double r = 0;
+            CHECK(cudot_dot(ctx, &r) == CUDOT_OK);
+            CHECK(r == static_cast<double>(n));
+        }
+        CHECK(cudot_deinit(ctx) == CUDOT_OK);
+    }
+}
