@@ -193,7 +193,8 @@ TEST_CASE("GPU: configs without wait_ms (NULL, or a 1.1-1.4 caller's 20 bytes) g
     cudot_config old = CUDOT_CONFIG_INIT;
     old.size = 20;
     old.memory = CUDOT_MEMORY_MANAGED;
-    for (const cudot_config *config : {static_cast<const cudot_config *>(nullptr), &old}) {
+    const cudot_config *configs[] = {nullptr, &old};
+    for (const cudot_config *config : configs) {
         cudot_ctx *ctx = nullptr;
         const std::size_t n = std::size_t(1) << 24;
         REQUIRE(cudot_init(&ctx, n, config) == CUDOT_OK);
