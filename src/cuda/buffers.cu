@@ -37,7 +37,7 @@ static cudot_status check_devices(const cudot_ctx &ctx, DeviceState &s, ErrorSin
             s.prefetch = false;
         }
         std::size_t free_bytes = 0, total_bytes = 0;
-        CUDOT_CUDA_TRY(err, cudaSetDevice(g.device));
+        CUDOT_CUDA_TRY_AS(err, set_device(g.device), "cudaSetDevice(g.device)");
         CUDOT_CUDA_TRY(err, cudaMemGetInfo(&free_bytes, &total_bytes));
         const std::size_t reserve = std::max<std::size_t>(free_bytes / 16, std::size_t(256) << 20);
         if (x_bytes > free_bytes / 2 || y_bytes > free_bytes / 2 || x_bytes + y_bytes + reserve > free_bytes)
@@ -87,7 +87,7 @@ static cudot_status measure_residency(DeviceState &s, Gpu &g, ErrorSink err) {
 
 // Everything one GPU needs: its views of the shared buffers, its own buffers, its streams.
 static cudot_status create_gpu(cudot_ctx &ctx, DeviceState &s, Gpu &g, ErrorSink err) {
-    CUDOT_CUDA_TRY(err, cudaSetDevice(g.device));
+    CUDOT_CUDA_TRY_AS(err, set_device(g.device), "cudaSetDevice(g.device)");
     switch (ctx.memory) {
         case CUDOT_MEMORY_MAPPED:
             CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&g.d_x, ctx.x, 0));
@@ -137,7 +137,7 @@ static cudot_status create_state(cudot_ctx &ctx, DeviceState &s, ErrorSink err) 
     status = check_devices(ctx, s, err);
     if (status != CUDOT_OK) return status;
 
-    CUDOT_CUDA_TRY(err, cudaSetDevice(s.gpus[0].device));
+    CUDOT_CUDA_TRY_AS(err, set_device(s.gpus[0].device), "cudaSetDevice(s.gpus[0].device)");
     // Non-NULL pointers even for n == 0.
     status = allocate_inputs(ctx, std::max<std::size_t>(ctx.capacity * element_size(ctx.dtype), 256),
                              std::max<std::size_t>(ctx.capacity * element_size(ctx.y_dtype), 256), err);
@@ -173,7 +173,7 @@ static void release(cudot_status &first, ErrorSink err, cudaError_t error, const
 }
 
 static void destroy_gpu(const cudot_ctx &ctx, Gpu &g, cudot_status &first, ErrorSink err) {
-    release(first, err, cudaSetDevice(g.device), "cudaSetDevice");
+    release(first, err, set_device(g.device), "cudaSetDevice");
     if (g.stream) release(first, err, cudaStreamSynchronize(g.stream), "cudaStreamSynchronize");
     if (g.stream) release(first, err, cudaStreamDestroy(g.stream), "cudaStreamDestroy");
     if (g.graph_exec) release(first, err, cudaGraphExecDestroy(g.graph_exec), "cudaGraphExecDestroy");

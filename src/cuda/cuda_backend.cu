@@ -25,17 +25,17 @@ static cudot_status dot_once(cudot_ctx &ctx, DeviceState &s, std::size_t n, doub
 static void drain(DeviceState &s) {
     for (Gpu &g : s.gpus) {
         if (!g.stream) continue;
-        (void)cudaSetDevice(g.device);
+        (void)set_device(g.device);
         // A capture a failure interrupted must end before the stream can be used again.
         cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-        if (cudaStreamIsCapturing(g.stream, &capturing) == cudaSuccess && capturing != cudaStreamCaptureStatusNone) {
+        if (note(cudaStreamIsCapturing(g.stream, &capturing)) == cudaSuccess && capturing != cudaStreamCaptureStatusNone) {
             cudaGraph_t graph = nullptr;
-            if (cudaStreamEndCapture(g.stream, &graph) == cudaSuccess && graph) (void)cudaGraphDestroy(graph);
+            if (note(cudaStreamEndCapture(g.stream, &graph)) == cudaSuccess && graph) note(cudaGraphDestroy(graph));
         }
-        (void)cudaStreamSynchronize(g.stream);
+        note(cudaStreamSynchronize(g.stream));
         // The ticket, which a dot that stopped half way may have left counting.
-        if (g.scratch && cudaMemsetAsync(g.scratch, 0, sizeof(unsigned), g.stream) == cudaSuccess)
-            (void)cudaStreamSynchronize(g.stream);
+        if (g.scratch && note(cudaMemsetAsync(g.scratch, 0, sizeof(unsigned), g.stream)) == cudaSuccess)
+            note(cudaStreamSynchronize(g.stream));
     }
 }
 

@@ -46,7 +46,50 @@ static thread_local bool no_concurrent_managed = false;
 void pretend_no_concurrent_managed(bool on) { no_concurrent_managed = on; }
 bool no_concurrent_managed_pretended() { return no_concurrent_managed; }
 
+namespace {
+struct ThreadCudaState {
+    int depth = 0;            // CallerCudaState objects alive on this thread
+    int caller_device = -1;   // the caller's current device (-1: unknown)
+    int current = -1;         // the current device as cudot left it
+    bool switched = false;    // cudot changed the current device
+    bool failed = false;      // a CUDA call of cudot's failed
+};
+thread_local ThreadCudaState thread_state;
+}  // namespace
+
+CallerCudaState::CallerCudaState() {
+    ThreadCudaState &t = thread_state;
+    if (t.depth++ != 0) return;
+    t.switched = t.failed = false;
+    int device = -1;
+    t.caller_device = t.current = note(cudaGetDevice(&device)) == cudaSuccess ? device : -1;
+}
+
+CallerCudaState::~CallerCudaState() {
+    ThreadCudaState &t = thread_state;
+    if (--t.depth != 0) return;
+    if (t.switched && t.caller_device >= 0) note(cudaSetDevice(t.caller_device));
+    if (t.failed) (void)cudaGetLastError();
+}
+
+cudaError_t set_device(int device) {
+    ThreadCudaState &t = thread_state;
+    if (device == t.current && t.depth > 0) return cudaSuccess;
+    const cudaError_t e = note(cudaSetDevice(device));
+    if (e == cudaSuccess) {
+        t.current = device;
+        t.switched = true;
+    }
+    return e;
+}
+
+cudaError_t note(cudaError_t error) {
+    if (error != cudaSuccess && error != cudaErrorNotReady) thread_state.failed = true;
+    return error;
+}
+
 cudaError_t pass_or_inject(cudaError_t result) {
+    note(result);
     if (fault_countdown < 0) return result;
     return fault_countdown-- == 0 ? fault_code : result;
 }

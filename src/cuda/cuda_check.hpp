@@ -20,32 +20,33 @@ cudaError_t pass_or_inject(cudaError_t result);
 cudot_status cuda_fail(ErrorSink err, cudaError_t error, const char *call);
 
 // The calling thread's CUDA state as the caller left it, restored when cudot's call ends: every entry
-// point of the CUDA backend holds one. The current device is set back if cudot changed it (only
-// then: cudaSetDevice costs). CUDA keeps one "last error" per thread: if the caller had one pending,
-// cudot leaves it alone (a failing cudot call overwrites it, as any failing CUDA call does); if not,
-// whatever cudot's own failed calls left there is cleared, so the caller never sees it.
+// point of the CUDA backend holds one (nested ones do nothing). The current device is read once on the
+// way in; cudot switches devices only through set_device(), which skips the switch when the device is
+// already current and sets the caller's device back on the way out if it switched. CUDA keeps one
+// "last error" per thread, which any failing call overwrites: if none of cudot's calls failed, the
+// caller's pending error (if any) is still there and is left alone; if one did, the last error is
+// cudot's own and is cleared on the way out (note() and pass_or_inject() record failures).
 class CallerCudaState {
    public:
-    CallerCudaState() {
-        pending_ = cudaPeekAtLastError();  // first: cudaGetDevice may fail and set an error itself
-        has_device_ = cudaGetDevice(&device_) == cudaSuccess;
-    }
-    ~CallerCudaState() {
-        int now = 0;
-        if (has_device_ && cudaGetDevice(&now) == cudaSuccess && now != device_) (void)cudaSetDevice(device_);
-        if (pending_ == cudaSuccess) (void)cudaGetLastError();
-    }
+    CallerCudaState();
+    ~CallerCudaState();
     CallerCudaState(const CallerCudaState &) = delete;
     CallerCudaState &operator=(const CallerCudaState &) = delete;
-
-   private:
-    cudaError_t pending_ = cudaSuccess;
-    bool has_device_ = false;
-    int device_ = 0;
 };
+// cudaSetDevice, unless `device` is already current on this thread inside cudot's call.
+cudaError_t set_device(int device);
+// Records that a CUDA call of cudot's failed (it left an error behind); returns `error`.
+cudaError_t note(cudaError_t error);
 
 }  // namespace cuda
 }  // namespace cudot
+
+// The same for a call whose failure should be named otherwise (a wrapper's, by the CUDA call it makes).
+#define CUDOT_CUDA_TRY_AS(err, call, name)                                                               \
+    do {                                                                                                 \
+        cudaError_t cudot_error_ = ::cudot::cuda::pass_or_inject(call);                                  \
+        if (cudot_error_ != cudaSuccess) return ::cudot::cuda::cuda_fail(err, cudot_error_, name);       \
+    } while (0)
 
 #define CUDOT_CUDA_TRY(err, call)                                                                        \
     do {                                                                                                 \

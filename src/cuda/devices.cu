@@ -30,7 +30,7 @@ cudot_status device_list(int32_t device, std::vector<int> &out, ErrorSink err) {
 }
 
 static cudot_status probe_one(int device, ErrorSink err) {
-    CUDOT_CUDA_TRY(err, cudaSetDevice(device));
+    CUDOT_CUDA_TRY_AS(err, set_device(device), "cudaSetDevice(device)");
     const cudaError_t e = pass_or_inject(kernels_load(device));
     // Only these say that the build has no code this GPU can run; anything else (a device context a
     // crashed kernel poisoned, no memory, ...) is reported as the CUDA failure it is.
@@ -40,7 +40,7 @@ static cudot_status probe_one(int device, ErrorSink err) {
     if (e != cudaSuccess && !no_code) return cuda_fail(err, e, "cudaFuncGetAttributes (loading the dot kernel)");
     if (e != cudaSuccess) {
         cudaDeviceProp prop;
-        if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) prop = cudaDeviceProp{};
+        if (note(cudaGetDeviceProperties(&prop, device)) != cudaSuccess) prop = cudaDeviceProp{};
         return fail(err, CUDOT_ERROR_NO_DEVICE,
                     "GPU %d (%s, compute capability %d.%d) cannot run this build's kernels: %s (%s)", device,
                     prop.name, prop.major, prop.minor, cudaGetErrorString(e), cudaGetErrorName(e));
@@ -51,7 +51,7 @@ static cudot_status probe_one(int device, ErrorSink err) {
 cudot_status probe(int32_t device, ErrorSink err) {
     CallerCudaState caller;
     int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
+    cudaError_t e = note(cudaGetDeviceCount(&count));
     if (e != cudaSuccess) {
         return fail(err, CUDOT_ERROR_NO_DEVICE, "no usable GPU: cudaGetDeviceCount failed: %s (%s)",
                     cudaGetErrorString(e), cudaGetErrorName(e));
@@ -68,7 +68,7 @@ cudot_status probe(int32_t device, ErrorSink err) {
 
 bool can_map(int device) {
     int yes = 0;
-    if (cudaDeviceGetAttribute(&yes, cudaDevAttrCanMapHostMemory, device) != cudaSuccess) yes = 0;
+    if (note(cudaDeviceGetAttribute(&yes, cudaDevAttrCanMapHostMemory, device)) != cudaSuccess) yes = 0;
     return yes != 0;
 }
 

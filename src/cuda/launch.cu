@@ -121,7 +121,7 @@ static cudot_status wait_bounded(cudot_ctx &ctx, DeviceState &s, Gpu &g, Done do
         next_query = now + kQueryEvery;
         // Not a fault-injection point: how often it runs depends on timing, and the fault walks of the
         // tests need the same sequence of checked calls every time.
-        const cudaError_t e = cudaStreamQuery(g.stream);
+        const cudaError_t e = note(cudaStreamQuery(g.stream));
         if (e == cudaSuccess) {
             if (done(cudaSuccess)) return CUDOT_OK;
             return fail(err, CUDOT_ERROR_INTERNAL, "%s ended without its result", what);
