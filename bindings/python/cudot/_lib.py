@@ -20,28 +20,54 @@ def check_major(version):
                           f"{version % 100}, but this binding needs major version {MAJOR}")
 
 
+def _candidates():
+    """Library names to try, in order: the versioned name of our major first, so that a copy of another
+    major version found under the unversioned name never hides the right one."""
+    if sys.platform == "win32":
+        names = ["cudot.dll"]
+    elif sys.platform == "darwin":
+        names = [f"libcudot.{MAJOR}.dylib"]
+    else:
+        names = [f"libcudot.so.{MAJOR}"]
+    found = ctypes.util.find_library("cudot")
+    if found and found not in names:
+        names.append(found)
+    return names
+
+
+def _version_of(lib):
+    """The library's cudot_version(), or ImportError if it is not a cudot library."""
+    try:
+        version_fn = lib.cudot_version
+    except AttributeError:
+        raise ImportError(f"cudot: {lib._name!r} is not a cudot library (no cudot_version)") from None
+    version_fn.restype, version_fn.argtypes = ctypes.c_uint32, []
+    return version_fn()
+
+
 def _open():
     path = os.environ.get("CUDOT_LIBRARY")
     if path:  # an explicit choice: never fall back to another copy behind the user's back
         try:
-            return ctypes.CDLL(path)
+            lib = ctypes.CDLL(path)
         except OSError as e:
             raise ImportError(f"cudot: cannot load CUDOT_LIBRARY={path!r}: {e}") from None
-    if sys.platform == "win32":
-        names = ["cudot.dll"]
-    elif sys.platform == "darwin":
-        names = ["libcudot.1.dylib"]
-    else:
-        names = ["libcudot.so.1"]
-    found = ctypes.util.find_library("cudot")
-    if found:
-        names.insert(0, found)
-    for name in names:
+        check_major(_version_of(lib))  # before touching other symbols, which another major may lack
+        return lib
+    tried = []
+    for name in _candidates():
         try:
-            return ctypes.CDLL(name)
+            lib = ctypes.CDLL(name)
         except OSError:
-            pass
-    raise ImportError(f"cudot: libcudot not found (tried {', '.join(names)}); install it where the "
+            tried.append(f"{name} (not found)")
+            continue
+        try:
+            check_major(_version_of(lib))
+        except ImportError as e:  # another major version, or not cudot: try the next name
+            tried.append(f"{name} ({e})")
+            continue
+        return lib
+    raise ImportError(f"cudot: no usable libcudot (tried {'; '.join(tried)}); install it where the "
                       "system linker looks, or set CUDOT_LIBRARY to its full path")
 
 
@@ -75,12 +101,6 @@ def _declare(lib):
 
 def _load():
     lib = _open()
-    try:
-        version_fn = lib.cudot_version
-    except AttributeError:
-        raise ImportError(f"cudot: {lib._name!r} is not a cudot library (no cudot_version)") from None
-    version_fn.restype, version_fn.argtypes = ctypes.c_uint32, []
-    check_major(version_fn())  # before touching other symbols, which another major may lack
     _declare(lib)
     return lib
 

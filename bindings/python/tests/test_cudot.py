@@ -448,3 +448,40 @@ def test_device_all_matches_host_bitwise(memory):
         gpu.y[:] = x  # fresh data after a dot
         host.y[:] = x
         assert bits(gpu.dot()) == bits(host.dot())
+
+
+LOOKUP = r"""
+import ctypes.util, sys
+ctypes.util.find_library = lambda name: sys.argv[1]  # the unversioned name resolves to another major
+import cudot
+print("loaded", cudot.library_version())
+"""
+
+
+def test_versioned_name_is_tried_before_another_major(tmp_path):
+    """A libcudot of major 2 found under the unversioned name must not hide libcudot.so.1."""
+    import shutil
+    real = os.environ.get("CUDOT_LIBRARY")
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not real or not cc or not sys.platform.startswith("linux"):
+        pytest.skip("needs CUDOT_LIBRARY, a C compiler and Linux")
+    fake_src = tmp_path / "fake.c"
+    fake_src.write_text("unsigned cudot_version(void) { return 20000; }\n")
+    fake = tmp_path / "other" / "libcudot.so.2"
+    fake.parent.mkdir()
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(fake), str(fake_src)], check=True)
+    good = tmp_path / "good"
+    good.mkdir()
+    os.symlink(os.path.realpath(real), good / "libcudot.so.1")
+    env = {k: v for k, v in os.environ.items() if k != "CUDOT_LIBRARY"}
+    env["LD_LIBRARY_PATH"] = str(good)
+    run = subprocess.run([sys.executable, "-c", LOOKUP, str(fake)], env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("loaded 1.")
+    # With only the other major around, the error names what was tried and why.
+    env["LD_LIBRARY_PATH"] = str(tmp_path / "other")
+    run = subprocess.run([sys.executable, "-c", LOOKUP, str(fake)], env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode != 0
+    assert "major version 1" in run.stderr and "libcudot.so.2" in run.stderr
