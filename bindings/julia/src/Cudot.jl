@@ -25,7 +25,8 @@ Element types (x and y may differ): `Float32`, `Float64`, `Float16`, `Int8`, `UI
     end
 
 The C library is found at run time: `ENV["CUDOT_LIBRARY"]` (full path) first, otherwise
-`Libdl.find_library(["libcudot", "cudot"])`, otherwise the soname `libcudot.so.1`.
+the soname `libcudot.so.1`, otherwise `Libdl.find_library(["libcudot", "cudot"])`; a library of another
+major version is passed over for the next name.
 """
 module Cudot
 
@@ -195,42 +196,65 @@ function _sym(handle::Ptr{Cvoid}, name::Symbol, path, how)
     return convert(Ptr{Cvoid}, p)
 end
 
-function _open_library()
-    override = get(ENV, "CUDOT_LIBRARY", "")
-    if !isempty(override)
-        path = override
-        how = "from ENV[\"CUDOT_LIBRARY\"]"
-    else
-        path = Libdl.find_library(["libcudot", "cudot"])
-        how = "found by Libdl.find_library"
-        if isempty(path)
-            path = _default_name()
-            how = "default name"
-        end
+# Names to try without ENV["CUDOT_LIBRARY"]: the versioned soname of this binding's major first, so
+# that a library of another major version found under the unversioned name never hides the right one.
+function _candidates()
+    names = [(_default_name(), "versioned name")]
+    found = Libdl.find_library(["libcudot", "cudot"])
+    if !isempty(found) && found != names[1][1]
+        push!(names, (found, "found by Libdl.find_library"))
     end
-    handle = try
-        Libdl.dlopen(path, Libdl.RTLD_LAZY | Libdl.RTLD_LOCAL)
-    catch err
-        _load_failed(path, how, sprint(showerror, err))
-    end
-    handle = convert(Ptr{Cvoid}, handle)
+    return names
+end
 
-    # Check the major version before looking up anything else: another major version may lack
-    # or change the other functions.
-    version_fn = _sym(handle, :cudot_version, path, how)
+# Opens `path` and checks its major version before looking up anything else (another major version may
+# lack or change the other functions). Returns (handle, version, "") or (nothing, nothing, reason).
+function _try_open(path)
+    handle = try
+        convert(Ptr{Cvoid}, Libdl.dlopen(path, Libdl.RTLD_LAZY | Libdl.RTLD_LOCAL))
+    catch err
+        return nothing, nothing, sprint(showerror, err)
+    end
+    version_fn = try
+        convert(Ptr{Cvoid}, Libdl.dlsym(handle, :cudot_version))
+    catch
+        Libdl.dlclose(handle)
+        return nothing, nothing, "not a cudot library (no cudot_version)"
+    end
     vnum = Int(ccall(version_fn, UInt32, ()))
     major, minor, patch = vnum ÷ 10000, (vnum ÷ 100) % 100, vnum % 100
     if major != _ABI_MAJOR
         Libdl.dlclose(handle)
-        _load_failed(path, how, string("it is cudot ", major, ".", minor, ".", patch,
-                                       " but this binding needs major version ", _ABI_MAJOR))
+        return nothing, nothing, string("it is cudot ", major, ".", minor, ".", patch,
+                                        " but this binding needs major version ", _ABI_MAJOR)
     end
+    return handle, VersionNumber(major, minor, patch), ""
+end
+
+function _open_library()
+    override = get(ENV, "CUDOT_LIBRARY", "")
+    # An explicit ENV["CUDOT_LIBRARY"] is the only candidate: never another copy behind the user's back.
+    candidates = isempty(override) ? _candidates() : [(override, "from ENV[\"CUDOT_LIBRARY\"]")]
+    tried = String[]
+    for (path, how) in candidates
+        handle, version, why = _try_open(path)
+        if handle === nothing
+            push!(tried, string(path, " (", how, "): ", why))
+            continue
+        end
+        return _bind_library(handle, version, path, how)
+    end
+    error("Cudot: no usable cudot C library; tried ", join(tried, "; "),
+          ". Build cudot, then set ENV[\"CUDOT_LIBRARY\"] to the full path of libcudot.so.1 ",
+          "before `using Cudot`, or put its folder on the system library path.")
+end
+
+function _bind_library(handle::Ptr{Cvoid}, version::VersionNumber, path, how)
     fullpath = try
         Libdl.dlpath(handle)
     catch
         String(path)
     end
-    version = VersionNumber(major, minor, patch)
     # cudot_get_dtypes exists since 1.1; a 1.0 library still serves same-type F32/F64 contexts.
     get_dtypes = version >= _MIXED_SINCE ? _sym(handle, :cudot_get_dtypes, path, how) : C_NULL
     return _Library(fullpath, handle, version,

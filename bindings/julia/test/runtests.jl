@@ -935,4 +935,19 @@ end
     @test mixed == [Float64(exact_pattern_dot(pairs[i]..., 777 * i)) for i in eachindex(pairs)]
 end
 
+@testset "library lookup: the versioned name first, another major version passed over" begin
+    @test first(Cudot._candidates())[1] == Cudot._default_name()
+    cc = Sys.which("cc")
+    if cc !== nothing && Sys.islinux()
+        dir = mktempdir()
+        src = joinpath(dir, "fake.c")
+        write(src, "unsigned cudot_version(void) { return 20000; }\n")
+        fake = joinpath(dir, "libcudot.so.2")
+        run(`$cc -shared -fPIC -o $fake $src`)
+        handle, version, why = Cudot._try_open(fake)
+        @test handle === nothing
+        @test occursin("major version 1", why)
+    end
+end
+
 end # @testset "Cudot"
