@@ -85,8 +85,45 @@ var (
 	_ [unsafe.Sizeof(config{}) - configSize]struct{}
 )
 
-// live counts contexts created and not yet destroyed; tests use it to see the finalizer work.
+// live counts contexts created and not yet destroyed (tests).
 var live atomic.Int64
+
+// leaked counts Contexts the garbage collector found unreachable while still open.
+var leaked atomic.Int64
+
+// leakHandler is the function SetLeakHandler installed, if any.
+var leakHandler atomic.Pointer[func(LeakInfo)]
+
+// LeakInfo describes a Context that became unreachable without Close.
+type LeakInfo struct {
+	Capacity      int
+	DType, YDType DType
+	Memory        Memory
+}
+
+// Leaked reports how many Contexts this process let become unreachable without calling Close. Such a
+// Context is not freed: a slice from its input accessors may still be in use, and the garbage
+// collector cannot see that (the slices alias C memory). Its buffers stay allocated until the process
+// exits. A non-zero count means a missing Close.
+func Leaked() int64 { return leaked.Load() }
+
+// SetLeakHandler installs f to be called, on the runtime's finalizer goroutine, for each Context that
+// becomes unreachable without Close (nil removes it). f must not block.
+func SetLeakHandler(f func(LeakInfo)) {
+	if f == nil {
+		leakHandler.Store(nil)
+		return
+	}
+	leakHandler.Store(&f)
+}
+
+// reportLeak is the finalizer of an open Context: it counts and reports it, and frees nothing.
+func reportLeak(c *Context) {
+	leaked.Add(1)
+	if f := leakHandler.Load(); f != nil {
+		(*f)(LeakInfo{Capacity: c.n, DType: c.dtype, YDType: c.ydtype, Memory: c.memory})
+	}
+}
 
 // New creates a context with input buffers for n elements (n may be 0). Load failures are reported
 // here too (they wrap ErrLoad).
@@ -131,9 +168,9 @@ func New(n int, opts Options) (*Context, error) {
 	}
 	c.memory, c.device = Memory(mem), int(dev)
 	c.dtype, c.ydtype = DType(xt), DType(yt)
-	// A backstop only: a forgotten Context still frees its buffers. The finalizer cannot race a
-	// method call, because every method keeps c reachable until it has unlocked c.mu.
-	runtime.SetFinalizer(c, func(c *Context) { _ = c.Close() })
+	// Only Close frees: slices from the accessors alias the buffers and do not keep c reachable, so a
+	// finalizer that freed them could pull memory from under live slices. It reports instead.
+	runtime.SetFinalizer(c, reportLeak)
 	return c, nil
 }
 
@@ -181,7 +218,7 @@ func (c *Context) dot(op string, n int, all bool) (float64, error) {
 		return 0, ErrClosed
 	}
 	r, st := libDot(c.h, uint64(n), all)
-	runtime.KeepAlive(c) // c, and so the finalizer's claim on c.h, must outlive the C call
+	runtime.KeepAlive(c)
 	if st != StatusOK {
 		// Read now, under the lock: the next failing call on this context rewrites the message.
 		return 0, statusError(op, st, libLastError(c.h))

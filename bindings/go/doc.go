@@ -39,9 +39,11 @@
 // # Lifetime
 //
 // The slices returned by the input accessors alias memory owned by the library. They are valid until
-// Close, and Close (explicit, or the finalizer of a forgotten Context) frees that memory.
-// A slice does not keep its Context alive: keep the Context reachable for as long as you use the
-// slices, for example with defer ctx.Close() or runtime.KeepAlive(ctx). Never use them after Close.
+// Close, and only Close frees that memory. A Context that becomes unreachable without Close is not
+// freed, because a slice of it may still be in use (slices of C memory do not keep their Context
+// alive): it is counted by Leaked and reported to the function given to SetLeakHandler, and its
+// buffers stay allocated until the process exits. So always Close, for example with
+// defer ctx.Close(). Never use the slices after Close.
 // Do not write into them while a Dot on the same Context runs in another goroutine.
 //
 // A Context is safe for concurrent use: calls are serialized, and Close waits for a running Dot.
