@@ -21,7 +21,9 @@ struct ErrorSink {
 // Formats the message into the sink and returns the status, so failures read as one line:
 //   return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "n (%zu) exceeds capacity (%zu)", n, cap);
 cudot_status fail(ErrorSink err, cudot_status status, const char *format, ...)
-#if defined(__GNUC__)
+#if defined(__MINGW32__)  // MinGW's own printf (__USE_MINGW_ANSI_STDIO), which knows %zu
+    __attribute__((format(gnu_printf, 3, 4)))
+#elif defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;

@@ -8,21 +8,32 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <strings.h>
 
 #include "cudot.h"
 
+#if defined(_WIN32)
+#define CLASSIC_API extern "C" __declspec(dllexport)
+#else
 #define CLASSIC_API extern "C" __attribute__((visibility("default")))
+#endif
 
 typedef cudot_ctx Ctx;  // the tutorial's opaque context type
 
+// ASCII case-insensitive equality (strcasecmp is POSIX only; MSVC spells it _stricmp).
+static bool same_word(const char *a, const char *b) {
+    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
+    for (; *a && *b; ++a, ++b)
+        if (lower(*a) != lower(*b)) return false;
+    return *a == *b;
+}
+
 static bool memory_from_environment(int32_t *memory) {
     const char *value = std::getenv("CUDOT_MEMORY");
-    if (!value || !*value || strcasecmp(value, "auto") == 0) return *memory = CUDOT_MEMORY_AUTO, true;
-    if (strcasecmp(value, "pinned") == 0) return *memory = CUDOT_MEMORY_PINNED, true;
-    if (strcasecmp(value, "mapped") == 0) return *memory = CUDOT_MEMORY_MAPPED, true;
-    if (strcasecmp(value, "managed") == 0) return *memory = CUDOT_MEMORY_MANAGED, true;
-    if (strcasecmp(value, "host") == 0) return *memory = CUDOT_MEMORY_HOST, true;
+    if (!value || !*value || same_word(value, "auto")) return *memory = CUDOT_MEMORY_AUTO, true;
+    if (same_word(value, "pinned")) return *memory = CUDOT_MEMORY_PINNED, true;
+    if (same_word(value, "mapped")) return *memory = CUDOT_MEMORY_MAPPED, true;
+    if (same_word(value, "managed")) return *memory = CUDOT_MEMORY_MANAGED, true;
+    if (same_word(value, "host")) return *memory = CUDOT_MEMORY_HOST, true;
     return false;
 }
 

@@ -14,6 +14,12 @@
 #include <algorithm>
 #include <chrono>
 
+#if defined(_WIN32)
+#include <windows.h>
+#else
+#include <dlfcn.h>
+#endif
+
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
 #define CUDOT_CPU_RELAX() _mm_pause()
@@ -80,7 +86,29 @@ void ThreadPool::after_fork_child() {
     creation_mutex().unlock();
 }
 
+namespace {
+// Keeps the library that holds this code loaded until the process ends. Workers run its code and are
+// never joined, so unloading it under them (FreeLibrary, dlclose) would crash them. Called before the
+// first worker starts: a library that never started a worker can still be unloaded.
+void pin_this_module() {
+    static char anchor;  // any address inside this library (or program, when linked statically)
+#if defined(_WIN32)
+    HMODULE self = nullptr;
+    GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_PIN, &anchor, &self);
+#else
+    // RTLD_NOLOAD finds the copy already loaded; RTLD_NODELETE makes every later dlclose leave it.
+    Dl_info info;
+    if (dladdr(&anchor, &info) && info.dli_fname) {
+        void *handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+        (void)handle;  // a reference that is deliberately never closed
+    }
+#endif
+    // Failure leaves the library as unloadable as before; nothing better can be done here.
+}
+}  // namespace
+
 ThreadPool::ThreadPool(unsigned helpers) {
+    if (helpers > 0) pin_this_module();
     workers_.reserve(helpers);
     try {
         for (unsigned i = 0; i < helpers; ++i) workers_.emplace_back(&ThreadPool::worker_main, this, i);
