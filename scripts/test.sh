@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh - install what the tests need (Debian packages), build everything, run every test: the C/C++
 # suite through CTest (GPU cases report "skipped" where no GPU is usable) and each binding's tests.
-# Then the reliability jobs: sanitizers, valgrind and the fuzzer (scripts/sanitize.sh, scripts/fuzz.sh).
+# Then the Windows build under wine (scripts/test-windows.sh) and the reliability jobs: sanitizers,
+# valgrind and the fuzzer (scripts/sanitize.sh, scripts/fuzz.sh).
 # Environment: CUDOT_CMAKE_ARGS (extra configure arguments, e.g. -DCMAKE_CUDA_ARCHITECTURES=90),
 #              CUDOT_SKIP_INSTALL=1 (do not run apt-get), BUILD_DIR (default: build),
 #              CUDOT_SKIP_RELIABILITY=1 (skip sanitizers/valgrind/fuzz), CUDOT_FUZZ_SECONDS (default 180).
@@ -12,7 +13,8 @@ build=${BUILD_DIR:-build}
 
 packages=(cmake g++ gcc pkg-config catch2 libmpfr-dev libgmp-dev libopenblas-dev python3-matplotlib python3-numpy python3-pytest
           golang-go mono-mcs mono-devel mono-runtime nunit-console libnunit-cil-dev
-          valgrind clang libclang-rt-14-dev libopenmpi-dev openmpi-bin)
+          valgrind clang libclang-rt-14-dev libopenmpi-dev openmpi-bin
+          python3-build python3-venv nuget g++-mingw-w64-x86-64-posix wine64)
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 if [[ "${CUDOT_SKIP_INSTALL:-0}" != 1 ]]; then
   missing=()
@@ -32,6 +34,8 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCUDOT_BUILD_TESTS=ON ${CUDOT
 cmake --build "$build" -j"$(nproc)"
 
 failed=()
+echo "==== package versions against include/cudot.h (scripts/check_versions.sh)"
+scripts/check_versions.sh || failed+=(versions)
 echo "==== C/C++ suite (CTest)"
 (cd "$build" && ctest --output-on-failure --no-tests=error -j"$(nproc)") || failed+=(ctest)
 
@@ -43,6 +47,11 @@ for binding in python go csharp julia; do
   echo "==== $binding binding"
   "$script" || failed+=("$binding")
 done
+
+# The Windows half (issue 17): cudot.dll cross-built with MinGW-w64 and tested under wine. Installed
+# above; a machine without them (CUDOT_SKIP_INSTALL=1) says so and fails, since CI must run it.
+echo "==== Windows: cross-built with MinGW-w64, run under wine (scripts/test-windows.sh)"
+scripts/test-windows.sh || failed+=(windows)
 
 # Reliability jobs (docs/RELIABILITY.md): the CPU path under ASan+UBSan, TSan and valgrind, then the
 # fuzzer from the committed corpus for a bounded time. CUDOT_SKIP_RELIABILITY=1 leaves them out.
