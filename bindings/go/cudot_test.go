@@ -418,36 +418,38 @@ func TestCloseTwiceAndUseAfterClose(t *testing.T) {
 	}
 }
 
-// TestWrongElementType: an accessor of another type than its side's gives nil, not a panic nor a
-// reinterpretation of the bytes, also for x and y of a mixed pair. (TestAccessorsMatchTypes checks
-// every accessor on all 36 pairs.)
+// panicOf runs f and returns what it panicked with (nil when it returned).
+func panicOf(f func()) (v any) {
+	defer func() { v = recover() }()
+	f()
+	return nil
+}
+
+// TestWrongElementType: an accessor of another type than its side's panics at the call, with an error
+// matching ErrElementType that names the accessor, the context's types and the accessors that fit (it
+// used to return nil, which failed later as an index out of range far from the mistake). The context
+// stays usable. TestAccessorsMatchTypes checks every accessor on all 36 pairs.
 func TestWrongElementType(t *testing.T) {
 	f32 := newContext(t, 8, cudot.Options{DType: cudot.Float32})
-	f64 := newContext(t, 8, cudot.Options{DType: cudot.Float64})
-	if x, y := f32.Float64Inputs(); x != nil || y != nil {
-		t.Error("Float64Inputs on a float32 context should be nil")
-	}
-	if x, y := f64.Float32Inputs(); x != nil || y != nil {
-		t.Error("Float32Inputs on a float64 context should be nil")
-	}
-	if x, _ := f32.Float32Inputs(); len(x) != 8 {
-		t.Error("Float32Inputs on a float32 context should have 8 elements")
-	}
-	if x, _ := f64.Float64Inputs(); len(x) != 8 {
-		t.Error("Float64Inputs on a float64 context should have 8 elements")
-	}
-	// x float16, y int8: each side has its own type.
 	mixed := newContext(t, 8, cudot.Options{DType: cudot.Float16, YDType: cudot.Int8, Memory: cudot.Host})
-	if x, y := mixed.Float16Inputs(); x != nil || y != nil {
-		t.Error("Float16Inputs of a float16*int8 context should be nil slices")
+	cases := []struct {
+		call func()
+		want string
+	}{
+		{func() { f32.Float64Inputs() }, "Float64Inputs on a context of float32*float32: it needs x and y both float64; use Float32Inputs"},
+		{func() { f32.YInt8() }, "YInt8 on a context of float32*float32: y holds float32, not int8; use Float32Inputs"},
+		{func() { mixed.Float16Inputs() }, "Float16Inputs on a context of float16*int8: it needs x and y both float16; use XFloat16 and YInt8"},
+		{func() { mixed.XInt8() }, "XInt8 on a context of float16*int8: x holds float16, not int8; use XFloat16 and YInt8"},
+		{func() { mixed.YBool() }, "YBool on a context of float16*int8: y holds int8, not uint8; use XFloat16 and YInt8"},
 	}
-	if x, y := mixed.Int8Inputs(); x != nil || y != nil {
-		t.Error("Int8Inputs of a float16*int8 context should be nil slices")
+	for _, c := range cases {
+		v := panicOf(c.call)
+		err, ok := v.(error)
+		if !ok || !errors.Is(err, cudot.ErrElementType) || err.Error() != "cudot: wrong element type: "+c.want {
+			t.Errorf("panicked with %#v, want an ErrElementType error %q", v, c.want)
+		}
 	}
-	if mixed.XInt8() != nil || mixed.YFloat16() != nil || mixed.XBFloat16() != nil || mixed.YUint8() != nil ||
-		mixed.YBool() != nil || mixed.XFloat32() != nil {
-		t.Error("accessors of the other side's type, or of no side's, should be nil")
-	}
+	// The panics left no lock held: both contexts still work through the accessors that fit.
 	x, y := mixed.XFloat16(), mixed.YInt8()
 	if len(x) != 8 || len(y) != 8 {
 		t.Fatalf("XFloat16 and YInt8 should have 8 elements: %d %d", len(x), len(y))
@@ -457,6 +459,9 @@ func TestWrongElementType(t *testing.T) {
 	}
 	if r, err := mixed.Dot(); err != nil || r != -24 {
 		t.Fatalf("Dot after the refused accessors = %v, %v; want -24", r, err)
+	}
+	if fx, fy := f32.Float32Inputs(); len(fx) != 8 || len(fy) != 8 {
+		t.Fatalf("Float32Inputs on a float32 context: %d %d elements, want 8", len(fx), len(fy))
 	}
 }
 

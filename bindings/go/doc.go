@@ -17,11 +17,27 @@
 // x has Options.DType and y has Options.YDType (zero: the same as DType); all 36 pairs of Float32,
 // Float64, Float16, BFloat16, Int8 and Uint8 work (all but float32*float32 and float64*float64 need
 // library 1.1; a 1.0 library refuses them in New). Each side is
-// reached through its own accessor, which returns nil for any other type: XFloat32/YFloat32 give
-// []float32, XFloat64/YFloat64 []float64, XInt8/YInt8 []int8, XUint8/YUint8 []uint8, and
-// XBool/YBool the same Uint8 buffer as []bool for 0/1 data (a mask). Float32Inputs, Float64Inputs,
-// Float16Inputs, BFloat16Inputs, Int8Inputs and Uint8Inputs return both sides of a context whose x and
-// y share that type, and nil slices otherwise.
+// reached through the accessor of its type: XFloat32/YFloat32 give []float32, XFloat64/YFloat64
+// []float64, XInt8/YInt8 []int8, XUint8/YUint8 []uint8, and XBool/YBool the same Uint8 buffer as
+// []bool for 0/1 data (a mask). Float32Inputs, Float64Inputs, Float16Inputs, BFloat16Inputs,
+// Int8Inputs and Uint8Inputs return both sides of a context whose x and y share that type.
+//
+// # Accessors of the wrong type panic
+//
+// An accessor called on a context whose buffer holds another type panics at the call, with an error
+// that matches ErrElementType and names the method, the context's types and the accessors that fit:
+//
+//	cudot: wrong element type: XFloat64 on a context of float32*uint8: x holds float32, not float64; use XFloat32 and YUint8
+//
+// The types are fixed by the Options the caller passed to New, so such a call is a bug in the calling
+// code, not a condition to handle at run time: Go treats the same kind of mistake the same way (a
+// single-value type assertion x.(T), reflect.Value.Float on an int). An error result would put an
+// error that cannot happen in correct code into all 20 accessors' signatures (every caller would
+// have to check it, and every existing caller would stop compiling); returning nil, as the binding did
+// before, let the mistake surface later as an index out of range, far from its cause. Code that does
+// not know the types in advance (reading them from flags or a file, say) switches on DType and YDType
+// first, as example/main.go does. The types outlive Close: after it, an accessor of the right type
+// returns nil and one of the wrong type still panics.
 //
 // Go has no float16 or bfloat16 type, so XFloat16/YFloat16 and XBFloat16/YBFloat16 return []uint16
 // holding the bit patterns (IEEE 754 binary16, and bfloat16: the top 16 bits of a float32), with
@@ -47,6 +63,7 @@
 // Do not write into them while a Dot on the same Context runs in another goroutine.
 //
 // A Context is safe for concurrent use: calls are serialized, and Close waits for a running Dot.
-// Close is idempotent. After Close, Dot and DotN return ErrClosed, the input accessors return nil
-// slices, and Capacity, DType, YDType, Memory and Device keep describing the closed context.
+// Close is idempotent. After Close, Dot and DotN return ErrClosed, the input accessors of the
+// context's types return nil slices, and Capacity, DType, YDType, Memory and Device keep describing
+// the closed context.
 package cudot

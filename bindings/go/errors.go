@@ -82,6 +82,9 @@ var (
 	ErrLoad = errors.New("cudot: cannot load the library")
 	// ErrVersion is also matched when the loaded library has another major version.
 	ErrVersion = errors.New("cudot: library major version mismatch")
+	// ErrElementType is matched by the value an input accessor panics with when it does not serve
+	// its buffer's element type (e.g. XFloat64 of a Float32 context).
+	ErrElementType = errors.New("cudot: wrong element type")
 )
 
 func statusError(op string, st Status, msg string) error {

@@ -98,9 +98,28 @@ func ExampleContext_XInt8() {
 	copy(ctx.XInt8(), []int8{-128, 127, 5})
 	copy(ctx.YUint8(), []uint8{255, 255, 2})
 	r, _ := ctx.Dot()
-	x, y := ctx.Float32Inputs() // not a float32*float32 context: nil
-	fmt.Println(r, x == nil, y == nil)
-	// Output: -245 true true
+	fmt.Println(r)
+	// Output: -245
+}
+
+// An accessor of a type the context does not hold panics at the call, naming the mismatch; check
+// DType and YDType first when the types are not known in advance.
+func ExampleErrElementType() {
+	ctx, err := cudot.New(3, cudot.Options{DType: cudot.Int8, YDType: cudot.Uint8, Memory: cudot.Host})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ctx.Close()
+	defer func() {
+		err, _ := recover().(error)
+		fmt.Println(errors.Is(err, cudot.ErrElementType))
+		fmt.Println(err)
+	}()
+	ctx.Float32Inputs()
+	// Output:
+	// true
+	// cudot: wrong element type: Float32Inputs on a context of int8*uint8: it needs x and y both float32; use XInt8 and YUint8
 }
 
 func ExampleFloat16bits() {

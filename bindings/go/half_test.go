@@ -208,10 +208,7 @@ func TestHalfDecodingMatchesLibrary(t *testing.T) {
 	}{{cudot.Float16, cudot.Float16frombits}, {cudot.BFloat16, cudot.BFloat16frombits}} {
 		t.Run(tc.d.String(), func(t *testing.T) {
 			ctx := newContext(t, 1, cudot.Options{DType: tc.d, YDType: cudot.Float32, Memory: cudot.Host})
-			x := ctx.XFloat16()
-			if tc.d == cudot.BFloat16 {
-				x = ctx.XBFloat16()
-			}
+			x := halfBits(ctx, false)
 			ctx.YFloat32()[0] = 1
 			for i := 0; i < 1<<16; i++ {
 				x[0] = uint16(i)

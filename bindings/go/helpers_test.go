@@ -128,6 +128,18 @@ func setSide(t testing.TB, ctx *cudot.Context, isY bool, vals []float64) {
 	}
 }
 
+// halfBits is x (y when isY) of a side that holds Float16 or BFloat16: its 16-bit patterns.
+func halfBits(ctx *cudot.Context, isY bool) []uint16 {
+	d := ctx.DType()
+	if isY {
+		d = ctx.YDType()
+	}
+	if d == cudot.BFloat16 {
+		return either(isY, ctx.XBFloat16, ctx.YBFloat16)
+	}
+	return either(isY, ctx.XFloat16, ctx.YFloat16)
+}
+
 func either[T any](isY bool, x, y func() []T) []T {
 	if isY {
 		return y()

@@ -71,7 +71,8 @@ func TestCloseTwice(t *testing.T) {
 }
 
 // TestUseAfterClose: on every pair, every method of a closed Context either returns ErrClosed (Dot,
-// DotN) or nil slices (every input accessor), or keeps describing it (Capacity, DType, YDType, Memory,
+// DotN) or nil slices (every input accessor of the context's types; the others panic as before Close),
+// or keeps describing it (Capacity, DType, YDType, Memory,
 // Device: values kept in Go, no native call). The context no longer holds its native pointer, so
 // none of these can pass the freed one to the library.
 func TestUseAfterClose(t *testing.T) {
@@ -100,14 +101,20 @@ func TestUseAfterClose(t *testing.T) {
 					t.Errorf("DotN(%d) after Close: %v, want ErrClosed", n, err)
 				}
 			}
+			// The types outlive Close: an accessor of the wrong type still panics, the right one gives nil.
 			for name, a := range accessors(ctx) {
-				if a.ptr != nil || a.n != 0 {
-					t.Errorf("%s after Close: a slice of %d elements, want nil", name, a.n)
+				if fits := (!a.isY && a.dtype == p.x) || (a.isY && a.dtype == p.y); !fits {
+					checkWrongType(t, a.panicked, name, p, a.dtype)
+				} else if a.ptr != nil || a.n != 0 || a.panicked != nil {
+					t.Errorf("%s after Close: a slice of %d elements (panic %v), want nil", name, a.n, a.panicked)
 				}
 			}
 			for _, d := range allDTypes {
-				if x, y := pairInputs(ctx, d); x != nil || y != nil {
-					t.Errorf("%vInputs after Close: %p %p, want nil slices", d, x, y)
+				x, y, panicked := pairInputs(ctx, d)
+				if p.x != d || p.y != d {
+					checkWrongType(t, panicked, pairMethod[d], p, d)
+				} else if x != nil || y != nil || panicked != nil {
+					t.Errorf("%s after Close: %p %p (panic %v), want nil slices", pairMethod[d], x, y, panicked)
 				}
 			}
 			if ctx.Capacity() != 7 || ctx.DType() != p.x || ctx.YDType() != p.y || ctx.Memory() != cudot.Host ||

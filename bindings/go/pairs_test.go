@@ -1,9 +1,11 @@
 package cudot_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -19,70 +21,97 @@ func addr[T any](s []T) unsafe.Pointer {
 	return *(*unsafe.Pointer)(unsafe.Pointer(&s))
 }
 
-// accessor is what one per-side accessor returned.
+// accessor is what one per-side accessor did: returned a slice (ptr, n) or panicked.
 type accessor struct {
-	dtype cudot.DType // the type it serves
-	isY   bool
-	ptr   unsafe.Pointer // nil for a nil slice
-	n     int
+	dtype    cudot.DType // the type it serves
+	isY      bool
+	ptr      unsafe.Pointer // nil for a nil slice
+	n        int
+	panicked any // what it panicked with, or nil
+}
+
+// call runs one accessor and reports its slice, or the value it panicked with.
+func call[T any](f func() []T) (p unsafe.Pointer, n int, panicked any) {
+	defer func() { panicked = recover() }()
+	s := f()
+	return addr(s), len(s), nil
+}
+
+// side calls the accessor f of x (y when isY), which serves dtype d.
+func side[T any](d cudot.DType, isY bool, f func() []T) accessor {
+	a := accessor{dtype: d, isY: isY}
+	a.ptr, a.n, a.panicked = call(f)
+	return a
 }
 
 // accessors calls every per-side accessor, by name.
 func accessors(ctx *cudot.Context) map[string]accessor {
-	m := map[string]accessor{}
-	add := func(name string, d cudot.DType, isY bool, p unsafe.Pointer, n int) { m[name] = accessor{d, isY, p, n} }
-	f32x, f32y := ctx.XFloat32(), ctx.YFloat32()
-	add("XFloat32", cudot.Float32, false, addr(f32x), len(f32x))
-	add("YFloat32", cudot.Float32, true, addr(f32y), len(f32y))
-	f64x, f64y := ctx.XFloat64(), ctx.YFloat64()
-	add("XFloat64", cudot.Float64, false, addr(f64x), len(f64x))
-	add("YFloat64", cudot.Float64, true, addr(f64y), len(f64y))
-	f16x, f16y := ctx.XFloat16(), ctx.YFloat16()
-	add("XFloat16", cudot.Float16, false, addr(f16x), len(f16x))
-	add("YFloat16", cudot.Float16, true, addr(f16y), len(f16y))
-	bf16x, bf16y := ctx.XBFloat16(), ctx.YBFloat16()
-	add("XBFloat16", cudot.BFloat16, false, addr(bf16x), len(bf16x))
-	add("YBFloat16", cudot.BFloat16, true, addr(bf16y), len(bf16y))
-	i8x, i8y := ctx.XInt8(), ctx.YInt8()
-	add("XInt8", cudot.Int8, false, addr(i8x), len(i8x))
-	add("YInt8", cudot.Int8, true, addr(i8y), len(i8y))
-	u8x, u8y := ctx.XUint8(), ctx.YUint8()
-	add("XUint8", cudot.Uint8, false, addr(u8x), len(u8x))
-	add("YUint8", cudot.Uint8, true, addr(u8y), len(u8y))
-	bx, by := ctx.XBool(), ctx.YBool()
-	add("XBool", cudot.Uint8, false, addr(bx), len(bx))
-	add("YBool", cudot.Uint8, true, addr(by), len(by))
-	return m
+	return map[string]accessor{
+		"XFloat32": side(cudot.Float32, false, ctx.XFloat32), "YFloat32": side(cudot.Float32, true, ctx.YFloat32),
+		"XFloat64": side(cudot.Float64, false, ctx.XFloat64), "YFloat64": side(cudot.Float64, true, ctx.YFloat64),
+		"XFloat16": side(cudot.Float16, false, ctx.XFloat16), "YFloat16": side(cudot.Float16, true, ctx.YFloat16),
+		"XBFloat16": side(cudot.BFloat16, false, ctx.XBFloat16), "YBFloat16": side(cudot.BFloat16, true, ctx.YBFloat16),
+		"XInt8": side(cudot.Int8, false, ctx.XInt8), "YInt8": side(cudot.Int8, true, ctx.YInt8),
+		"XUint8": side(cudot.Uint8, false, ctx.XUint8), "YUint8": side(cudot.Uint8, true, ctx.YUint8),
+		"XBool": side(cudot.Uint8, false, ctx.XBool), "YBool": side(cudot.Uint8, true, ctx.YBool),
+	}
 }
 
-// pairInputs calls the same-type pair accessor of dtype d and returns the two buffers' addresses.
-func pairInputs(ctx *cudot.Context, d cudot.DType) (x, y unsafe.Pointer) {
+// both adapts a two-slice accessor to call, which wants one slice: it returns x and keeps y in *y.
+func both[T any](f func() (x, y []T), y *unsafe.Pointer) func() []T {
+	return func() []T {
+		a, b := f()
+		*y = addr(b)
+		return a
+	}
+}
+
+// pairMethod names the same-type pair accessor of each type.
+var pairMethod = map[cudot.DType]string{cudot.Float32: "Float32Inputs", cudot.Float64: "Float64Inputs",
+	cudot.Float16: "Float16Inputs", cudot.BFloat16: "BFloat16Inputs", cudot.Int8: "Int8Inputs",
+	cudot.Uint8: "Uint8Inputs"}
+
+// pairInputs calls the same-type pair accessor of dtype d and returns the two buffers' addresses, or
+// what it panicked with.
+func pairInputs(ctx *cudot.Context, d cudot.DType) (x, y unsafe.Pointer, panicked any) {
 	switch d {
 	case cudot.Float32:
-		a, b := ctx.Float32Inputs()
-		return addr(a), addr(b)
+		x, _, panicked = call(both(ctx.Float32Inputs, &y))
 	case cudot.Float64:
-		a, b := ctx.Float64Inputs()
-		return addr(a), addr(b)
+		x, _, panicked = call(both(ctx.Float64Inputs, &y))
 	case cudot.Float16:
-		a, b := ctx.Float16Inputs()
-		return addr(a), addr(b)
+		x, _, panicked = call(both(ctx.Float16Inputs, &y))
 	case cudot.BFloat16:
-		a, b := ctx.BFloat16Inputs()
-		return addr(a), addr(b)
+		x, _, panicked = call(both(ctx.BFloat16Inputs, &y))
 	case cudot.Int8:
-		a, b := ctx.Int8Inputs()
-		return addr(a), addr(b)
+		x, _, panicked = call(both(ctx.Int8Inputs, &y))
 	case cudot.Uint8:
-		a, b := ctx.Uint8Inputs()
-		return addr(a), addr(b)
+		x, _, panicked = call(both(ctx.Uint8Inputs, &y))
+	default:
+		panic("unknown dtype")
 	}
-	panic("unknown dtype")
+	return x, y, panicked
+}
+
+// checkWrongType reports unless panicked is an error that matches ErrElementType and whose message
+// names the accessor, the context's pair and the type the accessor serves.
+func checkWrongType(t *testing.T, panicked any, method string, p pair, want cudot.DType) {
+	t.Helper()
+	err, ok := panicked.(error)
+	if !ok || !errors.Is(err, cudot.ErrElementType) {
+		t.Errorf("%s on a %v context: panicked with %#v, want an error matching ErrElementType", method, p, panicked)
+		return
+	}
+	for _, part := range []string{method + " on a context of " + p.String() + ":", want.String()} {
+		if !strings.Contains(err.Error(), part) {
+			t.Errorf("%s on a %v context: message %q lacks %q", method, p, err, part)
+		}
+	}
 }
 
 // TestAccessorsMatchTypes: in every pair, exactly the accessors of x's and y's types give slices
-// (Capacity long, on two distinct buffers), every other accessor gives nil, and the same-type pair
-// accessors give slices only when x and y share their type.
+// (Capacity long, on two distinct buffers), every other accessor panics with an ErrElementType that
+// names the mismatch, and the same-type pair accessors give slices only when x and y share their type.
 func TestAccessorsMatchTypes(t *testing.T) {
 	for _, p := range allPairs() {
 		for _, n := range []int{0, 5} {
@@ -90,16 +119,13 @@ func TestAccessorsMatchTypes(t *testing.T) {
 				ctx := newContext(t, n, cudot.Options{DType: p.x, YDType: p.y, Memory: cudot.Host})
 				var xp, yp unsafe.Pointer
 				for name, a := range accessors(ctx) {
-					want := (!a.isY && a.dtype == p.x) || (a.isY && a.dtype == p.y)
-					if (a.ptr != nil) != want {
-						t.Errorf("%s: non-nil %v, want %v", name, a.ptr != nil, want)
+					if want := (!a.isY && a.dtype == p.x) || (a.isY && a.dtype == p.y); !want {
+						checkWrongType(t, a.panicked, name, p, a.dtype)
 						continue
 					}
-					if !want {
+					if a.panicked != nil || a.ptr == nil || a.n != n {
+						t.Errorf("%s: %p, length %d, panic %v; want a slice of %d", name, a.ptr, a.n, a.panicked, n)
 						continue
-					}
-					if a.n != n {
-						t.Errorf("%s: length %d, want %d", name, a.n, n)
 					}
 					if dst := map[bool]*unsafe.Pointer{false: &xp, true: &yp}[a.isY]; *dst == nil {
 						*dst = a.ptr
@@ -111,11 +137,13 @@ func TestAccessorsMatchTypes(t *testing.T) {
 					t.Fatalf("x %p and y %p should be two distinct buffers", xp, yp)
 				}
 				for _, d := range allDTypes {
-					px, py := pairInputs(ctx, d)
-					if same := p.x == d && p.y == d; same != (px != nil && py != nil) || (!same && (px != nil || py != nil)) {
-						t.Errorf("%vInputs gives %p %p on a %v context", d, px, py, p)
-					} else if same && (px != xp || py != yp) {
-						t.Errorf("%vInputs gives other buffers than the per-side accessors", d)
+					px, py, panicked := pairInputs(ctx, d)
+					switch {
+					case p.x != d || p.y != d:
+						checkWrongType(t, panicked, pairMethod[d], p, d)
+					case panicked != nil || px != xp || py != yp:
+						t.Errorf("%s gives %p %p (panic %v), the per-side accessors %p %p", pairMethod[d], px, py,
+							panicked, xp, yp)
 					}
 				}
 			})
@@ -239,16 +267,8 @@ func TestHalfValuesAgainstReference(t *testing.T) {
 			n := len(tc.xs)
 			ctx := newContext(t, n, cudot.Options{DType: tc.p.x, YDType: tc.p.y})
 			toFloat := map[cudot.DType]func(uint16) float32{cudot.Float16: cudot.Float16frombits, cudot.BFloat16: cudot.BFloat16frombits}
-			x := ctx.XFloat16()
-			if tc.p.x == cudot.BFloat16 {
-				x = ctx.XBFloat16()
-			}
-			y := ctx.YFloat16()
-			if tc.p.y == cudot.BFloat16 {
-				y = ctx.YBFloat16()
-			}
-			copy(x, tc.xs)
-			copy(y, tc.ys)
+			copy(halfBits(ctx, false), tc.xs)
+			copy(halfBits(ctx, true), tc.ys)
 			ref := 0.0
 			for i := 0; i < n; i++ {
 				ref += float64(toFloat[tc.p.x](tc.xs[i])) * float64(toFloat[tc.p.y](tc.ys[i]))
