@@ -31,8 +31,15 @@ func TestMain(m *testing.M) {
 		if err1 == nil {
 			dtypes = ctx.DType().String() + "*" + ctx.YDType().String()
 		}
-		fmt.Printf("load=%v version=%v same=%v dtypes=%s err=%v\n", errors.Is(err1, cudot.ErrLoad),
-			errors.Is(err1, cudot.ErrVersion), err1 == err2, dtypes, err1)
+		// Partials (since 1.2) are optional symbols: "unsupported" on an older library, not a load failure.
+		partials := "ok"
+		if _, err := cudot.JoinPartials(cudot.Float32, 0, nil); errors.Is(err, cudot.ErrUnsupported) {
+			partials = "unsupported"
+		} else if err != nil {
+			partials = "failed"
+		}
+		fmt.Printf("load=%v version=%v same=%v dtypes=%s err=%v partials=%s\n", errors.Is(err1, cudot.ErrLoad),
+			errors.Is(err1, cudot.ErrVersion), err1 == err2, dtypes, err1, partials)
 		os.Exit(0)
 	}
 	if err := cudot.Load(); err != nil {

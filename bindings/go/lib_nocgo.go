@@ -26,3 +26,11 @@ func libGetMemory(unsafe.Pointer, *int32, *int32) Status           { return Stat
 func libLastError(unsafe.Pointer) string                           { return "" }
 func libGetDTypes(unsafe.Pointer, *int32, *int32) (Status, bool)   { return StatusInternal, true }
 func libStatusString(Status) string                                { return "" }
+
+func libHasPartials() bool { return false }
+func libTilePartials(unsafe.Pointer, uint64, uint64, []byte) Status {
+	return StatusInternal
+}
+func libJoinPartials(DType, DType, []byte) (float64, Status, string) {
+	return 0, StatusInternal, "not loaded"
+}

@@ -26,6 +26,8 @@ typedef int (*cd_get_dtypes_fn)(const void *, int32_t *, int32_t *);
 typedef const char *(*cd_status_string_fn)(int);
 typedef const char *(*cd_last_error_fn)(const void *);
 typedef uint32_t (*cd_version_fn)(void);
+typedef int (*cd_tile_partials_fn)(void *, size_t, size_t, void *);
+typedef int (*cd_join_partials_fn)(int32_t, int32_t, const void *, size_t, double *);
 
 static cd_init_fn p_init;
 static cd_get_inputs_fn p_get_inputs;
@@ -37,12 +39,14 @@ static cd_get_dtypes_fn p_get_dtypes; // since 1.1: NULL with a 1.0 library
 static cd_status_string_fn p_status_string;
 static cd_last_error_fn p_last_error;
 static cd_version_fn p_version;
+static cd_tile_partials_fn p_tile_partials; // since 1.2: NULL with an older library
+static cd_join_partials_fn p_join_partials; // since 1.2
 
 static void cd_copy(char *dst, size_t cap, const char *src) {
 	snprintf(dst, cap, "%s", src ? src : "");
 }
 
-// Opens path and binds every symbol (cudot_get_dtypes, new in 1.1, where present), or fails without
+// Opens path and binds every symbol (the optional ones, newer than 1.0, where present), or fails without
 // binding any. dlerror() is per thread, so it is read here, in the same C call as the dlopen/dlsym that
 // set it.
 static int cd_open(const char *path, char *err, size_t cap) {
@@ -70,6 +74,8 @@ static int cd_open(const char *path, char *err, size_t cap) {
 	p_last_error = (cd_last_error_fn)syms[7];
 	p_version = (cd_version_fn)syms[8];
 	p_get_dtypes = (cd_get_dtypes_fn)dlsym(lib, "cudot_get_dtypes");
+	p_tile_partials = (cd_tile_partials_fn)dlsym(lib, "cudot_tile_partials");
+	p_join_partials = (cd_join_partials_fn)dlsym(lib, "cudot_join_partials");
 	return 0;
 }
 
@@ -83,6 +89,17 @@ static int cd_init(void **ctx, size_t n, int32_t dtype, int32_t memory, int32_t 
 	return st;
 }
 
+// cudot_join_partials reports failures through cudot_last_error(NULL), per thread, like cudot_init:
+// the message is copied out in the same C call.
+static int cd_join_partials(int32_t x, int32_t y, const void *partials, size_t tiles, double *r, char *msg,
+	size_t cap) {
+	int st = p_join_partials(x, y, partials, tiles, r);
+	if (st != 0) cd_copy(msg, cap, p_last_error(NULL));
+	return st;
+}
+
+static int cd_has_partials(void) { return p_tile_partials != NULL && p_join_partials != NULL; }
+static int cd_tile_partials(void *ctx, size_t first, size_t n, void *out) { return p_tile_partials(ctx, first, n, out); }
 static int cd_get_inputs(void *ctx, void **x, void **y) { return p_get_inputs(ctx, x, y); }
 static int cd_dot(void *ctx, double *r) { return p_dot(ctx, r); }
 static int cd_dot_n(void *ctx, size_t n, double *r) { return p_dot_n(ctx, n, r); }
@@ -186,3 +203,32 @@ func libGetDTypes(h unsafe.Pointer, x, y *int32) (st Status, ok bool) {
 func libLastError(h unsafe.Pointer) string { return C.GoString(C.cd_last_error(h)) }
 
 func libStatusString(st Status) string { return C.GoString(C.cd_status_string(C.int(st))) }
+
+// libHasPartials reports whether the library (1.2 or later) has cudot_tile_partials and
+// cudot_join_partials.
+func libHasPartials() bool { return C.cd_has_partials() != 0 }
+
+// libTilePartials writes the partials of elements [first, first+n) into out, which has room for them.
+func libTilePartials(h unsafe.Pointer, first, n uint64, out []byte) Status {
+	var p unsafe.Pointer
+	if len(out) > 0 {
+		p = unsafe.Pointer(&out[0])
+	}
+	return Status(C.cd_tile_partials(h, C.size_t(first), C.size_t(n), p))
+}
+
+// libJoinPartials joins len(partials)/PartialBytes partials; the message comes with a failure.
+func libJoinPartials(x, y DType, partials []byte) (float64, Status, string) {
+	var p unsafe.Pointer
+	if len(partials) > 0 {
+		p = unsafe.Pointer(&partials[0])
+	}
+	var r C.double
+	buf := make([]byte, msgCap)
+	st := Status(C.cd_join_partials(C.int32_t(x), C.int32_t(y), p, C.size_t(len(partials)/PartialBytes), &r,
+		(*C.char)(unsafe.Pointer(&buf[0])), msgCap))
+	if st != StatusOK {
+		return 0, st, cBuffer(buf)
+	}
+	return float64(r), st, ""
+}

@@ -18,6 +18,8 @@ var procs struct {
 	init, getInputs, dot, dotN, deinit, getMemory, statusString, lastError, version *syscall.Proc
 
 	getDTypes *syscall.Proc // cudot_get_dtypes; nil with a 1.0 library
+
+	tilePartials, joinPartials *syscall.Proc // since 1.2; nil with an older library
 }
 
 func openLibrary(path string) error {
@@ -39,7 +41,9 @@ func openLibrary(path string) error {
 			return fmt.Errorf("%w: %s: %v", ErrLoad, path, err)
 		}
 	}
-	procs.getDTypes, _ = dll.FindProc("cudot_get_dtypes") // optional: new in 1.1
+	procs.getDTypes, _ = dll.FindProc("cudot_get_dtypes")       // optional: new in 1.1
+	procs.tilePartials, _ = dll.FindProc("cudot_tile_partials") // optional: new in 1.2
+	procs.joinPartials, _ = dll.FindProc("cudot_join_partials")
 	// The DLL is never released: contexts may use it until the process exits.
 	return nil
 }
@@ -123,4 +127,37 @@ func libLastError(h unsafe.Pointer) string {
 func libStatusString(st Status) string {
 	r, _, _ := procs.statusString.Call(uintptr(st))
 	return goString(r)
+}
+
+// libHasPartials reports whether the library (1.2 or later) has cudot_tile_partials and
+// cudot_join_partials.
+func libHasPartials() bool { return procs.tilePartials != nil && procs.joinPartials != nil }
+
+// libTilePartials writes the partials of elements [first, first+n) into out, which has room for them.
+func libTilePartials(h unsafe.Pointer, first, n uint64, out []byte) Status {
+	var p *byte // NULL for n == 0
+	if len(out) > 0 {
+		p = &out[0]
+	}
+	r, _, _ := procs.tilePartials.Call(uintptr(h), uintptr(first), uintptr(n), uintptr(unsafe.Pointer(p)))
+	return Status(int32(r))
+}
+
+// libJoinPartials joins len(partials)/PartialBytes partials; the message comes with a failure.
+func libJoinPartials(x, y DType, partials []byte) (float64, Status, string) {
+	// cudot_last_error(NULL) is per OS thread: keep the goroutine on one thread across both calls.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var p *byte // NULL for no tiles
+	if len(partials) > 0 {
+		p = &partials[0]
+	}
+	var res float64
+	r, _, _ := procs.joinPartials.Call(uintptr(x), uintptr(y), uintptr(unsafe.Pointer(p)),
+		uintptr(len(partials)/PartialBytes), uintptr(unsafe.Pointer(&res)))
+	if st := Status(int32(r)); st != StatusOK {
+		m, _, _ := procs.lastError.Call(0)
+		return 0, st, goString(m)
+	}
+	return res, StatusOK, ""
 }

@@ -112,14 +112,15 @@ func TestLoadFailures(t *testing.T) {
 		want []string // substrings of the helper's one-line report
 	}{
 		{"real library", func(*testing.T) []string { return []string{"CUDOT_LIBRARY=" + real} },
-			[]string{"load=false version=false same=true dtypes=int8*float16 err=<nil>"}},
+			[]string{"load=false version=false same=true dtypes=int8*float16 err=<nil> partials=ok"}},
 		// The helper asks for YDType Float16: a 1.0 library refuses the non-zero byte past 16 ...
 		{"1.0 library refuses y_dtype", func(t *testing.T) []string { return []string{"CUDOT_LIBRARY=" + buildLibrary(t, fakeLibrary10)} },
 			[]string{"load=false version=false same=false dtypes=none", "CUDOT_ERROR_UNSUPPORTED: fake 1.0: options newer than 1.0"}},
-		// ... and serves a same-type context, whose types the binding reports without cudot_get_dtypes.
+		// ... and serves a same-type context, whose types the binding reports without cudot_get_dtypes;
+		// without the partials symbols JoinPartials answers ErrUnsupported.
 		{"1.0 library without cudot_get_dtypes", func(t *testing.T) []string {
 			return []string{"CUDOT_LIBRARY=" + buildLibrary(t, fakeLibrary10), helperSameTypeEnv + "=1"}
-		}, []string{"load=false version=false same=true dtypes=int8*int8 err=<nil>"}},
+		}, []string{"load=false version=false same=true dtypes=int8*int8 err=<nil> partials=unsupported"}},
 		{"missing file", func(*testing.T) []string { return []string{"CUDOT_LIBRARY=/nonexistent/libcudot.so"} },
 			[]string{"load=true version=false same=true", "/nonexistent/libcudot.so"}},
 		{"not a library", func(*testing.T) []string { return []string{"CUDOT_LIBRARY=" + notALibrary} },
