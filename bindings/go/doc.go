@@ -22,6 +22,19 @@
 // []bool for 0/1 data (a mask). Float32Inputs, Float64Inputs, Float16Inputs, BFloat16Inputs,
 // Int8Inputs and Uint8Inputs return both sides of a context whose x and y share that type.
 //
+// Go has no float16 or bfloat16 type, so XFloat16/YFloat16 and XBFloat16/YBFloat16 return []uint16
+// holding the bit patterns (IEEE 754 binary16, and bfloat16: the top 16 bits of a float32), with
+// nothing copied or converted. Float16bits, Float16frombits, BFloat16bits and BFloat16frombits
+// convert between float32 and those patterns (rounding to nearest even in the float32 direction).
+//
+//	ctx, err := cudot.New(n, cudot.Options{DType: cudot.Float32, YDType: cudot.Uint8})
+//	x, mask := ctx.XFloat32(), ctx.YBool() // the sum of x[i] where mask[i]
+//
+// The accuracy depends on the pair: with a Float64 side the dot is compensated (as if computed in
+// twice float64's precision, rounded once); with two integer sides it is the exact integer sum
+// (exact up to 2^53, correctly rounded beyond); otherwise every product is exact in float64 and the
+// sums are float64 sums.
+//
 // # Accessors of the wrong type panic
 //
 // An accessor called on a context whose buffer holds another type panics at the call, with an error
@@ -39,18 +52,20 @@
 // first, as example/main.go does. The types outlive Close: after it, an accessor of the right type
 // returns nil and one of the wrong type still panics.
 //
-// Go has no float16 or bfloat16 type, so XFloat16/YFloat16 and XBFloat16/YBFloat16 return []uint16
-// holding the bit patterns (IEEE 754 binary16, and bfloat16: the top 16 bits of a float32), with
-// nothing copied or converted. Float16bits, Float16frombits, BFloat16bits and BFloat16frombits
-// convert between float32 and those patterns (rounding to nearest even in the float32 direction).
+// # Distributed dots
 //
-//	ctx, err := cudot.New(n, cudot.Options{DType: cudot.Float32, YDType: cudot.Uint8})
-//	x, mask := ctx.XFloat32(), ctx.YBool() // the sum of x[i] where mask[i]
+// The result follows a canonical order: tiles of TileElements elements, one partial sum per tile,
+// joined in tile order. TilePartials returns the partials of a range of a Context's elements (as
+// opaque bytes, PartialBytes per tile) and JoinPartials joins the partials of a whole vector, so
+// pieces of a vector held by different processes, each starting at a multiple of TileElements,
+// give the same bits as one Context holding all of it. Any transport carries the bytes (MPI, RPC,
+// files); the README shows how. Needs library 1.2.
 //
-// The accuracy depends on the pair: with a Float64 side the dot is compensated (as if computed in
-// twice float64's precision, rounded once); with two integer sides it is the exact integer sum
-// (exact up to 2^53, correctly rounded beyond); otherwise every product is exact in float64 and the
-// sums are float64 sums.
+// # Versions
+//
+// BindingVersion is the library version this binding was written for (the cudot.h whose API it
+// covers); LibraryVersion is the loaded library's. Any library of the same major version loads; an
+// older one refuses what it lacks with an error from the call that needs it.
 //
 // # Lifetime
 //

@@ -34,7 +34,8 @@ func pieces(n int) [][2]int {
 // TestPartialsSplitMatchesWhole: a vector split over several contexts, one per piece (a tile-aligned
 // start, the last piece short), each computing the partials of its own elements, joins to the same
 // bits as Dot on one context holding the whole vector; so do the same ranges taken from that one
-// context, whose partial bytes must equal the pieces' own.
+// context, whose partial bytes must equal the pieces' own, and the pieces streamed through one
+// smaller context, one after the other.
 func TestPartialsSplitMatchesWhole(t *testing.T) {
 	for _, p := range partialPairs {
 		for _, n := range []int{6*cudot.TileElements + 1234, 3 * cudot.TileElements, 100} {
@@ -47,7 +48,8 @@ func TestPartialsSplitMatchesWhole(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var joined, sliced []byte
+				var joined, sliced, streamed []byte
+				stream := newContext(t, 3*cudot.TileElements, opts) // one context that each piece passes through
 				for _, pc := range pieces(n) {
 					first, size := pc[0], pc[1]
 					part := newContext(t, size, opts) // what one process of the job holds
@@ -63,10 +65,16 @@ func TestPartialsSplitMatchesWhole(t *testing.T) {
 					if !bytes.Equal(own, fromWhole) {
 						t.Fatalf("[%d, +%d): the piece's own partials differ from the whole context's", first, size)
 					}
+					fill(t, stream, xs[first:first+size], ys[first:first+size])
+					chunk, err := stream.TilePartials(0, size)
+					if err != nil {
+						t.Fatal(err)
+					}
 					joined = append(joined, own...)
 					sliced = append(sliced, fromWhole...)
+					streamed = append(streamed, chunk...)
 				}
-				for name, parts := range map[string][]byte{"pieces": joined, "one context": sliced} {
+				for name, parts := range map[string][]byte{"pieces": joined, "one context": sliced, "stream": streamed} {
 					if got, err := cudot.JoinPartials(p.x, p.y, parts); err != nil || !bitsEqual(got, want) {
 						t.Fatalf("JoinPartials of the %s = %v (%v), Dot of the whole vector %v", name, got, err, want)
 					}

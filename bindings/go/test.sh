@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Vets and tests the Go binding, runs its example, then builds and runs examples/go-classic.
+# Vets and tests the Go binding, runs its example, builds and runs a separate module that uses it, then
+# builds and runs examples/go-classic.
 # Needs CUDOT_LIBRARY and CUDOT_CLASSIC_LIBRARY (full paths) and an installed Go; installs nothing.
 set -euo pipefail
 
@@ -37,6 +38,23 @@ go build -o "$bin/example" ./example
 GODEBUG=cgocheck=2 "$bin/example"
 GODEBUG=cgocheck=2 "$bin/example" -dtype float16 -ydtype uint8
 GODEBUG=cgocheck=2 "$bin/example" -dtype int8 -ydtype bfloat16
+
+# A separate module, in a temporary directory outside the repository, that finds the binding through a
+# replace directive (what a user does while there is no module proxy to fetch it from), built offline.
+echo "== a separate module (example.com/consumer) builds against this one and runs"
+consumer="$bin/consumer"
+mkdir -p "$consumer"
+cp "$here/testdata/consumer/main.go" "$consumer/"
+(
+  cd "$consumer"
+  go mod init example.com/consumer 2>/dev/null
+  go mod edit -require=cudot.example/cudot@v0.0.0 -replace=cudot.example/cudot="$here"
+  go vet .
+  go build -o consumer .
+)
+out="$(GODEBUG=cgocheck=2 "$consumer/consumer")"
+echo "$out"
+grep -qx "dot = 332833500" <<<"$out" || { echo "test.sh: the consumer module printed the wrong result" >&2; exit 1; }
 
 echo "== examples/go-classic"
 cd "$classic_dir"

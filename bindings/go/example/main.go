@@ -76,7 +76,8 @@ func main() {
 }
 
 // fill writes value(i) into x (y when isY) in place, through the accessor of that side's element
-// type, and returns the values written.
+// type, and returns the values written. The switch on the type comes first because the types come
+// from flags: an accessor of another type than its buffer's would panic (cudot.ErrElementType).
 func fill(ctx *cudot.Context, isY bool, value func(i int, d cudot.DType) float64) []float64 {
 	d := ctx.DType()
 	if isY {
