@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# test.sh - build the C# binding with mcs, run its NUnit tests and example on mono, then check how
-# the library is found (CUDOT_LIBRARY must win; wrong libraries must fail clearly).
+# test.sh - build the C# binding with mcs, run its NUnit tests and example on mono, check how the
+# library is found (CUDOT_LIBRARY must win; wrong libraries must fail clearly), then pack the NuGet
+# package and build and run a program that gets cudot from that package alone.
 # Environment: CUDOT_LIBRARY (required: full path of libcudot.so), CUDOT_TEST_GPU=1 (GPU tests must
-# run, not skip), CUDOT_CS_BUILD (build folder, default bindings/csharp/build). Installs nothing.
+# run, not skip), CUDOT_CS_BUILD (build folder, default bindings/csharp/build). Installs nothing
+# (nuget's own files go to a HOME inside the build folder).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 build=${CUDOT_CS_BUILD:-$here/build}
@@ -13,7 +15,7 @@ build=${CUDOT_CS_BUILD:-$here/build}
 CUDOT_LIBRARY=$(cd "$(dirname "$CUDOT_LIBRARY")" && pwd)/$(basename "$CUDOT_LIBRARY")
 export CUDOT_LIBRARY
 
-for tool in mcs mono nunit-console cc; do
+for tool in mcs mono nunit-console cc nuget; do
   command -v "$tool" >/dev/null || { echo "test.sh: $tool not found" >&2; exit 2; }
 done
 # Debian's NUnit 2.6: the framework assembly the tests compile against, as its pkg-config file says.
@@ -21,15 +23,26 @@ nunit_fw=$(pkg-config --libs nunit 2>/dev/null | tr ' ' '\n' | sed -n 's/^-r://p
 nunit_fw=${nunit_fw:-/usr/lib/cli/nunit.framework-2.6.3/nunit.framework.dll}
 [[ -f $nunit_fw ]] || { echo "test.sh: nunit.framework.dll not found" >&2; exit 2; }
 
+failed=()
+
+# One version everywhere: cudot.h, the assembly, the project and the package.
+header=$here/../../include/cudot.h
+if [[ -f $header ]]; then
+  want=$(awk '/#define CUDOT_VERSION_(MAJOR|MINOR|PATCH) /{v = v (v == "" ? "" : ".") $3} END{print v}' "$header")
+  for got in "$(sed -n 's/.*AssemblyInformationalVersion("\([^"]*\)").*/\1/p' "$here/src/AssemblyInfo.cs")" \
+             "$(sed -n 's:.*<Version>\(.*\)</Version>.*:\1:p' "$here/Cudot.csproj")" \
+             "$(sed -n 's:.*<version>\(.*\)</version>.*:\1:p' "$here/Cudot.nuspec")"; do
+    [[ $got == "$want" ]] || { echo "FAIL version $got in bindings/csharp, cudot.h says $want"; failed+=(version); }
+  done
+fi
+
 echo "== building into $build"
 rm -rf "$build"
 mkdir -p "$build"
-mcs -nologo -unsafe -langversion:7.2 -target:library -out:"$build/Cudot.dll" "$here"/src/*.cs
+mcs -nologo -unsafe -langversion:7.2 -target:library -doc:"$build/Cudot.xml" -out:"$build/Cudot.dll" "$here"/src/*.cs
 mcs -nologo -unsafe -target:library -out:"$build/Cudot.Tests.dll" -r:"$build/Cudot.dll" -r:"$nunit_fw" "$here"/tests/*.cs
 cp "$nunit_fw" "$build/"
 mcs -nologo -out:"$build/Example.exe" -r:"$build/Cudot.dll" "$here/example/Example.cs"
-
-failed=()
 
 echo "== NUnit tests"
 nunit-console -nologo -noshadow "$build/Cudot.Tests.dll" -result="$build/TestResult.xml" || failed+=(nunit)
@@ -45,7 +58,7 @@ fi
 
 # Loader checks, each in a fresh process since a process loads the library once.
 fakes=$build/fakes
-mkdir -p "$fakes/v2" "$fakes/v1" "$fakes/soname2" "$fakes/real" "$fakes/decoy"
+mkdir -p "$fakes/v2" "$fakes/v1" "$fakes/soname2" "$fakes/real" "$fakes/decoy" "$fakes/devlink"
 fake() { cc -shared -fPIC -o "$1" "$here/tests/fake_cudot.c" "${@:2}"; }
 fake "$fakes/v2/libcudot.so.1" -DFAKE_VERSION=20000 -Wl,-soname,libcudot.so.1
 fake "$fakes/v1/libcudot.so.1" -DFAKE_VERSION=10000 -Wl,-soname,libcudot.so.1
@@ -53,6 +66,9 @@ fake "$fakes/soname2/libcudot.so" -DFAKE_VERSION=20000 -Wl,-soname,libcudot.so.2
 cp -L "$CUDOT_LIBRARY" "$fakes/real/libcudot.so.1"
 cp "$build/Cudot.dll" "$build/Example.exe" "$fakes/decoy/"
 cp "$fakes/v1/libcudot.so.1" "$fakes/decoy/"   # Mono probes the folder of Cudot.dll first
+# The import name is "cudot": next to the real soname, a libcudot.so of major 2 must not be taken.
+cp -L "$CUDOT_LIBRARY" "$fakes/devlink/libcudot.so.1"
+cp "$fakes/soname2/libcudot.so" "$fakes/devlink/libcudot.so"
 
 # expect_ok NAME ENV... : the example must succeed with that environment.
 expect_ok() {
@@ -69,6 +85,7 @@ expect_error() {
 echo "== library loading"
 expect_ok "CUDOT_LIBRARY wins over LD_LIBRARY_PATH" LD_LIBRARY_PATH="$fakes/v2"
 expect_ok "normal search without CUDOT_LIBRARY" -u CUDOT_LIBRARY LD_LIBRARY_PATH="$fakes/real"
+expect_ok "import name cudot binds libcudot.so.1, not libcudot.so" -u CUDOT_LIBRARY LD_LIBRARY_PATH="$fakes/devlink"
 expect_error "other major version refused" "needs major version 1, but .* is version 2.0.0" \
   "$build/Example.exe" CUDOT_LIBRARY="$fakes/v2/libcudot.so.1"
 expect_error "other major version refused (normal search)" "needs major version 1" \
@@ -77,6 +94,9 @@ expect_error "other soname refused" "SONAME differs" "$build/Example.exe" CUDOT_
 expect_error "missing file refused" "cannot load CUDOT_LIBRARY=" "$build/Example.exe" CUDOT_LIBRARY="$fakes/nothing.so"
 expect_error "copy next to Cudot.dll detected" "another copy" "$fakes/decoy/Example.exe"
 expect_error "no library at all" "cannot load libcudot.so.1" "$build/Example.exe" -u CUDOT_LIBRARY LD_LIBRARY_PATH=
+
+echo "== NuGet package"
+"$here/tests/package/check.sh" "$build" || failed+=("NuGet package")
 
 if ((${#failed[@]})); then
   echo "test.sh: FAILED: ${failed[*]}" >&2

@@ -1,17 +1,21 @@
-// CudotContext.cs - one cudot context: input buffers exposed as Span views, and the dot product.
+// CudotContext.cs - one cudot context: input buffers exposed as views, and the dot product.
 //
-// Lifetime rule: the Spans returned by XAs<T>(), XAsFloat32() and friends point straight into the library's
-// buffers, which cudot_deinit frees. A Span obtained before Dispose must not be used after it. C#
-// keeps a Span on the stack (no fields, no boxing, no lambdas, no async), so in normal code it
-// cannot silently outlive the `using` block that owns the context; only code that calls Dispose
-// itself, or another thread, can break the rule. After Dispose every member (the Span getters
-// included; DType, XDType, YDType and IsDisposed excepted) throws ObjectDisposedException; a Span
-// obtained earlier cannot be checked.
+// Two kinds of views onto the library's buffers, which cudot_deinit frees:
+//  - leases (LeaseX<T>, LeaseY<T>: BufferLease.cs) hold a reference on the SafeHandle until disposed,
+//    so their Spans stay valid whatever other threads or the GC do to the context meanwhile;
+//  - plain Spans (XAs<T>, XAsFloat32, ...) hold nothing. They are valid only while the context is
+//    neither disposed nor unreachable: inside the `using` block that owns it (its Dispose at the end
+//    keeps it reachable), with no other thread able to dispose it. A Span obtained earlier cannot be
+//    checked afterwards; a write through it after the free lands in freed memory.
+// After Dispose every member (views and leases included; DType, XDType, YDType and IsDisposed
+// excepted) throws ObjectDisposedException.
 using System;
 
 namespace Cudot
 {
-    public sealed class CudotContext : IDisposable
+    /// <summary>A cudot context (cudot_init): two input buffers of Capacity elements, owned by the library
+    /// and filled in place through views, and the dot product of what they hold. Dispose it.</summary>
+    public sealed partial class CudotContext : IDisposable
     {
         /// <summary>Device value (CUDOT_DEVICE_ALL) asking for one context over every visible GPU: each dot is
         /// split between them and gives the same bits as on one GPU; Device then reports DeviceAll. Needs
@@ -126,69 +130,110 @@ namespace Cudot
                 Check(Api.GetMemory(lease.Ptr, out memory, out device), lease.Ptr);
         }
 
-        // ---- Views. Each checks the element type of its side (XDType or YDType) and throws
+        // ---- Plain views (see the top of this file: valid only while the context is alive and
+        // undisposed; prefer leases). Each checks the element type of its side (XDType or YDType) and throws
         // InvalidOperationException on a mismatch: a float view of int8 data would read garbage.
         // The (start, length) overloads give a window, for capacities beyond int.MaxValue (the longest
         // a Span can be); the others cover all Capacity elements.
 
         /// <summary>x as T, all Capacity elements. T must fit XDType: float (Float32), double (Float64),
         /// System.Half (Float16, .NET 5+ only) or ushort bit patterns (Float16, BFloat16), sbyte (Int8),
-        /// byte or bool (UInt8).</summary>
+        /// byte or bool (UInt8). A plain view: valid only while this context is neither disposed nor
+        /// unreachable; LeaseX gives one that keeps the buffer alive.</summary>
         public Span<T> XAs<T>() where T : struct { return View<T>(true, null, 0, WholeLength()); }
         /// <summary>y as T, all Capacity elements; T must fit YDType (see XAs).</summary>
         public Span<T> YAs<T>() where T : struct { return View<T>(false, null, 0, WholeLength()); }
+        /// <summary>Elements [start, start + length) of x as T; see XAs.</summary>
         public Span<T> XAs<T>(long start, int length) where T : struct { return View<T>(true, null, start, length); }
+        /// <summary>Elements [start, start + length) of y as T; see XAs.</summary>
         public Span<T> YAs<T>(long start, int length) where T : struct { return View<T>(false, null, start, length); }
 
         /// <summary>x as float. Throws unless XDType is Float32 (YAsFloat32: YDType).</summary>
         public Span<float> XAsFloat32() { return View<float>(true, DType.Float32, 0, WholeLength()); }
+        /// <summary>y as float; see XAsFloat32.</summary>
         public Span<float> YAsFloat32() { return View<float>(false, DType.Float32, 0, WholeLength()); }
+        /// <summary>Elements [start, start + length) of x as float; see XAsFloat32.</summary>
         public Span<float> XAsFloat32(long start, int length) { return View<float>(true, DType.Float32, start, length); }
+        /// <summary>Elements [start, start + length) of y as float; see XAsFloat32.</summary>
         public Span<float> YAsFloat32(long start, int length) { return View<float>(false, DType.Float32, start, length); }
 
         /// <summary>x as double. Throws unless XDType is Float64 (YAsFloat64: YDType).</summary>
         public Span<double> XAsFloat64() { return View<double>(true, DType.Float64, 0, WholeLength()); }
+        /// <summary>y as double; see XAsFloat64.</summary>
         public Span<double> YAsFloat64() { return View<double>(false, DType.Float64, 0, WholeLength()); }
+        /// <summary>Elements [start, start + length) of x as double; see XAsFloat64.</summary>
         public Span<double> XAsFloat64(long start, int length) { return View<double>(true, DType.Float64, start, length); }
+        /// <summary>Elements [start, start + length) of y as double; see XAsFloat64.</summary>
         public Span<double> YAsFloat64(long start, int length) { return View<double>(false, DType.Float64, start, length); }
 
         /// <summary>x as sbyte. Throws unless XDType is Int8 (YAsInt8: YDType).</summary>
         public Span<sbyte> XAsInt8() { return View<sbyte>(true, DType.Int8, 0, WholeLength()); }
+        /// <summary>y as sbyte; see XAsInt8.</summary>
         public Span<sbyte> YAsInt8() { return View<sbyte>(false, DType.Int8, 0, WholeLength()); }
+        /// <summary>Elements [start, start + length) of x as sbyte; see XAsInt8.</summary>
         public Span<sbyte> XAsInt8(long start, int length) { return View<sbyte>(true, DType.Int8, start, length); }
+        /// <summary>Elements [start, start + length) of y as sbyte; see XAsInt8.</summary>
         public Span<sbyte> YAsInt8(long start, int length) { return View<sbyte>(false, DType.Int8, start, length); }
 
         /// <summary>x as byte. Throws unless XDType is UInt8 (YAsUInt8: YDType).</summary>
         public Span<byte> XAsUInt8() { return View<byte>(true, DType.UInt8, 0, WholeLength()); }
+        /// <summary>y as byte; see XAsUInt8.</summary>
         public Span<byte> YAsUInt8() { return View<byte>(false, DType.UInt8, 0, WholeLength()); }
+        /// <summary>Elements [start, start + length) of x as byte; see XAsUInt8.</summary>
         public Span<byte> XAsUInt8(long start, int length) { return View<byte>(true, DType.UInt8, start, length); }
+        /// <summary>Elements [start, start + length) of y as byte; see XAsUInt8.</summary>
         public Span<byte> YAsUInt8(long start, int length) { return View<byte>(false, DType.UInt8, start, length); }
 
         /// <summary>x as a bool mask over UInt8 storage: writing true stores 1, false 0. Throws unless
         /// XDType is UInt8. Reading an element that the byte view set to anything but 0 or 1 gives a bool
         /// whose behaviour .NET leaves undefined; keep such buffers to 0/1 (YAsBool: YDType).</summary>
         public Span<bool> XAsBool() { return View<bool>(true, DType.UInt8, 0, WholeLength()); }
+        /// <summary>y as bool; see XAsBool.</summary>
         public Span<bool> YAsBool() { return View<bool>(false, DType.UInt8, 0, WholeLength()); }
+        /// <summary>Elements [start, start + length) of x as bool; see XAsBool.</summary>
         public Span<bool> XAsBool(long start, int length) { return View<bool>(true, DType.UInt8, start, length); }
+        /// <summary>Elements [start, start + length) of y as bool; see XAsBool.</summary>
         public Span<bool> YAsBool(long start, int length) { return View<bool>(false, DType.UInt8, start, length); }
 
         /// <summary>x as IEEE binary16 bit patterns (Float16Bits converts). Throws unless XDType is Float16.</summary>
         public Span<ushort> XAsFloat16Bits() { return View<ushort>(true, DType.Float16, 0, WholeLength()); }
+        /// <summary>y as ushort; see XAsFloat16Bits.</summary>
         public Span<ushort> YAsFloat16Bits() { return View<ushort>(false, DType.Float16, 0, WholeLength()); }
+        /// <summary>Elements [start, start + length) of x as ushort; see XAsFloat16Bits.</summary>
         public Span<ushort> XAsFloat16Bits(long start, int length) { return View<ushort>(true, DType.Float16, start, length); }
+        /// <summary>Elements [start, start + length) of y as ushort; see XAsFloat16Bits.</summary>
         public Span<ushort> YAsFloat16Bits(long start, int length) { return View<ushort>(false, DType.Float16, start, length); }
 
         /// <summary>x as bfloat16 bit patterns (BFloat16Bits converts). Throws unless XDType is BFloat16.</summary>
         public Span<ushort> XAsBFloat16Bits() { return View<ushort>(true, DType.BFloat16, 0, WholeLength()); }
+        /// <summary>y as ushort; see XAsBFloat16Bits.</summary>
         public Span<ushort> YAsBFloat16Bits() { return View<ushort>(false, DType.BFloat16, 0, WholeLength()); }
+        /// <summary>Elements [start, start + length) of x as ushort; see XAsBFloat16Bits.</summary>
         public Span<ushort> XAsBFloat16Bits(long start, int length) { return View<ushort>(true, DType.BFloat16, start, length); }
+        /// <summary>Elements [start, start + length) of y as ushort; see XAsBFloat16Bits.</summary>
         public Span<ushort> YAsBFloat16Bits(long start, int length) { return View<ushort>(false, DType.BFloat16, start, length); }
+
+        // ---- Leases: views that keep the buffers alive until disposed (BufferLease.cs says why).
+
+        /// <summary>A lease on all of x as T (T as for XAs): its Span stays valid until the lease is disposed,
+        /// even if this context is disposed on another thread or becomes unreachable meanwhile. Use with
+        /// `using`. ObjectDisposedException once this context is disposed.</summary>
+        public BufferLease<T> LeaseX<T>() where T : struct { return LeaseView<T>(true, 0, WholeLength()); }
+        /// <summary>A lease on all of y as T; see LeaseX.</summary>
+        public BufferLease<T> LeaseY<T>() where T : struct { return LeaseView<T>(false, 0, WholeLength()); }
+        /// <summary>A lease on elements [start, start + length) of x as T; see LeaseX.</summary>
+        public BufferLease<T> LeaseX<T>(long start, int length) where T : struct { return LeaseView<T>(true, start, length); }
+        /// <summary>A lease on elements [start, start + length) of y as T; see LeaseX.</summary>
+        public BufferLease<T> LeaseY<T>(long start, int length) where T : struct { return LeaseView<T>(false, start, length); }
 
 #if NET5_0_OR_GREATER
         /// <summary>x as System.Half (.NET 5+ only; on Mono use XAsFloat16Bits). Throws unless XDType is Float16.</summary>
         public Span<Half> XAsFloat16() { return View<Half>(true, DType.Float16, 0, WholeLength()); }
+        /// <summary>y as Half; see XAsFloat16.</summary>
         public Span<Half> YAsFloat16() { return View<Half>(false, DType.Float16, 0, WholeLength()); }
+        /// <summary>Elements [start, start + length) of x as Half; see XAsFloat16.</summary>
         public Span<Half> XAsFloat16(long start, int length) { return View<Half>(true, DType.Float16, start, length); }
+        /// <summary>Elements [start, start + length) of y as Half; see XAsFloat16.</summary>
         public Span<Half> YAsFloat16(long start, int length) { return View<Half>(false, DType.Float16, start, length); }
 #endif
 
@@ -199,8 +244,16 @@ namespace Cudot
             return (int)capacity;
         }
 
-        // exact: the one dtype a named view needs; null for XAs/YAs, which accept any dtype T fits.
+        // exact: the one dtype a named view needs; null for XAs/YAs and leases, which accept any dtype T fits.
         unsafe Span<T> View<T>(bool isX, DType? exact, long start, int length) where T : struct
+        {
+            IntPtr p = Locate<T>(isX, exact, start, length);
+            return length == 0 ? Span<T>.Empty : new Span<T>((void*)p, length);
+        }
+
+        // The address of element `start` of one side, after every check a view makes; IntPtr.Zero for an
+        // empty window (with n == 0 the pointers must not be dereferenced).
+        unsafe IntPtr Locate<T>(bool isX, DType? exact, long start, int length) where T : struct
         {
             if (IsDisposed) throw new ObjectDisposedException(GetType().FullName);
             DType have = isX ? xType : yType;
@@ -210,9 +263,29 @@ namespace Cudot
                     " (use " + (isX ? "X" : "Y") + "As" + ViewName(have) + ")");
             if (start < 0 || length < 0 || start > capacity - length)
                 throw new ArgumentOutOfRangeException("start", "window [" + start + ", +" + length + ") is outside capacity " + capacity);
-            if (length == 0) return Span<T>.Empty; // with n == 0 the pointers must not be dereferenced
+            if (length == 0) return IntPtr.Zero;
             // Fits (or exact) guarantees that T has the dtype's size.
-            return new Span<T>((byte*)(isX ? x : y) + start * ElementSize(have), length);
+            return new IntPtr((byte*)(isX ? x : y) + start * ElementSize(have));
+        }
+
+        // A lease takes its own reference on the handle, kept until the lease is disposed. The disposed
+        // flag is checked after taking it, for the same reason as in Lease() below.
+        BufferLease<T> LeaseView<T>(bool isX, long start, int length) where T : struct
+        {
+            IntPtr p = Locate<T>(isX, null, start, length);
+            bool added = false;
+            handle.DangerousAddRef(ref added); // throws ObjectDisposedException once closed
+            try
+            {
+                if (disposed) throw new ObjectDisposedException(GetType().FullName);
+                var lease = new BufferLease<T>(handle, p, start, length, ElementSize(isX ? xType : yType));
+                added = false; // the lease owns the reference now
+                return lease;
+            }
+            finally
+            {
+                if (added) handle.DangerousRelease();
+            }
         }
 
         static bool Fits(Type t, DType d)
@@ -284,8 +357,9 @@ namespace Cudot
             }
         }
 
-        /// <summary>Frees the context: at once, or, while native calls on other threads are in flight,
-        /// when the last of them returns. Idempotent. Every later call throws ObjectDisposedException.</summary>
+        /// <summary>Frees the context: at once, or, while native calls on other threads are in flight or
+        /// leases are open, when the last of them ends. Never waits. Idempotent. Every later call, and
+        /// every new view or lease, throws ObjectDisposedException.</summary>
         public void Dispose()
         {
             disposed = true;
@@ -313,7 +387,7 @@ namespace Cudot
             if (status != 0) throw Error(status, Api.LastError(ctx));
         }
 
-        static CudotException Error(int status, string message)
+        internal static CudotException Error(int status, string message)
         {
             return new CudotException((Status)status, Api.StatusString(status), message);
         }

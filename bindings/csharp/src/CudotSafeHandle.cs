@@ -7,10 +7,14 @@ using System.Runtime.InteropServices;
 
 namespace Cudot
 {
+    /// <summary>Owns one cudot_ctx*: frees it exactly once, when the last reference (Dispose, a native call
+    /// in flight, an open BufferLease) is gone, or from its finalizer.</summary>
     public sealed class CudotSafeHandle : SafeHandle
     {
+        /// <summary>An empty handle; CudotContext attaches the context.</summary>
         public CudotSafeHandle() : base(IntPtr.Zero, true) { }
 
+        /// <summary>True while no context is attached.</summary>
         public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
 
         internal void Attach(IntPtr ctx) { SetHandle(ctx); }
@@ -18,6 +22,7 @@ namespace Cudot
         // Runs from Dispose or from the finalizer thread, so it must never throw or print. The status
         // is dropped: per cudot.h the context is destroyed even when freeing GPU memory reports an
         // error, and there is nobody to tell from a finalizer.
+        /// <summary>Calls cudot_deinit; never throws.</summary>
         protected override bool ReleaseHandle()
         {
             Api.Deinit(handle);

@@ -23,10 +23,11 @@ namespace Cudot
 
     internal static class Native
     {
-        // The soname of every 1.x release: importing it (not "cudot", which would look for the
-        // development symlink libcudot.so) binds this binding to ABI major 1, and it is the name the
-        // CUDOT_LIBRARY preload in CudotLibrary.cs answers to.
-        internal const string Lib = "libcudot.so.1";
+        // The import name: portable, no platform's file name in it. CudotLibrary installs, before the
+        // first call, what turns it into a file: on Linux the soname of every 1.x release,
+        // libcudot.so.1 (not libcudot.so, the development symlink, which may be another major
+        // version); on Windows cudot.dll, which the runtimes find from this name unaided.
+        internal const string Lib = "cudot";
 
         [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
         internal static extern unsafe int cudot_init(out IntPtr ctx, UIntPtr n, NativeConfig* config);
@@ -52,6 +53,10 @@ namespace Cudot
         internal static extern uint cudot_version();
         [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
         internal static extern IntPtr cudot_version_string();
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)] // since 1.2
+        internal static extern unsafe int cudot_tile_partials(IntPtr ctx, UIntPtr first, UIntPtr n, byte* partials);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)] // since 1.2
+        internal static extern unsafe int cudot_join_partials(int xDType, int yDType, byte* partials, UIntPtr tiles, out double result);
     }
 
     // The forwarders through which all other code reaches Native. Why they exist: Mono resolves a
@@ -88,6 +93,16 @@ namespace Cudot
             int s = Native.cudot_get_capacity(ctx, out v);
             n = v.ToUInt64();
             return s;
+        }
+        [MethodImpl(NoInline)]
+        internal static unsafe int TilePartials(IntPtr ctx, ulong first, ulong n, byte* partials)
+        {
+            return Native.cudot_tile_partials(ctx, new UIntPtr(first), new UIntPtr(n), partials);
+        }
+        [MethodImpl(NoInline)]
+        internal static unsafe int JoinPartials(int x, int y, byte* partials, ulong tiles, out double r)
+        {
+            return Native.cudot_join_partials(x, y, partials, new UIntPtr(tiles), out r);
         }
         [MethodImpl(NoInline)]
         internal static IntPtr StatusStringPtr(int status) { return Native.cudot_status_string(status); }

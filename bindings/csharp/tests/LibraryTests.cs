@@ -1,5 +1,7 @@
 // LibraryTests.cs - the loaded library: version, CUDOT_LIBRARY override, status names.
 using System;
+using System.Reflection;
+using System.Runtime.InteropServices;
 using NUnit.Framework;
 using Cudot;
 
@@ -22,6 +24,31 @@ namespace Cudot.Tests
             string env = Environment.GetEnvironmentVariable("CUDOT_LIBRARY");
             CudotLibrary.EnsureLoaded();
             Assert.AreEqual(string.IsNullOrEmpty(env) ? null : env, CudotLibrary.OverridePath);
+        }
+
+        // The file loaded by path is the override when there is one (test.sh always sets it).
+        [Test]
+        public void LibraryPathIsTheOverride()
+        {
+            string env = Environment.GetEnvironmentVariable("CUDOT_LIBRARY");
+            if (string.IsNullOrEmpty(env)) Assert.Ignore("CUDOT_LIBRARY is not set");
+            CudotLibrary.EnsureLoaded();
+            Assert.AreEqual(env, CudotLibrary.LibraryPath);
+        }
+
+        // Every import uses the portable name "cudot"; the loader maps it to the platform's file.
+        [Test]
+        public void EveryImportIsNamedCudot()
+        {
+            Type native = typeof(CudotContext).Assembly.GetType("Cudot.Native", true);
+            int imports = 0;
+            foreach (MethodInfo m in native.GetMethods(BindingFlags.Static | BindingFlags.NonPublic | BindingFlags.Public))
+                foreach (DllImportAttribute a in m.GetCustomAttributes(typeof(DllImportAttribute), false))
+                {
+                    Assert.AreEqual("cudot", a.Value, m.Name);
+                    imports++;
+                }
+            Assert.GreaterOrEqual(imports, 14);
         }
 
         [Test]

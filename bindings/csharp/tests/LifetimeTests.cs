@@ -99,10 +99,10 @@ namespace Cudot.Tests
         {
             const int n = 12 << 20;               // 48 MiB per float buffer: well above malloc's mmap threshold
             const long bytes = 4L * 2 * 4 * n;    // 4 contexts, x and y each
-            long before = ResidentBytes();
+            long before = Resident.Bytes();
             long peak = Allocate(n, dispose);
             for (int i = 0; i < 3; i++) { GC.Collect(); GC.WaitForPendingFinalizers(); }
-            long after = ResidentBytes();
+            long after = Resident.Bytes();
             Assert.Greater(peak - before, bytes * 9 / 10, "the buffers were not resident: the measurement is void");
             Assert.Greater(peak - after, bytes * 9 / 10, "native buffers were not freed");
         }
@@ -120,12 +120,12 @@ namespace Cudot.Tests
             ctx.YAsFloat32().Fill(2);
             bool added = false;
             ctx.Handle.DangerousAddRef(ref added);
-            long held = ResidentBytes();
+            long held = Resident.Bytes();
             ctx.Dispose();
             Assert.Throws<ObjectDisposedException>(() => ctx.Dot(), "closed for new calls at once");
-            Assert.Less(held - ResidentBytes(), bytes / 10, "freed while a reference was still held");
+            Assert.Less(held - Resident.Bytes(), bytes / 10, "freed while a reference was still held");
             ctx.Handle.DangerousRelease();
-            Assert.Greater(held - ResidentBytes(), bytes * 9 / 10, "not freed by the last release");
+            Assert.Greater(held - Resident.Bytes(), bytes * 9 / 10, "not freed by the last release");
         }
 
         static long Allocate(int n, bool dispose)
@@ -138,16 +138,9 @@ namespace Cudot.Tests
                 ctx.YAsFloat32().Fill(2);
                 contexts.Add(ctx);
             }
-            long peak = ResidentBytes();
+            long peak = Resident.Bytes();
             if (dispose) foreach (var c in contexts) c.Dispose();
             return peak;
-        }
-
-        static long ResidentBytes()
-        {
-            if (!System.IO.File.Exists("/proc/self/statm")) Assert.Ignore("needs Linux /proc");
-            string[] fields = System.IO.File.ReadAllText("/proc/self/statm").Split(' ');
-            return long.Parse(fields[1]) * Environment.SystemPageSize;
         }
 
         // Dispose while another thread is inside cudot_dot: the SafeHandle reference count defers the

@@ -219,11 +219,11 @@ namespace Cudot.Tests
             const int rounds = 5, perRound = 40;
             const long roundBytes = (long)perRound * 2 * (ForgetN / ForgetStride) * 4096;
             Collect();
-            long start = ResidentBytes();
+            long start = Resident.Bytes();
             var after = new List<long>();
             for (int r = 0; r < rounds; r++)
             {
-                long pre = ResidentBytes();
+                long pre = Resident.Bytes();
                 var handles = new List<WeakReference>();
                 long peak = MakeUndisposed(perRound, handles);
                 Assert.Greater(peak - pre, roundBytes * 9 / 10, "pages not resident: the measurement is void");
@@ -231,7 +231,7 @@ namespace Cudot.Tests
                 int alive = 0;
                 foreach (var w in handles) if (w.IsAlive) alive++;
                 Assert.AreEqual(0, alive, "round " + r + ": handles not finalized and reclaimed");
-                after.Add(ResidentBytes());
+                after.Add(Resident.Bytes());
             }
             string mib = string.Join(" ", after.ConvertAll(a => (a >> 20).ToString()).ToArray());
             Console.WriteLine("FinalizerReleases200UndisposedContexts: resident MiB after each round: " + mib +
@@ -261,16 +261,9 @@ namespace Cudot.Tests
                 handles.Add(new WeakReference(ctx.Handle, true));
                 contexts.Add(ctx);
             }
-            long peak = ResidentBytes();
+            long peak = Resident.Bytes();
             GC.KeepAlive(contexts);
             return peak;
-        }
-
-        static long ResidentBytes()
-        {
-            if (!System.IO.File.Exists("/proc/self/statm")) Assert.Ignore("needs Linux /proc");
-            string[] fields = System.IO.File.ReadAllText("/proc/self/statm").Split(' ');
-            return long.Parse(fields[1]) * Environment.SystemPageSize;
         }
     }
 }

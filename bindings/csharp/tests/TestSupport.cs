@@ -294,4 +294,15 @@ namespace Cudot.Tests
             }
         }
     }
+
+    static class Resident
+    {
+        // The resident set of this process, from /proc/self/statm (Linux only).
+        public static long Bytes()
+        {
+            if (!System.IO.File.Exists("/proc/self/statm")) Assert.Ignore("needs Linux /proc");
+            string[] fields = System.IO.File.ReadAllText("/proc/self/statm").Split(' ');
+            return long.Parse(fields[1]) * Environment.SystemPageSize;
+        }
+    }
 }

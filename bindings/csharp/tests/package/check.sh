@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# check.sh BUILD - pack the NuGet package from BUILD/Cudot.dll, BUILD/Cudot.xml and $CUDOT_LIBRARY,
+# install it from a local folder source as a user would, and build and run Consumer.cs against the
+# installed package only, with CUDOT_LIBRARY and LD_LIBRARY_PATH unset: the native library must come
+# from the package's runtimes/linux-x64/native folder. Two layouts are run: the assembly used straight
+# from the installed package (MONO_PATH), and an application folder laid out as the .NET SDK copies a
+# package (Cudot.dll and runtimes/ next to the program). Called by ../../test.sh.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+csharp=$here/../..
+build=$1
+: "${CUDOT_LIBRARY:?}"
+work=$build/package
+rm -rf "$work"
+mkdir -p "$work/stage/lib/netstandard2.0" "$work/stage/runtimes/linux-x64/native" "$work/feed" \
+         "$work/packages" "$work/home" "$work/app"
+export HOME=$work/home # nuget writes its config and cache under HOME: keep them in the build folder
+
+cp "$build/Cudot.dll" "$build/Cudot.xml" "$work/stage/lib/netstandard2.0/"
+cp -L "$CUDOT_LIBRARY" "$work/stage/runtimes/linux-x64/native/libcudot.so.1" # the real file, by its soname
+nuget pack "$csharp/Cudot.nuspec" -BasePath "$work/stage" -OutputDirectory "$work/feed" -NonInteractive -NoPackageAnalysis >/dev/null
+nuget install Cudot -Version 1.5.0 -Source "$work/feed" -OutputDirectory "$work/packages" -NonInteractive >/dev/null
+pkg=$work/packages/Cudot.1.5.0
+for f in lib/netstandard2.0/Cudot.dll lib/netstandard2.0/Cudot.xml runtimes/linux-x64/native/libcudot.so.1; do
+  [[ -f $pkg/$f ]] || { echo "FAIL package lacks $f"; exit 1; }
+done
+
+mcs -nologo -out:"$work/Consumer.exe" -r:"$pkg/lib/netstandard2.0/Cudot.dll" "$here/Consumer.cs"
+cp "$work/Consumer.exe" "$pkg/lib/netstandard2.0/Cudot.dll" "$work/app/"
+mkdir -p "$work/app/runtimes/linux-x64/native"
+cp "$pkg/runtimes/linux-x64/native/libcudot.so.1" "$work/app/runtimes/linux-x64/native/"
+
+status=0
+# run NAME EXPECTED_LIBRARY EXE ENV...
+run() {
+  local name=$1 lib=$2 exe=$3 out; shift 3
+  if out=$(env -u CUDOT_LIBRARY LD_LIBRARY_PATH= "$@" mono "$exe" 2>&1) &&
+     grep -q "^package dot = 2499975000$" <<<"$out" && grep -q "^library $lib$" <<<"$out"; then
+    echo "ok   $name"
+  else
+    echo "FAIL $name: $out"; status=1
+  fi
+}
+run "package used in place (MONO_PATH)" "$pkg/runtimes/linux-x64/native/libcudot.so.1" \
+  "$work/Consumer.exe" MONO_PATH="$pkg/lib/netstandard2.0"
+run "package copied into the application folder" "$work/app/runtimes/linux-x64/native/libcudot.so.1" \
+  "$work/app/Consumer.exe"
+exit $status
