@@ -47,6 +47,17 @@ run_go() {
 }
 
 echo "==== Windows: Go binding tests (LoadDLL)"
+# A DLL of another major version for the loader tests (they run under wine, without a C compiler).
+mkdir -p "$gobin/fakes/v2"
+{
+  echo 'unsigned cudot_version(void) { return 20100; }'
+  for f in init get_inputs dot dot_n deinit get_memory status_string last_error; do
+    echo "int cudot_$f(void) { return 0; }"  # never called: the version is refused first
+  done
+} > "$gobin/fakes/fake_v2.c"
+x86_64-w64-mingw32-gcc-posix -shared -o "$gobin/fakes/v2/cudot.dll" "$gobin/fakes/fake_v2.c"
+export CUDOT_TEST_FAKE_DLLS
+CUDOT_TEST_FAKE_DLLS=$(windows_path "$gobin/fakes")
 (cd bindings/go && go test -c -o "$gobin/cudot_test.exe" .)
 run_go go-env CUDOT_LIBRARY="$(windows_path "$root/$build/cudot.dll")" -- "$gobin/cudot_test.exe"
 # Without CUDOT_LIBRARY the binding loads cudot.dll by name: the copy beside the program.

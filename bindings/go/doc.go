@@ -4,7 +4,8 @@
 // The library is loaded at run time (dlopen on Linux, LoadLibrary on Windows), so programs build
 // without it. The first New (or Load) looks for it: the full path in the CUDOT_LIBRARY environment
 // variable if set, otherwise "libcudot.so.1" then "libcudot.so" through the normal dlopen search
-// ("cudot.dll" on Windows). A library of another major version is refused.
+// ("cudot.dll" on Windows, looked for beside the program and in System32, never in the current folder
+// or on PATH). A library of another major version is refused.
 //
 //	ctx, err := cudot.New(n, cudot.Options{DType: cudot.Float32, Memory: cudot.Auto})
 //	if err != nil { ... }

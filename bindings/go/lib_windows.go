@@ -4,6 +4,7 @@ package cudot
 
 import (
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"syscall"
 	"unsafe"
@@ -14,6 +15,34 @@ import (
 
 var libraryNames = []string{"cudot.dll"}
 
+// Flags of LoadLibraryExW (libloaderapi.h). A bare name is looked for in the program's own folder, in
+// folders the program added with AddDllDirectory, and in System32 only: never in the current directory
+// or on PATH, where a planted cudot.dll could be picked up (DLL preloading). A full path (CUDOT_LIBRARY)
+// loads that file, and its own dependencies are looked for beside it first.
+const (
+	loadLibrarySearchDLLLoadDir  = 0x00000100
+	loadLibrarySearchDefaultDirs = 0x00001000
+)
+
+var loadLibraryExW = syscall.NewLazyDLL("kernel32.dll").NewProc("LoadLibraryExW")
+
+// loadRestricted is syscall.LoadDLL with the search above instead of the default search order.
+func loadRestricted(path string) (*syscall.DLL, error) {
+	flags := uintptr(loadLibrarySearchDefaultDirs)
+	if filepath.IsAbs(path) {
+		flags |= loadLibrarySearchDLLLoadDir // only valid with a full path
+	}
+	name, err := syscall.UTF16PtrFromString(path)
+	if err != nil {
+		return nil, err
+	}
+	h, _, callErr := loadLibraryExW.Call(uintptr(unsafe.Pointer(name)), 0, flags)
+	if h == 0 {
+		return nil, callErr
+	}
+	return &syscall.DLL{Name: path, Handle: syscall.Handle(h)}, nil
+}
+
 var procs struct {
 	init, getInputs, dot, dotN, deinit, getMemory, statusString, lastError, version *syscall.Proc
 
@@ -23,7 +52,7 @@ var procs struct {
 }
 
 func openLibrary(path string) error {
-	dll, err := syscall.LoadDLL(path)
+	dll, err := loadRestricted(path)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrLoad, path, err)
 	}
