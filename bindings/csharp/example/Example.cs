@@ -12,13 +12,17 @@ static class Example
         const int n = 1000000;
         using (var ctx = new CudotContext(n, DType.Float32, Memory.Auto))
         {
-            // The Spans are views of the library's own buffers: writing them is the whole upload.
-            Span<float> x = ctx.XAsFloat32();
-            Span<float> y = ctx.YAsFloat32();
-            for (int i = 0; i < n; i++)
+            // Leases are views of the library's own buffers (writing them is the whole upload) that keep
+            // the buffers alive until the lease is disposed, whatever happens to ctx meanwhile.
+            using (var xLease = ctx.LeaseX<float>())
+            using (var yLease = ctx.LeaseY<float>())
             {
-                x[i] = 1.0f;
-                y[i] = i % 4;
+                Span<float> x = xLease.Span, y = yLease.Span;
+                for (int i = 0; i < n; i++)
+                {
+                    x[i] = 1.0f;
+                    y[i] = i % 4;
+                }
             }
             double r = ctx.Dot();
             Console.WriteLine("memory " + ctx.MemoryUsed + ", device " + ctx.Device);
@@ -28,6 +32,8 @@ static class Example
         }
 
         // x and y may have different element types. Here y is a bool mask, stored as UInt8 0/1 bytes.
+        // Plain Span views, without a lease, are fine inside the `using` block that owns the context
+        // when no other thread can dispose it.
         using (var ctx = new CudotContext(8, DType.Float32, Memory.Auto, yDType: DType.UInt8))
         {
             Span<float> x = ctx.XAsFloat32();

@@ -81,6 +81,27 @@ namespace Cudot.Tests
             }
         }
 
+        // GPU contexts compute partials on the GPU; joined, they must give HOST's bits. A start off every
+        // 16-byte boundary makes MAPPED and MANAGED copy through their staging buffer. Ignored without a GPU.
+        [Test, Combinatorial]
+        public void GpuPartialsEqualHost(
+            [Values(Memory.Pinned, Memory.Mapped, Memory.Managed)] Memory memory,
+            [ValueSource("GpuPairs")] DType[] pair)
+        {
+            using (var gpu = Gpu.OpenOrSkip(Total, pair[0], memory, pair[1]))
+            using (var host = Holding(pair, 0, Total))
+            {
+                Store(gpu, true, 0);
+                Store(gpu, false, 0);
+                foreach (int first in new[] { 0, T + 3 })
+                    AssertSameBits(CudotLibrary.JoinPartials(pair[0], pair[1], host.TilePartials(first, Total - first)),
+                                   CudotLibrary.JoinPartials(pair[0], pair[1], gpu.TilePartials(first, Total - first)));
+                AssertSameBits(host.Dot(), CudotLibrary.JoinPartials(pair[0], pair[1], gpu.TilePartials(0, Total)));
+            }
+        }
+
+        static DType[][] GpuPairs { get { return new[] { pairs[0], pairs[1], pairs[6] }; } }
+
         [Test]
         public void NoTilesJoinToPositiveZero()
         {
