@@ -96,7 +96,7 @@ expect_error "copy next to Cudot.dll detected" "another copy" "$fakes/decoy/Exam
 expect_error "no library at all" "cannot load libcudot.so.1" "$build/Example.exe" -u CUDOT_LIBRARY LD_LIBRARY_PATH=
 
 echo "== NuGet package"
-"$here/tests/package/check.sh" "$build" || failed+=("NuGet package")
+bash "$here/tests/package/check.sh" "$build" || failed+=("NuGet package")
 
 if ((${#failed[@]})); then
   echo "test.sh: FAILED: ${failed[*]}" >&2

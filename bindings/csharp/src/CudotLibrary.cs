@@ -34,7 +34,7 @@ namespace Cudot
         /// <summary>cudot_version(): major * 10000 + minor * 100 + patch.</summary>
         public static uint Version { get { EnsureLoaded(); return Api.Version(); } }
 
-        /// <summary>cudot_version_string(), e.g. "1.0.0".</summary>
+        /// <summary>cudot_version_string(), e.g. "1.5.0".</summary>
         public static string VersionString { get { EnsureLoaded(); return Api.VersionString(); } }
 
         /// <summary>cudot_status_string(): the library's constant name for a status.</summary>

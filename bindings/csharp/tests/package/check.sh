@@ -8,7 +8,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 csharp=$here/../..
-build=$1
+build=$(cd "$1" && pwd) # absolute: compared below with the path the binding reports
 : "${CUDOT_LIBRARY:?}"
 work=$build/package
 rm -rf "$work"
@@ -35,7 +35,7 @@ status=0
 run() {
   local name=$1 lib=$2 exe=$3 out; shift 3
   if out=$(env -u CUDOT_LIBRARY LD_LIBRARY_PATH= "$@" mono "$exe" 2>&1) &&
-     grep -q "^package dot = 2499975000$" <<<"$out" && grep -q "^library $lib$" <<<"$out"; then
+     grep -qxF "package dot = 2499975000" <<<"$out" && grep -qxF "library $lib" <<<"$out"; then
     echo "ok   $name"
   else
     echo "FAIL $name: $out"; status=1
