@@ -9,7 +9,8 @@
 #include <thread>
 #include <vector>
 
-#if defined(__linux__)
+#include "windows_h.hpp"
+#if !defined(_WIN32)
 #include <sys/mman.h>
 #include <unistd.h>
 #endif
@@ -114,21 +115,62 @@ TEST_CASE("HOST: a short tile with every product -0 is +0, as the canonical orde
         }
 }
 
-#if defined(__linux__)
+// Two regions of `span` bytes, each followed by an inaccessible page, in one block: mmap/mprotect on
+// POSIX, VirtualAlloc/VirtualProtect on Windows.
+struct GuardedRegions {
+    std::size_t page = 0, span = 0, size = 0;
+    unsigned char *base = nullptr;
+
+    explicit GuardedRegions(std::size_t bytes) {
+#if defined(_WIN32)
+        SYSTEM_INFO info;
+        GetSystemInfo(&info);
+        page = info.dwPageSize;
+#else
+        page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+#endif
+        span = (bytes + page - 1) / page * page;
+        size = 2 * (span + page);
+#if defined(_WIN32)
+        base = static_cast<unsigned char *>(VirtualAlloc(nullptr, size, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE));
+        DWORD old;
+        if (base && (!VirtualProtect(base + span, page, PAGE_NOACCESS, &old) ||
+                     !VirtualProtect(base + 2 * span + page, page, PAGE_NOACCESS, &old))) {
+            VirtualFree(base, 0, MEM_RELEASE);
+            base = nullptr;
+        }
+#else
+        void *block = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        base = block == MAP_FAILED ? nullptr : static_cast<unsigned char *>(block);
+        if (base && (mprotect(base + span, page, PROT_NONE) != 0 || mprotect(base + 2 * span + page, page, PROT_NONE) != 0)) {
+            munmap(base, size);
+            base = nullptr;
+        }
+#endif
+    }
+    ~GuardedRegions() {
+        if (!base) return;
+#if defined(_WIN32)
+        VirtualFree(base, 0, MEM_RELEASE);
+#else
+        munmap(base, size);
+#endif
+    }
+    GuardedRegions(const GuardedRegions &) = delete;
+    GuardedRegions &operator=(const GuardedRegions &) = delete;
+    unsigned char *first_end() const { return base + span; }              // an inaccessible page starts here
+    unsigned char *second_end() const { return base + 2 * span + page; }  // and here
+};
+
 TEST_CASE("HOST: a short tile reads nothing past its last element", "[host]") {
     // x and y each end exactly where an inaccessible page begins: a read past element n - 1 faults.
     using namespace cudot;
-    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-    const std::size_t span = (kTile * 8 + page - 1) / page * page;  // room for one tile of F64
     const cpu::TileKernels *variants[4];
     const int count = cpu::tile_kernel_variants(variants, 4);
     for (int which = 0; which < 2; ++which) {
-        void *block = mmap(nullptr, 2 * (span + page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        REQUIRE(block != MAP_FAILED);
-        unsigned char *base = static_cast<unsigned char *>(block);
-        REQUIRE(mprotect(base + span, page, PROT_NONE) == 0);
-        REQUIRE(mprotect(base + 2 * span + page, page, PROT_NONE) == 0);
-        unsigned char *x_end = base + span, *y_end = base + 2 * span + page;
+        GuardedRegions block(kTile * 8);  // room for one tile of F64
+        REQUIRE(block.base != nullptr);
+        unsigned char *x_end = block.first_end(), *y_end = block.second_end();
         for (int32_t xd : test::all_dtypes())
             for (int32_t yd : test::all_dtypes())
                 for (std::size_t n : short_counts()) {
@@ -143,10 +185,8 @@ TEST_CASE("HOST: a short tile reads nothing past its last element", "[host]") {
                         CHECK(true);
                     }
                 }
-        munmap(block, 2 * (span + page));
     }
 }
-#endif
 
 TEST_CASE("HOST: small dots never touch the thread pool", "[host][threads]") {
     const std::size_t n = 4096;

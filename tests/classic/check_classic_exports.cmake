@@ -1,4 +1,16 @@
 # check_classic_exports.cmake - libcudot_classic exports init, getInputs, dot, deinit and nothing else.
+# Windows (-DOBJDUMP=MinGW's objdump): the same of cudot_classic.dll's export table, and it imports
+# Windows system DLLs only (cudot is linked in: one file to deploy).
+if(DEFINED OBJDUMP)
+  include(${CMAKE_CURRENT_LIST_DIR}/../shared/pe_dll.cmake)
+  cudot_pe_tables(${OBJDUMP} ${LIB} found imports name)
+  if(NOT found STREQUAL "deinit;dot;getInputs;init")
+    message(FATAL_ERROR "cudot_classic.dll exports [${found}], expected exactly deinit;dot;getInputs;init")
+  endif()
+  cudot_pe_system_imports_only(${LIB} "${imports}")
+  message(STATUS "exports: ${found}; imports only ${imports}")
+  return()
+endif()
 execute_process(COMMAND nm -D --defined-only ${LIB} OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "nm failed on ${LIB}")

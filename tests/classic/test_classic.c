@@ -12,6 +12,15 @@ void getInputs(Ctx *ctx, float **px, float **py);
 void dot(Ctx *ctx, float *r);
 void deinit(Ctx *ctx);
 
+/* The strategy is chosen by the environment: setenv is POSIX; Windows' CRT has _putenv_s. */
+static void set_memory_env(const char *value) {
+#if defined(_WIN32)
+    _putenv_s("CUDOT_MEMORY", value); /* "" removes it: Windows has no empty variables (same as unset) */
+#else
+    setenv("CUDOT_MEMORY", value, 1);
+#endif
+}
+
 #define CHECK(cond)                                                                   \
     do {                                                                              \
         if (!(cond)) {                                                                \
@@ -21,7 +30,7 @@ void deinit(Ctx *ctx);
     } while (0)
 
 static int run(const char *memory, size_t n) {
-    setenv("CUDOT_MEMORY", memory, 1);
+    set_memory_env(memory);
     Ctx *ctx = NULL;
     init(&ctx, n);
     CHECK(ctx != NULL);
@@ -48,7 +57,7 @@ int main(void) {
     if (gpu && (run("pinned", 1000) || run("mapped", 1000) || run("managed", (1u << 20) + 3))) return 1;
 
     Ctx *ctx = (Ctx *)1;
-    setenv("CUDOT_MEMORY", "bogus", 1);
+    set_memory_env("bogus");
     init(&ctx, 10);
     CHECK(ctx == NULL); /* unknown strategy: init fails, leaving NULL */
     float r = 0.0f;

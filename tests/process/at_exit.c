@@ -11,7 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(_WIN32)
+#include <process.h> /* _exit */
+#else
 #include <unistd.h>
+#endif
 
 enum { kN = 1 << 21 }; /* 16 MiB of f32 x and y: the HOST dot shares it with the thread pool */
 

@@ -15,7 +15,7 @@
 // system keeps once after warm-up does not. (Measured on an H100: PINNED, MAPPED and AUTO leave device
 // free memory unchanged to the 0.1 MiB over thousands of cycles; with MANAGED contexts of 400 KB it
 // swings between 0 and -96 MiB of its starting value with a period of ~8000 cycles, without trend.)
-//  - Host: resident set size from /proc/self/statm. Fails when it grew by more than
+//  - Host: resident set size from /proc/self/statm (Windows: the working set, GetProcessMemoryInfo). Fails when it grew by more than
 //    max(1 MiB + 1% of the starting RSS, --max-rss-growth-kib). Why that much: what the library frees,
 //    glibc may keep (arena top, free lists, trimmed only past a threshold), so RSS moves by some pages
 //    between two measurements even without a leak; 1 MiB covers that for a small process and the 1%
@@ -47,7 +47,12 @@
 #include <string>
 #include <vector>
 
+#include "windows_h.hpp"
+#if defined(_WIN32)
+#include <psapi.h>  // after windows.h
+#else
 #include <unistd.h>
+#endif
 
 #include "cudot.h"
 #ifdef CUDOT_SOAK_WITH_CUDA
@@ -187,6 +192,15 @@ void fill(unsigned char *out, std::size_t n, int32_t dtype, std::size_t period, 
     for (std::size_t i = 0; i < n; i += block) std::memcpy(out + i * size, encoded, (n - i < block ? n - i : block) * size);
 }
 
+#if defined(_WIN32)
+// Windows has no /proc: the working set (the pages resident in memory, what RSS is on Linux) from
+// GetProcessMemoryInfo. Under wine this is the Linux RSS of the wine process.
+long rss_kib() {
+    PROCESS_MEMORY_COUNTERS counters;
+    if (!GetProcessMemoryInfo(GetCurrentProcess(), &counters, sizeof counters)) return -1;
+    return static_cast<long>(counters.WorkingSetSize / 1024);
+}
+#else
 long rss_kib() {
     std::FILE *f = std::fopen("/proc/self/statm", "r");
     if (!f) return -1;
@@ -195,6 +209,7 @@ long rss_kib() {
     std::fclose(f);
     return got == 2 ? resident * (sysconf(_SC_PAGESIZE) / 1024) : -1;
 }
+#endif
 
 // Free device memory in MiB, or -1 where it cannot be read (no CUDA in this build, no GPU in use).
 double device_free_mib(int32_t device) {

@@ -31,7 +31,10 @@
 #include <thread>
 #include <vector>
 
+#include "windows_h.hpp"
+#if !defined(_WIN32)
 #include <unistd.h>
+#endif
 
 #include "cudot.h"
 #ifdef CUDOT_RELIABILITY_WITH_CUDA
@@ -109,10 +112,18 @@ bool gpu_usable() {
     return usable;
 }
 
+#if defined(_WIN32)
+std::size_t physical_memory() {
+    MEMORYSTATUSEX status;
+    status.dwLength = sizeof status;
+    return GlobalMemoryStatusEx(&status) ? static_cast<std::size_t>(status.ullTotalPhys) : 0;
+}
+#else
 std::size_t physical_memory() {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
 }
+#endif
 
 // ---- helpers for the calls ----------------------------------------------------------------------------
 

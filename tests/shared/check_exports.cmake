@@ -1,5 +1,25 @@
 # check_exports.cmake - the shared library exports only cudot_* symbols, carries the versioned SONAME,
 # and does not need the CUDA driver or a shared CUDA runtime to load. Run by CTest with -DLIB= -DSONAME=.
+# Windows (-DOBJDUMP=MinGW's objdump): cudot.dll exports exactly the 14 functions of cudot.h, by name,
+# calls itself cudot.dll (SONAME is then the DLL's name) and imports Windows system DLLs only.
+set(api init get_inputs dot dot_n deinit status_string last_error version version_string get_memory
+        get_capacity get_dtypes tile_partials join_partials)
+if(DEFINED OBJDUMP)
+  include(${CMAKE_CURRENT_LIST_DIR}/pe_dll.cmake)
+  cudot_pe_tables(${OBJDUMP} ${LIB} exports imports name)
+  list(TRANSFORM api PREPEND cudot_ OUTPUT_VARIABLE expected)
+  list(SORT expected)
+  if(NOT exports STREQUAL expected)
+    message(FATAL_ERROR "${LIB} exports [${exports}], expected exactly [${expected}]")
+  endif()
+  if(NOT name STREQUAL SONAME)
+    message(FATAL_ERROR "${LIB} calls itself '${name}' in its export directory, expected ${SONAME}")
+  endif()
+  cudot_pe_system_imports_only(${LIB} "${imports}")
+  list(LENGTH exports count)
+  message(STATUS "${count} exported cudot_* functions, DLL name ${name}, imports only ${imports}")
+  return()
+endif()
 execute_process(COMMAND nm -D --defined-only ${LIB} OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "nm failed on ${LIB}")
@@ -19,8 +39,7 @@ foreach(line IN LISTS lines)
     math(EXPR count "${count} + 1")
   endif()
 endforeach()
-foreach(api init get_inputs dot dot_n deinit status_string last_error version version_string get_memory
-            get_capacity get_dtypes tile_partials join_partials)
+foreach(api IN LISTS api)
   if(NOT symbols MATCHES " cudot_${api}(@|\n)")
     message(FATAL_ERROR "cudot_${api} is not exported:\n${symbols}")
   endif()
