@@ -15,7 +15,8 @@
 // system keeps once after warm-up does not. (Measured on an H100: PINNED, MAPPED and AUTO leave device
 // free memory unchanged to the 0.1 MiB over thousands of cycles; with MANAGED contexts of 400 KB it
 // swings between 0 and -96 MiB of its starting value with a period of ~8000 cycles, without trend.)
-//  - Host: resident set size from /proc/self/statm (Windows: the working set, GetProcessMemoryInfo). Fails when it grew by more than
+//  - Host: resident set size from /proc/self/statm (Windows: the working set, from GetProcessMemoryInfo;
+//    under wine, measured: --simulate-leak 8 fails the 1e5 run as on Linux). Fails when it grew by more than
 //    max(1 MiB + 1% of the starting RSS, --max-rss-growth-kib). Why that much: what the library frees,
 //    glibc may keep (arena top, free lists, trimmed only past a threshold), so RSS moves by some pages
 //    between two measurements even without a leak; 1 MiB covers that for a small process and the 1%
