@@ -6,21 +6,28 @@
         ctx.y[:] = 2.0
         print(ctx.dot(), ctx.memory)
 
-The library is found through the CUDOT_LIBRARY environment variable (a full path), else the system's
-normal search. Importing fails with ImportError if it is missing or of another major version.
+The library is loaded on first use (not at import) from CUDOT_LIBRARY (a full path) if set, else the
+copy bundled in this package (a wheel's), else the system's normal search. If none is usable the first
+call raises LibraryLoadError, an ImportError.
 
 Element types (dtype, y_dtype): f32, f64, f16, bf16 (viewed as uint16 bit patterns), i8, u8, bool.
 """
-from . import _lib
-from ._context import DEVICE_ALL, MEMORY_NAMES, Context, CudotError, Status
+from . import _lib, _version
+from ._context import DEVICE_ALL, MEMORY_NAMES, Context
+from ._errors import (CudaError, CudotError, InternalError, InvalidArgumentError, NoDeviceError, OutOfMemoryError,
+                      Status, UnsupportedError)
+from ._lib import LibraryLoadError
+from ._partials import PARTIAL_BYTES, TILE_ELEMENTS, join_partials
 from ._types import NAMES as TYPE_NAMES
 from ._types import bf16_from_float, bf16_to_float
 
-__version__ = "1.1.0"
-__all__ = ["Context", "CudotError", "Status", "DEVICE_ALL", "MEMORY_NAMES", "TYPE_NAMES", "bf16_from_float",
-           "bf16_to_float", "library_version"]
+__version__ = _version.read()
+__all__ = ["Context", "CudotError", "InvalidArgumentError", "OutOfMemoryError", "NoDeviceError", "UnsupportedError",
+           "CudaError", "InternalError", "LibraryLoadError", "Status", "DEVICE_ALL", "MEMORY_NAMES", "TYPE_NAMES",
+           "TILE_ELEMENTS", "PARTIAL_BYTES", "join_partials", "bf16_from_float", "bf16_to_float",
+           "library_version"]
 
 
-def library_version():
-    """Version of the loaded library as text, e.g. '1.0.0'."""
+def library_version() -> str:
+    """Version of the loaded library as text, e.g. '1.5.0' (loads the library on the first call)."""
     return _lib.text(_lib.lib.cudot_version_string())

@@ -1,45 +1,20 @@
 """Context: one cudot_ctx, its two input buffers as numpy views, and the rules for freeing it."""
+from __future__ import annotations
+
 import ctypes
-import enum
 import operator
 import weakref
+from typing import Any, Optional, Tuple, Union
 
 import numpy as np
+import numpy.typing as npt
 
-from . import _lib, _types
+from . import _lib, _partials, _types
+from ._errors import CudotError, InvalidArgumentError, Status, optional_function
 
 MEMORY_NAMES = ("auto", "pinned", "mapped", "managed", "host")  # index == CUDOT_MEMORY_* value
 DEVICE_ALL = -1  # CUDOT_DEVICE_ALL: Context(..., device=DEVICE_ALL) uses every visible GPU (library 1.3)
 _DEVICE_NONE = -2
-
-
-class Status(enum.IntEnum):
-    """cudot_status values; equal to the plain ints of the C enum."""
-    OK = 0
-    INVALID_ARGUMENT = 1
-    OUT_OF_MEMORY = 2
-    NO_DEVICE = 3
-    UNSUPPORTED = 4
-    CUDA = 5
-    INTERNAL = 6
-
-
-class CudotError(Exception):
-    """A non-OK status from the library. `.status` is a Status (a plain int for values newer than this
-    binding), `.status_name` the library's name for it, `.message` the library's explanation."""
-
-    def __init__(self, status, message=""):
-        super().__init__(status, message)  # keeps the error picklable
-        try:
-            status = Status(status)
-        except ValueError:
-            pass
-        self.status = status
-        self.status_name = _lib.status_string(status)
-        self.message = message
-
-    def __str__(self):
-        return f"{self.status_name}: {self.message}" if self.message else self.status_name
 
 
 # Pointers of the contexts not yet given to cudot_deinit; lets the tests see when memory is freed.
@@ -109,7 +84,8 @@ class Context:
     once no numpy view of it is referenced any more.
     """
 
-    def __init__(self, n, dtype=np.float32, memory="auto", device=0, *, y_dtype=None):
+    def __init__(self, n: int, dtype: npt.DTypeLike = np.float32, memory: str = "auto", device: int = 0, *,
+                 y_dtype: npt.DTypeLike = None) -> None:
         self._handle = self._views = self._types = None  # what close() and repr() expect, even if init fails
         n = _count(n, "n", _lib.SIZE_MAX)
         device = operator.index(device)
@@ -124,7 +100,7 @@ class Context:
         status = _lib.lib.cudot_init(ctypes.byref(ptr), n, ctypes.byref(config))
         if status != Status.OK:
             # Same Python call, so same OS thread: the thread-local message is this failure's.
-            raise CudotError(status, _lib.last_error(None))
+            raise CudotError.for_status(status, _lib.last_error(None))
         self._handle = _Handle(ptr.value)
         self._types = (tx, ty)
 
@@ -138,37 +114,34 @@ class Context:
     @staticmethod
     def _check(status, handle):
         if status != Status.OK:
-            raise CudotError(status, _lib.last_error(handle.ptr))
+            raise CudotError.for_status(status, _lib.last_error(handle.ptr))
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
         return self._handle is None
 
     @property
-    def dtype(self):
+    def dtype(self) -> np.dtype:
         """The numpy dtype of ctx.x (uint16 for bf16, bool for a U8 buffer opened as bool); readable
         after close()."""
         return self._types[0].view
 
     @property
-    def y_dtype(self):
+    def y_dtype(self) -> np.dtype:
         """The numpy dtype of ctx.y; readable after close()."""
         return self._types[1].view
 
     @property
-    def dtypes(self):
+    def dtypes(self) -> Tuple[str, str]:
         """The element types of x and y by name, e.g. ('f32', 'bool') or ('bf16', 'f64'); readable after
         close()."""
         return tuple(t.name for t in self._types)
 
     @property
-    def type_codes(self):
+    def type_codes(self) -> Tuple[int, int]:
         """(x, y): the CUDOT_* element types the library reports (cudot_get_dtypes); bool is CUDOT_U8."""
         handle = self._live()
-        fn = getattr(_lib.lib, "cudot_get_dtypes", None)
-        if fn is None:
-            version = _lib.text(_lib.lib.cudot_version_string())
-            raise CudotError(Status.UNSUPPORTED, f"the loaded library {version} lacks cudot_get_dtypes (new in 1.1)")
+        fn = optional_function("cudot_get_dtypes")
         x, y = ctypes.c_int32(), ctypes.c_int32()
         self._check(fn(handle.ptr, ctypes.byref(x), ctypes.byref(y)), handle)
         return x.value, y.value
@@ -180,27 +153,28 @@ class Context:
         return memory.value, device.value
 
     @property
-    def memory(self):
+    def memory(self) -> Union[str, int]:
         """The strategy in use, never 'auto': 'pinned', 'mapped', 'managed' or 'host'."""
         code = self._memory_device()[0]
         return MEMORY_NAMES[code] if 0 <= code < len(MEMORY_NAMES) else code
 
     @property
-    def device(self):
+    def device(self) -> Optional[int]:
         """The CUDA device ordinal, DEVICE_ALL (-1) for a context on every visible GPU, or None when the
         context runs on the CPU."""
         device = self._memory_device()[1]
         return None if device == _DEVICE_NONE else device
 
     @property
-    def capacity(self):
+    def capacity(self) -> int:
         handle = self._live()
         n = ctypes.c_size_t()
         self._check(_lib.lib.cudot_get_capacity(handle.ptr, ctypes.byref(n)), handle)
         return n.value
 
     # -- buffers -------------------------------------------------------------------------------------
-    def inputs(self, dtype=None, y_dtype=None):
+    def inputs(self, dtype: npt.DTypeLike = None,
+               y_dtype: npt.DTypeLike = None) -> Tuple[np.ndarray, np.ndarray]:
         """(x, y): writable numpy views of the two input buffers (no copy). Pass dtype (and y_dtype, which
         defaults to dtype) to assert the element types your code expects; a mismatch raises TypeError
         instead of reinterpreting bytes."""
@@ -222,15 +196,15 @@ class Context:
         return views
 
     @property
-    def x(self):
+    def x(self) -> np.ndarray:
         return self.inputs()[0]
 
     @property
-    def y(self):
+    def y(self) -> np.ndarray:
         return self.inputs()[1]
 
     # -- compute -------------------------------------------------------------------------------------
-    def dot(self, n=None):
+    def dot(self, n: Optional[int] = None) -> float:
         """Dot product of x and y over all capacity elements, or over the first n."""
         handle = self._live()  # this local keeps the context alive for the call, even if closed meanwhile
         result = ctypes.c_double()
@@ -242,14 +216,31 @@ class Context:
         self._check(status, handle)
         return result.value
 
-    def dot_n(self, n):
+    def dot_n(self, n: int) -> float:
         """Dot product of the first n elements (n <= capacity)."""
         if n is None:
             raise TypeError("cudot: dot_n needs an integer n")
         return self.dot(n)
 
+    def tile_partials(self, first: int = 0, n: Optional[int] = None) -> np.ndarray:
+        """The partial sums of the tiles of elements [first, first + n) (n defaults to the rest of the
+        buffers), element `first` taken as the first element of a tile: a uint8 array of
+        ceil(n / TILE_ELEMENTS) * PARTIAL_BYTES opaque bytes, for cudot.join_partials. Library 1.2."""
+        handle = self._live()
+        first = operator.index(first)
+        capacity = self.capacity
+        n = capacity - first if n is None else operator.index(n)
+        # Checked here, before allocating the output: a huge n would otherwise fail in numpy instead.
+        if first < 0 or n < 0 or first + n > capacity:
+            raise InvalidArgumentError(Status.INVALID_ARGUMENT, f"cudot: tile_partials of elements [{first}, "
+                                       f"{first + n}) are not within the capacity {capacity}")
+        fn = optional_function("cudot_tile_partials")
+        out = _partials.partials_buffer(n)
+        self._check(fn(handle.ptr, first, n, out.ctypes.data), handle)
+        return out
+
     # -- lifetime ------------------------------------------------------------------------------------
-    def close(self):
+    def close(self) -> None:
         """End the context. Idempotent. Frees the buffers now if no view of them is referenced, else
         when the last view goes. Raises CudotError if freeing them now reported an error."""
         handle, self._handle, self._views = self._handle, None, None
@@ -258,14 +249,14 @@ class Context:
         cell = handle.deinit_status
         del handle  # in CPython the finalizer runs right here when that was the last reference
         if cell[0] not in (None, Status.OK):
-            raise CudotError(cell[0], "cudot_deinit reported an error while freeing the context "
+            raise CudotError.for_status(cell[0], "cudot_deinit reported an error while freeing the context "
                                       "(the context is destroyed anyway)")
 
-    def __enter__(self):
+    def __enter__(self) -> Context:
         self._live()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()
 
     def __reduce__(self):

@@ -1,10 +1,34 @@
-"""Finds libcudot, refuses an incompatible major version and declares every C signature used."""
+"""Finds libcudot, refuses an incompatible major version and declares every C signature used.
+
+The library is loaded lazily, on first use: `import cudot` works without it (so a program can import the
+package, read __version__ or build a wheel), and the first call that needs it raises LibraryLoadError
+(an ImportError, as the import itself did before 1.5) with every candidate tried and why it was refused.
+Other modules reach the library as `_lib.lib` (loaded by the module __getattr__ below on first access),
+so tests can still replace it with monkeypatch.setattr(_lib, "lib", ...).
+
+This module imports nothing else from the package: setup.py loads it on its own to learn BUNDLED.
+"""
 import ctypes
 import ctypes.util
 import os
 import sys
+import threading
 
 MAJOR = 1  # the cudot.h major version this binding was written for
+
+# The library's file name for our major on this platform. A wheel carries its copy under this name in the
+# package folder (setup.py puts it there). Only Linux was tried.
+if sys.platform == "win32":
+    BUNDLED = "cudot.dll"
+elif sys.platform == "darwin":
+    BUNDLED = f"libcudot.{MAJOR}.dylib"
+else:
+    BUNDLED = f"libcudot.so.{MAJOR}"
+
+
+class LibraryLoadError(ImportError):
+    """No usable libcudot: not found, not a cudot library, another major version, or missing a function.
+    An ImportError, so `except ImportError` written for versions that loaded at import still catches it."""
 
 
 class Config(ctypes.Structure):
@@ -14,21 +38,22 @@ class Config(ctypes.Structure):
 
 
 def check_major(version):
-    """Raise ImportError unless `version` (major * 10000 + minor * 100 + patch) has our major."""
+    """Raise LibraryLoadError unless `version` (major * 10000 + minor * 100 + patch) has our major."""
     if version // 10000 != MAJOR:
-        raise ImportError(f"cudot: the loaded library is version {version // 10000}.{version // 100 % 100}."
-                          f"{version % 100}, but this binding needs major version {MAJOR}")
+        raise LibraryLoadError(f"cudot: the loaded library is version {version // 10000}.{version // 100 % 100}."
+                               f"{version % 100}, but this binding needs major version {MAJOR}")
+
+
+def bundled_path():
+    """Where a wheel's own copy of the library lies: beside this file."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), BUNDLED)
 
 
 def _candidates():
-    """Library names to try, in order: the versioned name of our major first, so that a copy of another
-    major version found under the unversioned name never hides the right one."""
-    if sys.platform == "win32":
-        names = ["cudot.dll"]
-    elif sys.platform == "darwin":
-        names = [f"libcudot.{MAJOR}.dylib"]
-    else:
-        names = [f"libcudot.so.{MAJOR}"]
+    """Library names to try, in order: the package's bundled copy, then the versioned name of our major,
+    so that a copy of another major version found under the unversioned name never hides the right one."""
+    names = [bundled_path()] if os.path.exists(bundled_path()) else []
+    names.append(BUNDLED)
     found = ctypes.util.find_library("cudot")
     if found and found not in names:
         names.append(found)
@@ -36,11 +61,11 @@ def _candidates():
 
 
 def _version_of(lib):
-    """The library's cudot_version(), or ImportError if it is not a cudot library."""
+    """The library's cudot_version(), or LibraryLoadError if it is not a cudot library."""
     try:
         version_fn = lib.cudot_version
     except AttributeError:
-        raise ImportError(f"cudot: {lib._name!r} is not a cudot library (no cudot_version)") from None
+        raise LibraryLoadError(f"cudot: {lib._name!r} is not a cudot library (no cudot_version)") from None
     version_fn.restype, version_fn.argtypes = ctypes.c_uint32, []
     return version_fn()
 
@@ -51,28 +76,29 @@ def _open():
         try:
             lib = ctypes.CDLL(path)
         except OSError as e:
-            raise ImportError(f"cudot: cannot load CUDOT_LIBRARY={path!r}: {e}") from None
+            raise LibraryLoadError(f"cudot: cannot load CUDOT_LIBRARY={path!r}: {e}") from None
         check_major(_version_of(lib))  # before touching other symbols, which another major may lack
         return lib
     tried = []
     for name in _candidates():
         try:
             lib = ctypes.CDLL(name)
-        except OSError:
-            tried.append(f"{name} (not found)")
+        except OSError as e:
+            tried.append(f"{name} ({e if os.path.isabs(name) else 'not found'})")  # a path: say why
             continue
         try:
             check_major(_version_of(lib))
-        except ImportError as e:  # another major version, or not cudot: try the next name
+        except LibraryLoadError as e:  # another major version, or not cudot: try the next name
             tried.append(f"{name} ({e})")
             continue
         return lib
-    raise ImportError(f"cudot: no usable libcudot (tried {'; '.join(tried)}); install it where the "
-                      "system linker looks, or set CUDOT_LIBRARY to its full path")
+    raise LibraryLoadError(f"cudot: no usable libcudot (tried {'; '.join(tried)}); install it where the "
+                           "system linker looks, or set CUDOT_LIBRARY to its full path")
 
 
-# Functions added after 1.0: a 1.0 library lacks them, and the binding still loads it.
-OPTIONAL = {"cudot_get_dtypes": "1.1"}
+# Functions added after 1.0, with the version that added them: an older library lacks them, the binding
+# still loads it, and calling one raises UNSUPPORTED (see _context.optional_function).
+OPTIONAL = {"cudot_get_dtypes": "1.1", "cudot_tile_partials": "1.2", "cudot_join_partials": "1.2"}
 
 
 def _declare(lib):
@@ -86,6 +112,8 @@ def _declare(lib):
         "cudot_get_memory": (c_int, [c_void_p, P(ctypes.c_int32), P(ctypes.c_int32)]),
         "cudot_get_dtypes": (c_int, [c_void_p, P(ctypes.c_int32), P(ctypes.c_int32)]),
         "cudot_get_capacity": (c_int, [c_void_p, P(c_size_t)]),
+        "cudot_tile_partials": (c_int, [c_void_p, c_size_t, c_size_t, c_void_p]),
+        "cudot_join_partials": (c_int, [ctypes.c_int32, ctypes.c_int32, c_void_p, c_size_t, P(ctypes.c_double)]),
         "cudot_status_string": (ctypes.c_char_p, [c_int]),
         "cudot_last_error": (ctypes.c_char_p, [c_void_p]),  # c_char_p copies the text at once
         "cudot_version_string": (ctypes.c_char_p, []),
@@ -95,7 +123,7 @@ def _declare(lib):
         if fn is None and name in OPTIONAL:
             continue
         if fn is None:
-            raise ImportError(f"cudot: the loaded library lacks {name}")
+            raise LibraryLoadError(f"cudot: the loaded library lacks {name}")
         fn.restype, fn.argtypes = restype, argtypes
 
 
@@ -105,7 +133,27 @@ def _load():
     return lib
 
 
-lib = _load()
+_load_lock = threading.Lock()  # two threads making their first call at once load the library once
+
+
+def get():
+    """The library, loaded on the first call. A failed load is not remembered: the next call tries again
+    (e.g. after CUDOT_LIBRARY was corrected)."""
+    module = globals()
+    if "lib" not in module:
+        with _load_lock:
+            if "lib" not in module:
+                module["lib"] = _load()
+    return module["lib"]
+
+
+def __getattr__(name):
+    # PEP 562: only called for names not (yet) in the module, i.e. `lib` before the first load.
+    if name == "lib":
+        return get()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 SIZE_MAX = 2 ** (8 * ctypes.sizeof(ctypes.c_size_t)) - 1
 
 
@@ -113,10 +161,15 @@ def text(raw):
     return raw.decode("utf-8", "replace") if raw else ""
 
 
+def loaded():
+    """Whether the library is loaded already (so that describing an error never triggers a load)."""
+    return "lib" in globals()
+
+
 def status_string(status):
-    return text(lib.cudot_status_string(status))
+    return text(get().cudot_status_string(status))
 
 
 def last_error(ptr):
     """Message of the last failure on ctx `ptr`, or of this thread's last failed cudot_init if None."""
-    return text(lib.cudot_last_error(ptr))
+    return text(get().cudot_last_error(ptr))

@@ -1,7 +1,10 @@
 """The element types: their cudot codes, the numpy dtype each buffer is viewed as, and bf16 helpers."""
+from __future__ import annotations
+
 import collections
 
 import numpy as np
+import numpy.typing as npt
 
 # name: the binding's name; code: CUDOT_* in cudot.h; view: numpy dtype of the buffer's view;
 # label: what error messages call it.
@@ -21,7 +24,7 @@ BY_NAME["bfloat16"] = BY_NAME["bf16"]
 NAMES = tuple(t.name for t in TYPES)
 
 
-def lookup(spelling):
+def lookup(spelling: npt.DTypeLike) -> ElementType:
     """The ElementType for a name ('f32', 'bf16', 'bool', ...) or anything numpy.dtype() turns into one
     of the native views float32, float64, float16, int8, uint8, bool. TypeError for anything else."""
     if isinstance(spelling, str) and spelling.lower() in BY_NAME:
@@ -40,7 +43,7 @@ def lookup(spelling):
                     f"float16, int8, uint8, bool_; bf16 only by name), not {spelling!r}")
 
 
-def bf16_from_float(values):
+def bf16_from_float(values: npt.ArrayLike) -> np.ndarray:
     """bfloat16 bit patterns (uint16) of `values` (converted to float32 first), rounded to nearest, ties
     to even, as CUDA's __float2bfloat16 does; NaN stays a (quiet) NaN. Same shape as the input."""
     f = np.asarray(values, dtype=np.float32)
@@ -51,7 +54,7 @@ def bf16_from_float(values):
     return np.where(nan, quiet_nan, rounded).astype(np.uint16)
 
 
-def bf16_to_float(bits):
+def bf16_to_float(bits: npt.ArrayLike) -> np.ndarray:
     """float32 values of bfloat16 bit patterns (a uint16 array, e.g. a bf16 context's x); exact."""
     b = np.asarray(bits)
     if b.dtype != np.uint16:

@@ -10,6 +10,9 @@ from cudot import _context
 GPU_REQUIRED = os.environ.get("CUDOT_TEST_GPU") == "1"
 GPU_MEMORIES = ["pinned", "mapped", "managed"]
 EPS = np.finfo(np.float64).eps
+# Integers each type holds exactly, small enough that every partial sum in these tests stays exact.
+RANGES = {"f32": (-2 ** 16, 2 ** 16), "f64": (-2 ** 16, 2 ** 16), "f16": (-2048, 2048), "bf16": (-256, 256),
+          "i8": (-128, 127), "u8": (0, 255), "bool": (0, 1)}
 
 
 def bits(value):
@@ -32,3 +35,37 @@ def gpu_context_or_skip(n, dtype, memory, **kw):
         if GPU_REQUIRED:
             pytest.fail(f"CUDOT_TEST_GPU=1 but {memory} reports {e}")
         pytest.skip(f"{memory}: {e}")
+
+
+def put(view, name, values):
+    """Write values that the type holds exactly into a buffer view (bf16 as bit patterns)."""
+    view[:] = cudot.bf16_from_float(values) if name == "bf16" else values
+
+
+def random_values(name, n, rng):
+    if name in ("i8", "u8", "bool"):
+        lo, hi = RANGES[name]
+        return rng.integers(lo, hi + 1, n)
+    return rng.standard_normal(n) * 4
+
+
+def mapped_cudot_files():
+    """The real paths of every libcudot* file mapped into this process (Linux), after loading the library."""
+    cudot.library_version()
+    with open("/proc/self/maps") as maps:
+        paths = {line.split(None, 5)[-1].strip() for line in maps if "/libcudot" in line}
+    return {p for p in paths if os.path.basename(p).startswith("libcudot")}
+
+
+def build_fake_library(path, version):
+    """A shared library whose only function is cudot_version() returning `version` (skips without cc)."""
+    import shutil
+    import subprocess
+    import sys
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc or not sys.platform.startswith("linux"):
+        pytest.skip("needs a C compiler and Linux")
+    source = path.parent / (path.name + ".c")
+    source.write_text(f"unsigned cudot_version(void) {{ return {version}; }}\n")
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(path), str(source)], check=True)
+    return path

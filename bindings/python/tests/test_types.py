@@ -11,29 +11,14 @@ import pytest
 
 import cudot
 from cudot import _lib
-from support import EPS, GPU_MEMORIES, bits, gpu_context_or_skip
+from support import EPS, GPU_MEMORIES, RANGES, bits, gpu_context_or_skip, put, random_values
 
 # The binding's names -> (CUDOT_* code, numpy dtype of the view). u8 and bool are both CUDOT_U8, so the
 # 7 x 7 names below cover all 36 pairs of the library's six types.
 VIEWS = {"f32": (1, np.float32), "f64": (2, np.float64), "f16": (3, np.float16), "bf16": (4, np.uint16),
          "i8": (5, np.int8), "u8": (6, np.uint8), "bool": (6, np.bool_)}
 NAMES = list(VIEWS)
-# Integers each type holds exactly, small enough that every partial sum in these tests stays exact.
-RANGES = {"f32": (-2 ** 16, 2 ** 16), "f64": (-2 ** 16, 2 ** 16), "f16": (-2048, 2048), "bf16": (-256, 256),
-          "i8": (-128, 127), "u8": (0, 255), "bool": (0, 1)}
 ALL_PATTERNS = np.arange(2 ** 16, dtype=np.uint32).astype(np.uint16)
-
-
-def put(view, name, values):
-    """Write values that the type holds exactly into a buffer view (bf16 as bit patterns)."""
-    view[:] = cudot.bf16_from_float(values) if name == "bf16" else values
-
-
-def random_values(name, n, rng):
-    if name in ("i8", "u8", "bool"):
-        lo, hi = RANGES[name]
-        return rng.integers(lo, hi + 1, n)
-    return rng.standard_normal(n) * 4
 
 
 def library_pointers(ctx):

@@ -1,0 +1,55 @@
+"""Tile partials (library 1.2): the building blocks of one dot over a vector whose parts are held by
+several contexts or processes. Each holder computes the partials of its tiles (Context.tile_partials);
+one place joins all of them in tile order (join_partials) and gets the same bits as a single context
+holding the whole vector. The partials are opaque bytes: only a library of the same major version on a
+machine of the same byte order may join them.
+"""
+from __future__ import annotations
+
+import ctypes
+from typing import Union
+
+import numpy as np
+import numpy.typing as npt
+
+from . import _lib, _types
+from ._errors import CudotError, InvalidArgumentError, Status, optional_function
+
+TILE_ELEMENTS = 8192  # CUDOT_TILE_ELEMENTS: element i belongs to tile i // TILE_ELEMENTS
+PARTIAL_BYTES = 16  # CUDOT_PARTIAL_BYTES: the size of one tile's partial
+
+BytesLike = Union[bytes, bytearray, memoryview, np.ndarray]
+
+
+def partials_buffer(n: int) -> np.ndarray:
+    """A fresh uint8 array for the partials of n elements: one per tile, the last tile maybe short."""
+    return np.empty(-(-n // TILE_ELEMENTS) * PARTIAL_BYTES, dtype=np.uint8)
+
+
+def _as_bytes(partials: BytesLike) -> np.ndarray:
+    """The partials as a contiguous 1-D uint8 array, without copying where possible."""
+    if isinstance(partials, np.ndarray):
+        # Only uint8: the bytes of an array of another type are surely not partials.
+        if partials.dtype != np.uint8:
+            raise TypeError(f"cudot: partials must be uint8 bytes (as tile_partials returns them), "
+                            f"not {partials.dtype}")
+        return np.ascontiguousarray(partials).reshape(-1)
+    return np.frombuffer(memoryview(partials).cast("B"), dtype=np.uint8)  # TypeError if not bytes-like
+
+
+def join_partials(partials: BytesLike, dtype: npt.DTypeLike, y_dtype: npt.DTypeLike = None) -> float:
+    """The dot product of a vector from the partials of all its tiles, concatenated in tile order: the
+    same bits as Context.dot() on one context holding the whole vector. dtype and y_dtype are the
+    element types the partials were computed for (y_dtype defaults to dtype, as in Context)."""
+    tx = _types.lookup(dtype)
+    ty = tx if y_dtype is None else _types.lookup(y_dtype)
+    data = _as_bytes(partials)
+    if data.size % PARTIAL_BYTES:
+        raise InvalidArgumentError(Status.INVALID_ARGUMENT, f"cudot: partials must be a multiple of "
+                                   f"{PARTIAL_BYTES} bytes long (one per tile), got {data.size}")
+    join = optional_function("cudot_join_partials")
+    result = ctypes.c_double()
+    status = join(tx.code, ty.code, data.ctypes.data, data.size // PARTIAL_BYTES, ctypes.byref(result))
+    if status != Status.OK:  # the message of a call without a context is read on the same thread
+        raise CudotError.for_status(status, _lib.last_error(None))
+    return result.value

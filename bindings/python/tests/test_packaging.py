@@ -1,0 +1,152 @@
+"""Packaging: the version, loading the library lazily, the copy bundled in the package (a wheel's), and the
+type hints. test.sh runs this suite twice: from the source tree, and from a wheel installed in a venv."""
+import importlib.metadata
+import inspect
+import os
+import re
+import shutil
+import subprocess
+import sys
+import typing
+from pathlib import Path
+
+import pytest
+
+import cudot
+from support import build_fake_library, mapped_cudot_files
+
+HERE = Path(__file__).resolve().parent
+PYPROJECT = HERE.parent / "pyproject.toml"  # absent when the tests run from a copy (the wheel check)
+HEADER = HERE.parent.parent.parent / "include" / "cudot.h"
+PACKAGE = Path(cudot.__file__).resolve().parent
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+
+
+# --- version -------------------------------------------------------------------------------------------
+def test_version_is_the_pyproject_and_header_version():
+    if PYPROJECT.exists():  # the source tree: the literal under [project]
+        project = PYPROJECT.read_text().split("[project]", 1)[1].split("\n[", 1)[0]
+        assert cudot.__version__ == re.search(r'^version = "([^"]+)"$', project, re.M).group(1)
+    else:  # installed: the wheel's metadata
+        assert cudot.__version__ == importlib.metadata.version("cudot")
+    if HEADER.exists():
+        parts = dict(re.findall(r"#define CUDOT_VERSION_(MAJOR|MINOR|PATCH) (\d+)", HEADER.read_text()))
+        assert cudot.__version__ == "{MAJOR}.{MINOR}.{PATCH}".format(**parts)
+
+
+# --- loading --------------------------------------------------------------------------------------------
+def run_python(code, tmp_path, site, **env_changes):
+    """Run `code` in a fresh interpreter that sees only the package under `site` (not the source tree),
+    from tmp_path, with the given environment changes (None removes a variable)."""
+    env = dict(os.environ, PYTHONPATH=str(site))
+    for key, value in env_changes.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = str(value)
+    return subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60)
+
+
+LAZY = r"""
+import cudot
+def mapped():
+    return [line for line in open("/proc/self/maps") if "libcudot" in line]
+assert not mapped() and "lib" not in vars(cudot._lib), "the library was loaded at import"
+print(cudot.__version__, cudot.library_version(), bool(mapped()))
+"""
+
+
+@linux_only
+def test_import_does_not_load_the_library(tmp_path):
+    run = run_python(LAZY, tmp_path, PACKAGE.parent)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == [cudot.__version__, cudot.library_version(), "True"]
+
+
+WHICH = r"""
+import cudot, os
+print(cudot.library_version(), cudot._lib.lib._name)  # the version, and the name it was opened by
+print(sorted({os.path.realpath(line.split()[-1]) for line in open("/proc/self/maps") if "/libcudot" in line}))
+"""
+
+
+def loaded(run):
+    """(version, the name the library was opened by, the libcudot files mapped) from a run of WHICH."""
+    assert run.returncode == 0, run.stderr
+    first, mapped = run.stdout.splitlines()
+    return (*first.split(" ", 1), mapped)
+
+
+@pytest.fixture
+def site_with_bundled(tmp_path):
+    """A copy of this package under tmp_path/site, with the real library bundled as cudot/libcudot.so.1."""
+    real = sorted(mapped_cudot_files())[0]
+    site = tmp_path / "site"
+    shutil.copytree(PACKAGE, site / "cudot", ignore=shutil.ignore_patterns("__pycache__", "libcudot*"))
+    shutil.copyfile(real, site / "cudot" / "libcudot.so.1")
+    return site, real
+
+
+@linux_only
+def test_the_bundled_copy_is_loaded_first(tmp_path, site_with_bundled):
+    site, _ = site_with_bundled
+    bundled = str((site / "cudot" / "libcudot.so.1").resolve())
+    _, name, mapped = loaded(run_python(WHICH, tmp_path, site, CUDOT_LIBRARY=None, LD_LIBRARY_PATH=None))
+    assert name == bundled and mapped == repr([bundled])
+
+
+@linux_only
+def test_cudot_library_wins_over_the_bundled_copy(tmp_path, site_with_bundled):
+    site, real = site_with_bundled
+    (tmp_path / "chosen").mkdir()
+    chosen = str(shutil.copyfile(real, tmp_path / "chosen" / "libcudot-copy.so"))
+    _, name, mapped = loaded(run_python(WHICH, tmp_path, site, CUDOT_LIBRARY=chosen))
+    assert name == chosen and mapped == repr([chosen])  # the bundled copy is not even opened
+    run = run_python(WHICH, tmp_path, site, CUDOT_LIBRARY=tmp_path / "missing.so")  # no fallback to bundled
+    assert run.returncode != 0 and "missing.so" in run.stderr and "LibraryLoadError" in run.stderr
+
+
+@linux_only
+def test_a_bundled_copy_of_another_major_is_passed_over(tmp_path, site_with_bundled):
+    site, real = site_with_bundled
+    bundled = site / "cudot" / "libcudot.so.1"
+    bundled.unlink()
+    build_fake_library(bundled, 20000)
+    good = tmp_path / "good"
+    good.mkdir()
+    os.symlink(real, good / "libcudot.so.1")
+    version, name, mapped = loaded(run_python(WHICH, tmp_path, site, CUDOT_LIBRARY=None, LD_LIBRARY_PATH=good))
+    assert version.startswith("1.") and name == "libcudot.so.1" and real in mapped  # found by the search
+    run = run_python(WHICH, tmp_path, site, CUDOT_LIBRARY=None, LD_LIBRARY_PATH=None)
+    assert run.returncode != 0  # (unless the system has a libcudot.so.1 of its own)
+    assert str(bundled) in run.stderr and "major version 1" in run.stderr
+
+
+@linux_only
+@pytest.mark.skipif(not os.environ.get("CUDOT_TEST_EXPECT_LIBRARY"), reason="CUDOT_TEST_EXPECT_LIBRARY unset")
+def test_the_expected_library_is_the_one_loaded():
+    """test.sh names the file this run must use: CUDOT_LIBRARY, or the wheel's bundled copy."""
+    expected = os.path.realpath(os.environ["CUDOT_TEST_EXPECT_LIBRARY"])
+    assert mapped_cudot_files() == {expected}
+
+
+# --- type hints -----------------------------------------------------------------------------------------
+PUBLIC_FUNCTIONS = ["library_version", "join_partials", "bf16_from_float", "bf16_to_float"]
+
+
+def public_methods():
+    for name, member in vars(cudot.Context).items():
+        if name.startswith("_") and name not in ("__init__", "__enter__", "__exit__"):
+            continue
+        yield f"Context.{name}", member.fget if isinstance(member, property) else member
+
+
+def test_public_api_is_annotated_and_marked_typed():
+    assert (PACKAGE / "py.typed").is_file()
+    functions = [(name, getattr(cudot, name)) for name in PUBLIC_FUNCTIONS] + list(public_methods())
+    functions.append(("CudotError.for_status", cudot.CudotError.for_status))
+    for name, fn in functions:
+        hints = typing.get_type_hints(fn)  # also checks that every annotation resolves
+        params = [p for p in inspect.signature(fn).parameters if p not in ("self", "cls")]
+        assert "return" in hints and all(p in hints for p in params), name
