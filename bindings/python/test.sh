@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# test.sh - run the Python binding's tests and example against the library named by CUDOT_LIBRARY.
-# Installs nothing: needs python3 with numpy and pytest. Set CUDOT_TEST_GPU=1 on a GPU machine so that
-# GPU strategies reporting NO_DEVICE fail instead of being skipped. PYTHON overrides /usr/bin/python3.
+# test.sh - run the Python binding's tests and example against the library named by CUDOT_LIBRARY, from
+# the source tree; then test_wheel.sh runs the same tests from a wheel (with that library bundled)
+# installed in a temporary venv. Installs nothing outside temporary folders: needs python3 with numpy,
+# pytest, build, venv, setuptools and wheel (Debian: python3-numpy python3-pytest python3-build
+# python3-venv python3-setuptools python3-wheel). Set CUDOT_TEST_GPU=1 on a GPU machine so that GPU
+# strategies reporting NO_DEVICE fail instead of being skipped. PYTHON overrides /usr/bin/python3.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 python=${PYTHON:-/usr/bin/python3}
@@ -20,5 +23,7 @@ cd "$here"
 export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONDONTWRITEBYTECODE=1  # leave no __pycache__ in the source tree
 # No .pytest_cache either; an exception swallowed by a finalizer counts as a failure.
-"$python" -m pytest -q -rs -p no:cacheprovider -W error::pytest.PytestUnraisableExceptionWarning tests
+CUDOT_TEST_EXPECT_LIBRARY="$CUDOT_LIBRARY" \
+  "$python" -m pytest -q -rs -p no:cacheprovider -W error::pytest.PytestUnraisableExceptionWarning tests
 "$python" example.py
+bash "$here/test_wheel.sh"
