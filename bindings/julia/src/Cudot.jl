@@ -11,7 +11,7 @@ Basic use:
         x, y = inputs(ctx)
         x .= 1.0
         y .= 2.0
-        dot(ctx)            # 2000.0
+        dot(ctx)            # 2000.0; dot(x, y) and dot(ctx.x, ctx.y) are the same call
     end
 
 Element types (x and y may differ): `Float32`, `Float64`, `Float16`, `Int8`, `UInt8`, `Bool`
@@ -24,15 +24,17 @@ Element types (x and y may differ): `Float32`, `Float64`, `Float16`, `Int8`, `UI
         dot(ctx)                # 750.0: the sum of x over the mask
     end
 
-The C library is found at run time: `ENV["CUDOT_LIBRARY"]` (full path) first, otherwise
-the soname `libcudot.so.1`, otherwise `Libdl.find_library(["libcudot", "cudot"])`; a library of another
-major version is passed over for the next name.
+The C library is found when the package loads: `ENV["CUDOT_LIBRARY"]` (a path) first, then the
+`"library"` preference set by [`Cudot.set_library!`](@ref), otherwise the soname `libcudot.so.1`,
+otherwise `Libdl.find_library(["libcudot", "cudot"])`; without an explicit path, a library of
+another major version is passed over for the next name.
 """
 module Cudot
 
 using Libdl
 import LinearAlgebra
 using LinearAlgebra: dot
+using Preferences: @load_preference, @set_preferences!, @delete_preferences!
 
 export CudotContext, CudotError, CudotVector, inputs, memory, capacity, eltypes, dot
 
@@ -91,6 +93,9 @@ _dtype_symbol(code::Integer) =
 # The first library version with the types beyond F32/F64, mixed pairs and cudot_get_dtypes.
 const _MIXED_SINCE = v"1.1.0"
 
+# The first library version with cudot_tile_partials and cudot_join_partials.
+const _PARTIALS_SINCE = v"1.2.0"
+
 # Memory strategies; the C value is the index in this tuple minus one (CUDOT_MEMORY_AUTO = 0, ...).
 const _MEMORY = (:auto, :pinned, :mapped, :managed, :host)
 
@@ -106,6 +111,18 @@ const DEVICE_ALL = -1
 
 "Device value reported for a context that computes on the CPU (`CUDOT_DEVICE_NONE`)."
 const DEVICE_NONE = -2
+
+"""
+    Cudot.TILE_ELEMENTS
+
+`CUDOT_TILE_ELEMENTS` (8192): the canonical summation order cuts a vector into tiles of this many
+elements; element `i` (1-based) belongs to tile `(i - 1) ÷ TILE_ELEMENTS + 1`. See
+[`Cudot.tile_partials`](@ref).
+"""
+const TILE_ELEMENTS = 8192
+
+"`CUDOT_PARTIAL_BYTES` (16): the size of one tile's partial sum in [`Cudot.tile_partials`](@ref)."
+const PARTIAL_BYTES = 16
 
 # The major version of the C ABI this binding was written for.
 const _ABI_MAJOR = 1
@@ -168,6 +185,8 @@ struct _Library
     get_memory::Ptr{Cvoid}
     get_capacity::Ptr{Cvoid}
     get_dtypes::Ptr{Cvoid}     # C_NULL for a 1.0 library, which lacks cudot_get_dtypes
+    tile_partials::Ptr{Cvoid}  # C_NULL before 1.2, like join_partials
+    join_partials::Ptr{Cvoid}
     status_string::Ptr{Cvoid}
     last_error::Ptr{Cvoid}
 end
@@ -181,10 +200,18 @@ function _default_name()
     return "libcudot.so.1"
 end
 
+# How to point the package at a library; every load failure ends with it.
+const _HOW_TO_FIX = string(
+    "Build cudot, then either set ENV[\"CUDOT_LIBRARY\"] to the full path of libcudot.so.1 before ",
+    "`using Cudot`, or run `Cudot.set_library!(path)` once (a preference of the active project, ",
+    "used from the next Julia session on; ENV[\"CUDOT_LIBRARY\"] takes precedence over it), or put ",
+    "the library's folder on the system library path. A wrong preference is fixed by ",
+    "`Cudot.set_library!(nothing)` (with CUDOT_LIBRARY set, so that Cudot loads) or by removing ",
+    "`library` under [Cudot] in LocalPreferences.toml.")
+
 function _load_failed(path, how, detail)
-    error("Cudot: cannot use the cudot C library \"", path, "\" (", how, "): ", detail,
-          ". Build cudot, then set ENV[\"CUDOT_LIBRARY\"] to the full path of libcudot.so.1 ",
-          "before `using Cudot`, or put its folder on the system library path.")
+    error("Cudot: cannot use the cudot C library \"", path, "\" (", how, "): ", detail, ". ",
+          _HOW_TO_FIX)
 end
 
 function _sym(handle::Ptr{Cvoid}, name::Symbol, path, how)
@@ -196,8 +223,9 @@ function _sym(handle::Ptr{Cvoid}, name::Symbol, path, how)
     return convert(Ptr{Cvoid}, p)
 end
 
-# Names to try without ENV["CUDOT_LIBRARY"]: the versioned soname of this binding's major first, so
-# that a library of another major version found under the unversioned name never hides the right one.
+# Names to try when neither ENV["CUDOT_LIBRARY"] nor the preference names a library: the versioned
+# soname of this binding's major first, so that a library of another major version found under the
+# unversioned name never hides the right one.
 function _candidates()
     names = [(_default_name(), "versioned name")]
     found = Libdl.find_library(["libcudot", "cudot"])
@@ -205,6 +233,21 @@ function _candidates()
         push!(names, (found, "found by Libdl.find_library"))
     end
     return names
+end
+
+# The library the user asked for, as (path, how), or nothing: ENV["CUDOT_LIBRARY"] first, then the
+# "library" preference (Cudot.set_library!). The preference is read at run time (from __init__),
+# not while precompiling, so changing it needs no recompilation, only a new session.
+function _requested_library()
+    env = get(ENV, "CUDOT_LIBRARY", "")
+    isempty(env) || return (env, "from ENV[\"CUDOT_LIBRARY\"]")
+    pref = @load_preference("library", nothing)
+    pref === nothing && return nothing
+    if !(pref isa AbstractString) || isempty(pref)
+        error("Cudot: the \"library\" preference must be the path of the library as a string, ",
+              "not ", repr(pref), ". ", _HOW_TO_FIX)
+    end
+    return (String(pref), "from the \"library\" preference, see Cudot.set_library!")
 end
 
 # Opens `path` and checks its major version before looking up anything else (another major version may
@@ -232,9 +275,9 @@ function _try_open(path)
 end
 
 function _open_library()
-    override = get(ENV, "CUDOT_LIBRARY", "")
-    # An explicit ENV["CUDOT_LIBRARY"] is the only candidate: never another copy behind the user's back.
-    candidates = isempty(override) ? _candidates() : [(override, "from ENV[\"CUDOT_LIBRARY\"]")]
+    requested = _requested_library()
+    # A library named by the user is the only candidate: never another copy behind the user's back.
+    candidates = requested === nothing ? _candidates() : [requested]
     tried = String[]
     for (path, how) in candidates
         handle, version, why = _try_open(path)
@@ -244,10 +287,12 @@ function _open_library()
         end
         return _bind_library(handle, version, path, how)
     end
-    error("Cudot: no usable cudot C library; tried ", join(tried, "; "),
-          ". Build cudot, then set ENV[\"CUDOT_LIBRARY\"] to the full path of libcudot.so.1 ",
-          "before `using Cudot`, or put its folder on the system library path.")
+    error("Cudot: no usable cudot C library; tried ", join(tried, "; "), ". ", _HOW_TO_FIX)
 end
+
+# A symbol that exists from library version `since` on; C_NULL in an older library.
+_sym_since(handle, version, since, name, path, how) =
+    version >= since ? _sym(handle, name, path, how) : C_NULL
 
 function _bind_library(handle::Ptr{Cvoid}, version::VersionNumber, path, how)
     fullpath = try
@@ -255,8 +300,6 @@ function _bind_library(handle::Ptr{Cvoid}, version::VersionNumber, path, how)
     catch
         String(path)
     end
-    # cudot_get_dtypes exists since 1.1; a 1.0 library still serves same-type F32/F64 contexts.
-    get_dtypes = version >= _MIXED_SINCE ? _sym(handle, :cudot_get_dtypes, path, how) : C_NULL
     return _Library(fullpath, handle, version,
                     _sym(handle, :cudot_init, path, how),
                     _sym(handle, :cudot_get_inputs, path, how),
@@ -265,7 +308,9 @@ function _bind_library(handle::Ptr{Cvoid}, version::VersionNumber, path, how)
                     _sym(handle, :cudot_deinit, path, how),
                     _sym(handle, :cudot_get_memory, path, how),
                     _sym(handle, :cudot_get_capacity, path, how),
-                    get_dtypes,
+                    _sym_since(handle, version, _MIXED_SINCE, :cudot_get_dtypes, path, how),
+                    _sym_since(handle, version, _PARTIALS_SINCE, :cudot_tile_partials, path, how),
+                    _sym_since(handle, version, _PARTIALS_SINCE, :cudot_join_partials, path, how),
                     _sym(handle, :cudot_status_string, path, how),
                     _sym(handle, :cudot_last_error, path, how))
 end
@@ -289,8 +334,21 @@ end
     return h === nothing ? _load!() : h
 end
 
+# Set once Julia has begun to exit (by the atexit hook below). From then on finalizers free nothing:
+# at exit Julia runs the finalizer of every object that still has one, reachable or not, possibly
+# while a task on another thread is still inside a call on that very context (cudot_deinit must
+# never race with another call on its context). The operating system reclaims the memory of the
+# exiting process, GPU memory included. Explicit close() keeps working during exit.
+const _EXITING = Threads.Atomic{Bool}(false)
+
+# An atexit hook. Julia runs all atexit hooks before it runs the finalizers at exit.
+_at_exit() = (_EXITING[] = true; nothing)
+
 function __init__()
     _LIB[] = nothing
+    _EXITING[] = false
+    # Registered first, also in the deferred case below: a context can exist whenever Cudot is loaded.
+    atexit(_at_exit)
     # While a package that depends on Cudot is being precompiled, leave the C library alone;
     # it is loaded on first use instead. Otherwise load it now and fail loudly if it is missing
     # or has the wrong major version.
@@ -313,6 +371,37 @@ Path of the loaded C library.
 """
 library_path() = _lib().path
 
+"""
+    Cudot.set_library!(path::AbstractString) -> String
+    Cudot.set_library!(nothing)
+
+Store `path` as Cudot's `"library"` preference (Preferences.jl), in `LocalPreferences.toml` next
+to the active project, and return what was stored. The library is opened when Cudot loads, so the
+preference takes effect in the **next** Julia session. Order of precedence at load time:
+`ENV["CUDOT_LIBRARY"]` first, then this preference, then the default names (`libcudot.so.1`,
+then `Libdl.find_library`).
+
+A path with a folder in it is stored as an absolute path; a bare file name (`"libcudot.so.1"`) is
+stored as given and found through the system library search path. The library is opened and its
+major version checked before anything is stored: a file that is not a cudot 1.x library throws
+`ArgumentError` and changes nothing. `set_library!(nothing)` removes the preference of the active
+project (a preference set in an environment further along `LOAD_PATH` then applies again).
+"""
+function set_library!(path::AbstractString)
+    stored = isempty(dirname(path)) ? String(path) : abspath(expanduser(path))
+    handle, _, why = _try_open(stored)
+    handle === nothing &&
+        throw(ArgumentError(string("Cudot.set_library!: cannot use \"", stored, "\": ", why)))
+    Libdl.dlclose(handle)    # only opened to check it; the loaded library is not changed now
+    @set_preferences!("library" => stored)
+    return stored
+end
+
+function set_library!(::Nothing)
+    @delete_preferences!("library")
+    return nothing
+end
+
 function _status_name(status::Integer)
     h = _LIB[]
     if h !== nothing && typemin(Cint) <= status <= typemax(Cint)
@@ -321,6 +410,40 @@ function _status_name(status::Integer)
     end
     status == OK && return :CUDOT_OK
     return 1 <= status <= length(_STATUS_NAMES) ? _STATUS_NAMES[status] : :CUDOT_ERROR_UNKNOWN
+end
+
+# ---------------------------------------------------------------------------------------------
+# The calls that can block for long: init, deinit, dot, dot_n, tile_partials
+# ---------------------------------------------------------------------------------------------
+
+# A thread inside an ordinary ccall never reaches a GC safepoint, so a garbage collection that any
+# other thread starts waits until the call returns: a long GPU dot (or a GPU allocation, or a free
+# that waits for the GPU) would stall every Julia thread. Julia 1.12 added `@ccall gc_safe=true`,
+# which lets the collector run meanwhile. That is sound for these calls: cudot never calls back into
+# Julia, and the Julia memory it touches is what the arguments pass (Refs, arrays), which the ccall
+# keeps rooted for its whole duration (and Julia's collector does not move objects). Older Julia
+# gets the plain ccall: same arguments, same results, only without that concurrency. `@static`
+# keeps just one branch before any macro inside is expanded, so older Julia never expands the
+# gc_safe form. (Early 1.13-DEV builds lacked it too; only release versions are considered.)
+const _GC_SAFE_CALLS = VERSION >= v"1.12.0"
+
+@static if _GC_SAFE_CALLS
+    _c_init(f, out, n, cfg) =
+        @ccall gc_safe=true $f(out::Ref{Ptr{Cvoid}}, n::Csize_t, cfg::Ref{_Config})::Cint
+    _c_deinit(f, p) = @ccall gc_safe=true $f(p::Ptr{Cvoid})::Cint
+    _c_dot(f, p, r) = @ccall gc_safe=true $f(p::Ptr{Cvoid}, r::Ref{Cdouble})::Cint
+    _c_dot_n(f, p, n, r) =
+        @ccall gc_safe=true $f(p::Ptr{Cvoid}, n::Csize_t, r::Ref{Cdouble})::Cint
+    _c_tile_partials(f, p, first, n, out) =
+        @ccall gc_safe=true $f(p::Ptr{Cvoid}, first::Csize_t, n::Csize_t, out::Ptr{UInt8})::Cint
+else
+    _c_init(f, out, n, cfg) =
+        ccall(f, Cint, (Ref{Ptr{Cvoid}}, Csize_t, Ref{_Config}), out, n, cfg)
+    _c_deinit(f, p) = ccall(f, Cint, (Ptr{Cvoid},), p)
+    _c_dot(f, p, r) = ccall(f, Cint, (Ptr{Cvoid}, Ref{Cdouble}), p, r)
+    _c_dot_n(f, p, n, r) = ccall(f, Cint, (Ptr{Cvoid}, Csize_t, Ref{Cdouble}), p, n, r)
+    _c_tile_partials(f, p, first, n, out) =
+        ccall(f, Cint, (Ptr{Cvoid}, Csize_t, Csize_t, Ptr{UInt8}), p, first, n, out)
 end
 
 # ---------------------------------------------------------------------------------------------
@@ -354,12 +477,12 @@ end
 
 # cudot_init, and on failure the thread-local message of cudot_last_error(NULL). That message lives
 # in storage of the OS thread that ran cudot_init. A Julia task moves to another thread only at a
-# yield point; there is none between the two foreign calls below, so the message read is the one
-# this call left.
+# yield point; there is none between the two foreign calls below (a GC-safe call is not one), so
+# the message read is the one this call left.
 @noinline function _init(h::_Library, n::Csize_t, cfg::_Config)
     out = Ref{Ptr{Cvoid}}(C_NULL)
     cref = Ref(cfg)
-    st = ccall(h.init, Cint, (Ref{Ptr{Cvoid}}, Csize_t, Ref{_Config}), out, n, cref)
+    st = _c_init(h.init, out, n, cref)
     if st != OK
         cmsg = ccall(h.last_error, Cstring, (Ptr{Cvoid},), C_NULL)
         return (Int(st), C_NULL, unsafe_string(cmsg))
@@ -389,10 +512,11 @@ product.
   result bits as one GPU); ignored by `:host` (and by `:auto` without a GPU). Below -1 is status 1
   (INVALID_ARGUMENT).
 
-Fill the buffers through [`inputs`](@ref), then call [`dot`](@ref). Release the context with
-`close(ctx)` (idempotent) or use the do-block form. A finalizer releases a context that was never
-closed once nothing refers to it any more (neither the context nor one of its input views), but
-it runs at an unpredictable time: close contexts explicitly, especially GPU ones.
+Fill the buffers through [`inputs`](@ref) (or `ctx.x` and `ctx.y`, the same views), then call
+[`dot`](@ref). Release the context with `close(ctx)` (idempotent) or use the do-block form. A
+finalizer releases a context that was never closed once nothing refers to it any more (neither the
+context nor one of its input views), but it runs at an unpredictable time, and not at all once
+Julia is exiting: close contexts explicitly, especially GPU ones.
 
 Failures throw [`CudotError`](@ref), e.g. status `Cudot.ERROR_NO_DEVICE` (3) for a GPU strategy
 without a GPU. Using a closed context throws `CudotError` with status 1 (INVALID_ARGUMENT).
@@ -405,9 +529,9 @@ the same context runs in another task.
 """
 mutable struct CudotContext{Tx<:_Eltype,Ty<:_Eltype}
     ptr::Ptr{Cvoid}          # C_NULL once closed or finalized
-    n::Int                   # capacity
-    x::Vector{Tx}            # the C buffers, wrapped without ownership
-    y::Vector{Ty}
+    n::Int                   # capacity; stays readable after close
+    xbuf::Vector{Tx}         # the C buffers, wrapped without ownership; replaced by empty
+    ybuf::Vector{Ty}         # vectors on close, so that nothing keeps the freed addresses
     lock::ReentrantLock      # serializes calls and keeps close from racing them
 
     function CudotContext{Tx,Ty}(n::Integer; memory::Union{Symbol,AbstractString}=:auto,
@@ -449,13 +573,15 @@ mutable struct CudotContext{Tx<:_Eltype,Ty<:_Eltype}
         end
         # The buffers stay at these addresses until cudot_deinit. With n == 0 the pointers must
         # not be dereferenced; an empty wrap never does.
-        ctx.x = unsafe_wrap(Array, Ptr{Tx}(xr[]), Int(n); own=false)
-        ctx.y = unsafe_wrap(Array, Ptr{Ty}(yr[]), Int(n); own=false)
+        xbuf = unsafe_wrap(Array, Ptr{Tx}(xr[]), Int(n); own=false)
+        ybuf = unsafe_wrap(Array, Ptr{Ty}(yr[]), Int(n); own=false)
         # The C buffers start with unspecified bytes. Any byte is a valid value of the other types,
         # but a Bool must be 0x00 or 0x01: zero Bool buffers so that reading one before writing it
         # is well defined.
-        Tx === Bool && fill!(ctx.x, false)
-        Ty === Bool && fill!(ctx.y, false)
+        Tx === Bool && fill!(xbuf, false)
+        Ty === Bool && fill!(ybuf, false)
+        setfield!(ctx, :xbuf, xbuf)
+        setfield!(ctx, :ybuf, ybuf)
         return ctx
     end
 end
@@ -496,13 +622,16 @@ function _with_context(f, ctx::CudotContext)
     return result
 end
 
-# Finalizer: a backstop for contexts that were never closed. It runs only once nothing refers to
-# the context (every call below holds it with GC.@preserve, every input view refers to it), so no
-# call can be in flight. It takes no lock (finalizers must not wait), never throws, never prints.
+# Finalizer: a backstop for contexts that were never closed. Outside exit it runs only once nothing
+# refers to the context (every call below holds it with GC.@preserve, every input view refers to
+# it), so no call on it can be in flight. It may run on any thread, in the middle of any task: it
+# takes no lock (finalizers must not wait or yield), never throws, never prints, and touches only
+# this context. From the moment Julia starts exiting it frees nothing (see _EXITING).
 function _finalize(ctx::CudotContext)
-    p = ctx.ptr
+    _EXITING[] && return nothing
+    p = getfield(ctx, :ptr)
     p == C_NULL && return nothing
-    ctx.ptr = C_NULL
+    setfield!(ctx, :ptr, C_NULL)
     h = _LIB[]
     h === nothing && return nothing
     try
@@ -524,7 +653,7 @@ end
     throw(CudotError(ERROR_INVALID_ARGUMENT, "the CudotContext is closed"))
 
 @inline function _live_ptr(ctx::CudotContext)
-    p = ctx.ptr
+    p = getfield(ctx, :ptr)
     p == C_NULL && _throw_closed()
     return p
 end
@@ -542,12 +671,13 @@ end
 # context can overwrite it first.
 @inline function _locked(f, ctx::CudotContext)
     h = _lib()
-    lock(ctx.lock)
+    lk = getfield(ctx, :lock)
+    lock(lk)
     try
         p = _live_ptr(ctx)
         return GC.@preserve ctx f(h, p)
     finally
-        unlock(ctx.lock)
+        unlock(lk)
     end
 end
 
@@ -556,29 +686,35 @@ end
 
 `false` once the context was closed (or finalized).
 """
-Base.isopen(ctx::CudotContext) = ctx.ptr != C_NULL
+Base.isopen(ctx::CudotContext) = getfield(ctx, :ptr) != C_NULL
 
 """
     close(ctx::CudotContext)
 
 Destroy the C context and free its buffers (`cudot_deinit`). Idempotent: closing a closed context
 does nothing. Waits for calls on the context that are in flight in other tasks. Afterwards every
-use of the context or of its input views throws `CudotError` (status 1). Throws `CudotError`
-(status 5, CUDA) if freeing GPU memory reported an error; the context is closed anyway.
+use of the context or of its input views (`ctx.x`, `ctx.y`, and views taken earlier) throws
+`CudotError` (status 1). Throws `CudotError` (status 5, CUDA) if freeing GPU memory reported an
+error; the context is closed anyway.
 """
-function Base.close(ctx::CudotContext)
+function Base.close(ctx::CudotContext{Tx,Ty}) where {Tx,Ty}
     h = _lib()
-    lock(ctx.lock)
+    lk = getfield(ctx, :lock)
+    lock(lk)
     try
-        p = ctx.ptr
+        p = getfield(ctx, :ptr)
         p == C_NULL && return nothing
-        ctx.ptr = C_NULL
-        st = GC.@preserve ctx ccall(h.deinit, Cint, (Ptr{Cvoid},), p)
+        setfield!(ctx, :ptr, C_NULL)
+        # Drop the wrappers of the buffers before freeing them: nothing reachable from the context
+        # keeps the old addresses (the views read the buffers through the context, and check first).
+        setfield!(ctx, :xbuf, Tx[])
+        setfield!(ctx, :ybuf, Ty[])
+        st = GC.@preserve ctx _c_deinit(h.deinit, p)
         # The context is gone now, so cudot_last_error(ctx) can no longer be asked.
         st == OK || throw(CudotError(st, "cudot_deinit reported an error while freeing the " *
                                          "context (it is destroyed anyway)"))
     finally
-        unlock(ctx.lock)
+        unlock(lk)
     end
     return nothing
 end
@@ -600,14 +736,18 @@ How it is summed depends on the pair of element types:
   `Float64`, summed in `Float64`.
 
 These are methods of `LinearAlgebra.dot` (re-exported by Cudot, so `using Cudot` is enough and
-`using LinearAlgebra` alongside causes no conflict). The result is bitwise identical on every call
-for the same values, for every memory strategy. `n > capacity(ctx)` throws `CudotError` with
-status 1 (INVALID_ARGUMENT).
+`using LinearAlgebra` alongside causes no conflict). `dot(x, y)` on the context's own views is the
+same call (see [`CudotVector`](@ref)). The result is bitwise identical on every call for the same
+values, for every memory strategy. `n > capacity(ctx)` throws `CudotError` with status 1
+(INVALID_ARGUMENT).
+
+On Julia 1.12 and later the call is GC-safe: other threads can collect garbage while a long dot
+runs. On older Julia a garbage collection started elsewhere waits for it to return.
 """
 function LinearAlgebra.dot(ctx::CudotContext)
     return _locked(ctx) do h, p
         r = Ref{Cdouble}(0.0)
-        st = ccall(h.dot, Cint, (Ptr{Cvoid}, Ref{Cdouble}), p, r)
+        st = _c_dot(h.dot, p, r)
         st == OK || _throw_ctx_error(h, p, st, "cudot_dot")
         r[]
     end
@@ -619,7 +759,7 @@ function LinearAlgebra.dot(ctx::CudotContext, n::Integer)
     m = Csize_t(n)
     return _locked(ctx) do h, p
         r = Ref{Cdouble}(0.0)
-        st = ccall(h.dot_n, Cint, (Ptr{Cvoid}, Csize_t, Ref{Cdouble}), p, m, r)
+        st = _c_dot_n(h.dot_n, p, m, r)
         st == OK || _throw_ctx_error(h, p, st, "cudot_dot_n")
         r[]
     end
@@ -727,7 +867,7 @@ end
 function Base.show(io::IO, ctx::CudotContext{Tx,Ty}) where {Tx,Ty}
     print(io, "CudotContext{", Tx, ", ", Ty, "}(")
     if isopen(ctx)
-        print(io, "capacity=", ctx.n)
+        print(io, "capacity=", getfield(ctx, :n))
         m = try
             memory(ctx)
         catch
@@ -749,33 +889,61 @@ end
     CudotVector{T,C} <: AbstractVector{T}
 
 A view of one input buffer of a [`CudotContext`](@ref) (of type `C`), returned by
-[`inputs`](@ref); `x isa CudotVector{Float32}` asks for the element type only. It holds the
-context, so the context (and its buffer) stays alive as long as the view is reachable. Every
-element access checks that the context is still open and throws `CudotError` (status 1) otherwise,
-so a view used after `close` throws instead of touching freed memory. (The check does not protect
-against another task closing the context in the middle of an access: do not close a context that
-other tasks are still using.)
+[`inputs`](@ref) and by `ctx.x` / `ctx.y`; `x isa CudotVector{Float32}` asks for the element type
+only. It holds the context, so the context (and its buffer) stays alive as long as the view is
+reachable, and it reads the buffer through the context: every element access checks that the
+context is still open and throws `CudotError` (status 1) otherwise, so a view used after `close`
+throws instead of touching freed memory. Its length stays the capacity after `close`. (The check
+does not protect against another task closing the context in the middle of an access: do not close
+a context that other tasks are still using.)
+
+`dot(x, y)` of the two views of one open context is computed by the library: it is `dot(ctx)`
+(a `Float64`, the same bits), and `dot(view(x, 1:k), view(y, 1:k))` is `dot(ctx, k)`. Any other
+`dot` involving a view (`dot(x, x)`, views of two contexts, a view with a plain vector, other
+ranges) throws `ArgumentError` rather than fall back to LinearAlgebra's generic `dot`, which sums
+in the element type (an `Int8` sum wraps around, a `Float32` sum rounds in `Float32`) and would
+give a different number. For Julia arithmetic, copy first: `dot(collect(x), v)`.
 
 Writing converts with `convert(T, value)`, so a value the element type cannot hold exactly throws
 (`InexactError`: `2` or `0.5` into a `Bool` view, `200` into an `Int8` one). A `UInt16` view holds
 bfloat16 *bit patterns*: `v[i] = 1` stores the pattern `0x0001`, not the value 1; write
 `v[i] = Cudot.bf16_bits(1.0)` and read `Cudot.bf16_value(v[i])`.
 
-`pointer(v)` gives the raw address; keep `v` alive (`GC.@preserve v`) while using it.
+`pointer(v)` gives the raw address; keep `v` alive (`GC.@preserve v`) while using it, and do not
+use it after `close`.
 """
 struct CudotVector{T<:_Eltype,C<:CudotContext} <: AbstractVector{T}
-    data::Vector{T}            # unsafe_wrap'ed C buffer; does not own or keep anything alive
-    ctx::C                     # keeps the context, hence the buffer, alive
+    ctx::C        # keeps the context, hence the buffer, alive
+    isx::Bool     # true: the context's x buffer; false: its y buffer
+
+    # Only views whose element type is their side's can exist (the buffer is read as a Vector{T}).
+    function CudotVector{T,C}(ctx::C, isx::Bool) where {T<:_Eltype,C<:CudotContext}
+        S = isx ? _xtype(ctx) : _ytype(ctx)
+        T === S || throw(ArgumentError(string("a CudotVector{", T, "} cannot view the ",
+                                              isx ? "x" : "y", " buffer, of element type ", S)))
+        return new{T,C}(ctx, isx)
+    end
 end
+
+_xtype(::CudotContext{Tx,Ty}) where {Tx,Ty} = Tx
+_ytype(::CudotContext{Tx,Ty}) where {Tx,Ty} = Ty
+
+_xview(ctx::C) where {Tx,Ty,C<:CudotContext{Tx,Ty}} = CudotVector{Tx,C}(ctx, true)
+_yview(ctx::C) where {Tx,Ty,C<:CudotContext{Tx,Ty}} = CudotVector{Ty,C}(ctx, false)
+
+# The buffer behind a view, read from its context at each use: after close it is an empty vector,
+# never the freed memory. Callers check that the context is open first.
+@inline _data(v::CudotVector{T}) where {T} =
+    (getfield(v, :isx) ? getfield(v.ctx, :xbuf) : getfield(v.ctx, :ybuf))::Vector{T}
 
 """
     x, y = inputs(ctx::CudotContext{Tx,Ty})
 
 The context's two input buffers as views of length `capacity(ctx)`: `x::CudotVector{Tx}` and
-`y::CudotVector{Ty}`. Write the data into them in place (`x .= ...`, `copyto!(x, v)`,
-`x[i] = ...`), then call `dot(ctx)`. No data is copied: the views are the library's own memory.
-The buffers keep their contents between calls. They become unusable (accesses throw) once the
-context is closed.
+`y::CudotVector{Ty}` (also available as `ctx.x` and `ctx.y`). Write the data into them in place
+(`x .= ...`, `copyto!(x, v)`, `x[i] = ...`), then call `dot(ctx)` (or `dot(x, y)`, the same). No
+data is copied: the views are the library's own memory. The buffers keep their contents between
+calls. They become unusable (accesses throw) once the context is closed.
 
 Element types: `Float32`, `Float64`, `Float16` and `Int8`/`UInt8` are stored natively. A `Bool`
 view is a byte buffer holding 0 or 1 (zeroed at construction); never put another byte value in
@@ -786,8 +954,20 @@ bits; Cudot does not depend on that package).
 """
 function inputs(ctx::CudotContext)
     _live_ptr(ctx)
-    return (CudotVector(ctx.x, ctx), CudotVector(ctx.y, ctx))
+    return (_xview(ctx), _yview(ctx))
 end
+
+# ctx.x and ctx.y are the checked views (what inputs returns), never the raw wrapped buffers: a raw
+# Vector would read freed memory after close, and would reach LinearAlgebra's generic dot. Other
+# names are the fields (internal).
+function Base.getproperty(ctx::CudotContext, name::Symbol)
+    name === :x && return inputs(ctx)[1]
+    name === :y && return inputs(ctx)[2]
+    return getfield(ctx, name)
+end
+
+Base.propertynames(ctx::CudotContext, private::Bool=false) =
+    private ? (:x, :y, fieldnames(typeof(ctx))...) : (:x, :y)
 
 """
     Cudot.context(v::CudotVector) -> CudotContext
@@ -796,14 +976,14 @@ The context a view belongs to.
 """
 context(v::CudotVector) = v.ctx
 
-Base.size(v::CudotVector) = (length(v.data),)
+Base.size(v::CudotVector) = (getfield(v.ctx, :n),)
 Base.IndexStyle(::Type{<:CudotVector}) = IndexLinear()
 
 @inline function Base.getindex(v::CudotVector, i::Int)
     ctx = v.ctx
     _live_ptr(ctx)
     @boundscheck checkbounds(v, i)
-    return GC.@preserve ctx @inbounds v.data[i]
+    return GC.@preserve ctx @inbounds _data(v)[i]
 end
 
 @inline function Base.setindex!(v::CudotVector{T}, val, i::Int) where {T}
@@ -812,7 +992,7 @@ end
     @boundscheck checkbounds(v, i)
     t = convert(T, val)
     GC.@preserve ctx begin
-        @inbounds v.data[i] = t
+        @inbounds _data(v)[i] = t
     end
     return v
 end
@@ -821,25 +1001,25 @@ function Base.fill!(v::CudotVector{T}, val) where {T}
     ctx = v.ctx
     _live_ptr(ctx)
     t = convert(T, val)
-    GC.@preserve ctx fill!(v.data, t)
+    GC.@preserve ctx fill!(_data(v), t)
     return v
 end
 
 function Base.copyto!(dest::CudotVector{T}, src::Vector{T}) where {T}
     ctx = dest.ctx
     _live_ptr(ctx)
-    GC.@preserve ctx copyto!(dest.data, src)
+    GC.@preserve ctx copyto!(_data(dest), src)
     return dest
 end
 
 function Base.pointer(v::CudotVector)
     _live_ptr(v.ctx)
-    return pointer(v.data)
+    return pointer(_data(v))
 end
 
 Base.unsafe_convert(::Type{Ptr{T}}, v::CudotVector{T}) where {T} = pointer(v)
 
-Base.dataids(v::CudotVector) = Base.dataids(v.data)
+Base.dataids(v::CudotVector) = Base.dataids(_data(v))
 
 function Base.show(io::IO, ::MIME"text/plain", v::CudotVector{T}) where {T}
     if isopen(v.ctx)
@@ -857,6 +1037,138 @@ function Base.show(io::IO, v::CudotVector{T}) where {T}
         print(io, "CudotVector{", T, "}(<closed context>)")
     end
     return nothing
+end
+
+# ---------------------------------------------------------------------------------------------
+# dot of the views: the library's result, or an error; never LinearAlgebra's generic sum
+# ---------------------------------------------------------------------------------------------
+
+# A view, or a view of a view (view(x, 1:k)): the arguments these dot methods take.
+const _CudotOperand = Union{CudotVector,SubArray{<:Any,1,<:CudotVector}}
+
+# (context, is the x side, length) of a whole view or of a leading range of one; nothing for
+# anything else (a range not starting at the first element, a step, a list of indices).
+_dot_operand(v::CudotVector) = (v.ctx, getfield(v, :isx), length(v))
+function _dot_operand(v::SubArray{<:Any,1,<:CudotVector})
+    r = parentindices(v)[1]
+    (r isa AbstractUnitRange && first(r) == 1) || return nothing
+    p = parent(v)
+    return (p.ctx, getfield(p, :isx), length(r))
+end
+
+@noinline function _refuse_dot()
+    throw(ArgumentError(string(
+        "dot with a CudotVector: only dot(x, y) of one context's own x and y (whole, or the same ",
+        "leading range view(x, 1:k), view(y, 1:k)) is defined, and it is computed by the cudot ",
+        "library, like dot(ctx) or dot(ctx, k). LinearAlgebra's generic dot, which any other pair ",
+        "would reach, sums in the element type and gives a different number. For Julia ",
+        "arithmetic, copy the view first: dot(collect(a), b).")))
+end
+
+function LinearAlgebra.dot(a::_CudotOperand, b::_CudotOperand)
+    oa, ob = _dot_operand(a), _dot_operand(b)
+    (oa === nothing || ob === nothing) && _refuse_dot()
+    (ctx, ax, ka), (ctxb, bx, kb) = oa, ob
+    (ctx === ctxb && ax != bx) || _refuse_dot()      # x with y of the same context, either order
+    ka == kb || throw(DimensionMismatch(string("dot: the views have lengths ", ka, " and ", kb)))
+    # The same numbers either way (a prefix of capacity n is the whole dot); dot(ctx) for whole views.
+    return ka == getfield(ctx, :n) ? dot(ctx) : dot(ctx, ka)
+end
+
+LinearAlgebra.dot(::_CudotOperand, ::AbstractVector) = _refuse_dot()
+LinearAlgebra.dot(::AbstractVector, ::_CudotOperand) = _refuse_dot()
+
+# ---------------------------------------------------------------------------------------------
+# Partials: building blocks of distributed dots (cudot_tile_partials, cudot_join_partials)
+# ---------------------------------------------------------------------------------------------
+
+@noinline _throw_no_partials(h::_Library) =
+    throw(CudotError(ERROR_UNSUPPORTED,
+                     string("the partials API needs cudot ", _PARTIALS_SINCE, " or later; the ",
+                            "loaded library (", h.path, ") is ", h.version)))
+
+"""
+    Cudot.tile_partials(ctx, first=1, n=capacity(ctx) - first + 1) -> Vector{UInt8}
+
+The partial sums of the tiles of elements `first:first+n-1` of the context's buffers
+(`cudot_tile_partials`), element `first` taken as the first element of a tile: `cld(n,
+Cudot.TILE_ELEMENTS)` partials of `Cudot.PARTIAL_BYTES` (16) bytes each, in tile order; only the
+last tile may be short. `first` is **1-based**, as Julia indices are (the C function's `first` is
+`first - 1`).
+
+The bytes are opaque: only [`Cudot.join_partials`](@ref) with the same element types, with a
+library of the same major version on a machine of the same byte order, may read them. Joining the
+partials of all tiles of a vector, in tile order, gives exactly the bits of `dot` on one context
+holding the whole vector, however the tiles were spread over contexts, processes or GPUs. So a
+vector split into pieces that each start at a multiple of `Cudot.TILE_ELEMENTS` (only the last
+piece may end in a short tile) can be computed piece by piece; see the README for MPI.
+
+Errors (`CudotError`, status 1): a closed context, `first < 1`, `n < 0`, or elements beyond the
+capacity. A library older than 1.2 throws status 4 (UNSUPPORTED). GC-safe on Julia 1.12+, like
+`dot`.
+"""
+function tile_partials(ctx::CudotContext, first::Integer=1,
+                       n::Integer=getfield(ctx, :n) - first + 1)
+    _live_ptr(ctx)
+    cap = getfield(ctx, :n)
+    1 <= first <= typemax(Int) ||
+        throw(CudotError(ERROR_INVALID_ARGUMENT, string("tile_partials: first = ", first,
+              " is not an element index (indices are 1-based: the first element is 1)")))
+    0 <= n <= typemax(Int) ||
+        throw(CudotError(ERROR_INVALID_ARGUMENT, string("tile_partials: n = ", n,
+              " is out of range")))
+    f0, m = Int(first) - 1, Int(n)
+    # Checked here, before the output is allocated for n elements; cannot overflow: 0 <= m <= cap.
+    (m <= cap && f0 <= cap - m) ||
+        throw(CudotError(ERROR_INVALID_ARGUMENT, string("tile_partials: elements ", first, ":",
+              f0 + m, " go beyond the capacity ", cap)))
+    out = Vector{UInt8}(undef, cld(m, TILE_ELEMENTS) * PARTIAL_BYTES)
+    _locked(ctx) do h, p
+        h.tile_partials == C_NULL && _throw_no_partials(h)
+        st = _c_tile_partials(h.tile_partials, p, Csize_t(f0), Csize_t(m), out)
+        st == OK || _throw_ctx_error(h, p, st, "cudot_tile_partials")
+        nothing
+    end
+    return out
+end
+
+"""
+    Cudot.join_partials(xT, yT, partials::AbstractVector{UInt8}) -> Float64
+
+The dot product of a vector from the partials of all its tiles, in tile order
+(`cudot_join_partials`), exactly as `dot` on one context holding the whole vector returns it: the
+same bits. `xT` and `yT` are the element types of `x` and `y` that the partials were computed for
+(as given to `CudotContext`, e.g. `Float32, Bool`); joining with other types gives a meaningless
+number. No partials (an empty vector) give `+0.0`.
+
+Errors (`CudotError`, status 1): a length that is not a multiple of `Cudot.PARTIAL_BYTES`, an
+element type not in [`Cudot.ELTYPES`](@ref). A library older than 1.2 throws status 4.
+"""
+function join_partials(xT, yT, partials::AbstractVector{UInt8})
+    Tx = _checked_eltype(xT, "x element type")
+    Ty = _checked_eltype(yT, "y element type")
+    len = length(partials)
+    len % PARTIAL_BYTES == 0 ||
+        throw(CudotError(ERROR_INVALID_ARGUMENT, string("join_partials: ", len, " bytes are not ",
+              "a whole number of partials of ", PARTIAL_BYTES, " bytes")))
+    h = _lib()
+    h.join_partials == C_NULL && _throw_no_partials(h)
+    # One contiguous block for C: a Vector as it is, anything else (a view, a range) copied.
+    buf = partials isa Vector{UInt8} ? partials : Vector{UInt8}(partials)
+    return _join(h, _dtype_code(Tx), _dtype_code(Ty), buf, len ÷ PARTIAL_BYTES)
+end
+
+# The message of a failed join is thread-local, like cudot_init's: read right after the call, with
+# no yield point in between, so on the same OS thread.
+@noinline function _join(h::_Library, xcode::Int32, ycode::Int32, buf::Vector{UInt8}, tiles::Int)
+    r = Ref{Cdouble}(0.0)
+    st = ccall(h.join_partials, Cint, (Int32, Int32, Ptr{UInt8}, Csize_t, Ref{Cdouble}),
+               xcode, ycode, buf, Csize_t(tiles), r)
+    if st != OK
+        msg = unsafe_string(ccall(h.last_error, Cstring, (Ptr{Cvoid},), C_NULL))
+        throw(CudotError(st, isempty(msg) ? "cudot_join_partials failed" : msg))
+    end
+    return r[]
 end
 
 # ---------------------------------------------------------------------------------------------
