@@ -83,10 +83,14 @@ class Context:
     then call ctx.dot(). close() (or leaving a with-block) ends the context; the memory itself is freed
     once no numpy view of it is referenced any more.
     """
+    _handle: Optional[_Handle]
+    _views: Optional[Tuple[np.ndarray, np.ndarray]]
+    _types: Tuple[_types.ElementType, _types.ElementType]
 
     def __init__(self, n: int, dtype: npt.DTypeLike = np.float32, memory: str = "auto", device: int = 0, *,
                  y_dtype: npt.DTypeLike = None) -> None:
-        self._handle = self._views = self._types = None  # what close() and repr() expect, even if init fails
+        # What close() and repr() expect, even if init fails (_types gets its real value at the end).
+        self._handle = self._views = self._types = None  # type: ignore[assignment]
         n = _count(n, "n", _lib.SIZE_MAX)
         device = operator.index(device)
         if not -2 ** 31 <= device < 2 ** 31:
@@ -135,7 +139,7 @@ class Context:
     def dtypes(self) -> Tuple[str, str]:
         """The element types of x and y by name, e.g. ('f32', 'bool') or ('bf16', 'f64'); readable after
         close()."""
-        return tuple(t.name for t in self._types)
+        return self._types[0].name, self._types[1].name
 
     @property
     def type_codes(self) -> Tuple[int, int]:
@@ -181,8 +185,8 @@ class Context:
         handle = self._live()
         if dtype is not None or y_dtype is not None:
             expected = (dtype, dtype if y_dtype is None else y_dtype)
-            for side, held, want in zip("xy", self._types, expected):
-                want = held if want is None else _types.lookup(want)
+            for side, held, asked in zip("xy", self._types, expected):
+                want = held if asked is None else _types.lookup(asked)
                 if want != held:  # 'u8' and 'bool' differ, though both are CUDOT_U8
                     raise TypeError(f"cudot: this context's {side} holds {held.label}, not {want.label}")
         views = self._views
@@ -190,7 +194,8 @@ class Context:
             x, y = ctypes.c_void_p(), ctypes.c_void_p()
             self._check(_lib.lib.cudot_get_inputs(handle.ptr, ctypes.byref(x), ctypes.byref(y)), handle)
             n = self.capacity
-            views = tuple(np.asarray(_Buffer(handle, p.value, n, t.view)) for p, t in zip((x, y), self._types))
+            views = (np.asarray(_Buffer(handle, x.value, n, self._types[0].view)),
+                     np.asarray(_Buffer(handle, y.value, n, self._types[1].view)))
             if self._handle is handle:  # not closed meanwhile by another thread: keep them
                 self._views = views
         return views
@@ -222,7 +227,7 @@ class Context:
             raise TypeError("cudot: dot_n needs an integer n")
         return self.dot(n)
 
-    def tile_partials(self, first: int = 0, n: Optional[int] = None) -> np.ndarray:
+    def tile_partials(self, first: int = 0, n: Optional[int] = None) -> npt.NDArray[np.uint8]:
         """The partial sums of the tiles of elements [first, first + n) (n defaults to the rest of the
         buffers), element `first` taken as the first element of a tile: a uint8 array of
         ceil(n / TILE_ELEMENTS) * PARTIAL_BYTES opaque bytes, for cudot.join_partials. Library 1.2."""

@@ -21,7 +21,7 @@ PARTIAL_BYTES = 16  # CUDOT_PARTIAL_BYTES: the size of one tile's partial
 BytesLike = Union[bytes, bytearray, memoryview, np.ndarray]
 
 
-def partials_buffer(n: int) -> np.ndarray:
+def partials_buffer(n: int) -> npt.NDArray[np.uint8]:
     """A fresh uint8 array for the partials of n elements: one per tile, the last tile maybe short."""
     return np.empty(-(-n // TILE_ELEMENTS) * PARTIAL_BYTES, dtype=np.uint8)
 

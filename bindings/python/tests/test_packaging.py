@@ -1,6 +1,7 @@
 """Packaging: the version, loading the library lazily, the copy bundled in the package (a wheel's), and the
 type hints. test.sh runs this suite twice: from the source tree, and from a wheel installed in a venv."""
 import importlib.metadata
+import importlib.util
 import inspect
 import os
 import re
@@ -150,3 +151,40 @@ def test_public_api_is_annotated_and_marked_typed():
         hints = typing.get_type_hints(fn)  # also checks that every annotation resolves
         params = [p for p in inspect.signature(fn).parameters if p not in ("self", "cls")]
         assert "return" in hints and all(p in hints for p in params), name
+
+
+TYPED_USER = '''
+from typing import Optional
+import numpy as np
+import numpy.typing as npt
+import cudot
+
+def total(n: int) -> float:
+    with cudot.Context(n, "f32", memory="host") as ctx:
+        ctx.x[:] = 1.0
+        parts: npt.NDArray[np.uint8] = ctx.tile_partials(0, n)
+        device: Optional[int] = ctx.device
+        try:
+            return ctx.dot() + cudot.join_partials(parts, ctx.dtypes[0], ctx.dtypes[1])
+        except cudot.InvalidArgumentError as e:
+            return float(e.status)
+'''
+WRONG = "\nname: int = cudot.library_version()\nnot_a_function = cudot.Context(4).dot_n('4')\n"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="no mypy (Debian: python3-mypy)")
+def test_a_typed_user_type_checks(tmp_path):
+    """mypy --strict reads the annotations (from an installed package only thanks to py.typed): correct
+    code passes, and wrong code is caught, which shows the types are not just Any."""
+    env = dict(os.environ, MYPYPATH=str(PACKAGE.parent)) if PYPROJECT.exists() else dict(os.environ)
+    command = [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--no-error-summary",
+               "--cache-dir", str(tmp_path / "cache")]  # silent: judge the user's file, not cudot's insides
+    (tmp_path / "good.py").write_text(TYPED_USER)
+    run = subprocess.run(command + ["good.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    (tmp_path / "bad.py").write_text(TYPED_USER + WRONG)
+    run = subprocess.run(command + ["bad.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert 'error: Incompatible types in assignment (expression has type "str"' in run.stdout
+    assert 'error: Argument 1 to "dot_n" of "Context" has incompatible type "str"' in run.stdout
