@@ -67,9 +67,14 @@ CUDOT_HD double add_rn(double a, double b) {
     return a + b;
 #endif
 }
+#if defined(__MINGW32__) && !defined(__FMA__) && !defined(__CUDACC__)
+double mingw_fma(double a, double b, double c);  // src/cpu/fma_mingw.cpp
+#endif
 CUDOT_HD double fma_rn(double a, double b, double c) {
 #if defined(__CUDA_ARCH__)
     return __fma_rn(a, b, c);
+#elif defined(__MINGW32__) && !defined(__FMA__)
+    return mingw_fma(a, b, c);  // MinGW-w64's fma() is not correctly rounded (src/cpu/fma_mingw.cpp)
 #else
     return std::fma(a, b, c);
 #endif

@@ -17,6 +17,9 @@ void set_cpu_always_parallel(cudot_ctx *ctx, bool on);
 void set_cpu_parallel_bytes(cudot_ctx *ctx, std::size_t bytes);
 // How many jobs the CPU thread pool has shared with its workers in this process so far.
 unsigned long long cpu_pool_jobs();
+// MinGW builds only (src/cpu/fma_mingw.cpp): the baseline copy's fma uses the software path even on a
+// processor with FMA, so tests can compare the two.
+void set_software_fma(bool on);
 // Forces the dot kernel's grid size on ctx (0: the normal choice).
 void set_gpu_blocks(cudot_ctx *ctx, unsigned blocks);
 // Fixes the share of tiles the GPU takes in an AUTO (hybrid) dot: 0..1; negative: adapt (the default).

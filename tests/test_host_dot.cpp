@@ -159,6 +159,62 @@ TEST_CASE("HOST: instruction-set variants agree on every bit pattern (subnormals
     if (count < 2) WARN("only one inner-loop variant on this machine: nothing to compare");
 }
 
+#if defined(__MINGW32__)
+// MinGW-w64's fma() is not correctly rounded, so the baseline copy (built without -mfma) has its own
+// (src/cpu/fma_mingw.cpp): the processor's FMA, or without one a software path. Both must give the
+// instruction's bits, so the baseline copy matches the AVX2 copy, which uses the instruction.
+TEST_CASE("HOST (MinGW): the software fma gives the FMA instruction's bits", "[host][determinism]") {
+    using namespace cudot;
+    if (!__builtin_cpu_supports("fma")) {
+        WARN("this processor has no FMA instruction to compare the software path with");
+        return;
+    }
+    // TwoProduct's errors, fma(x, y, -x*y), on random finite bit patterns: subnormals, huge and tiny.
+    std::uint64_t state = 0x2545f4914f6cdd1dULL;
+    auto next_bits = [&] {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return state ^ (state >> 29);
+    };
+    auto next = [&] {
+        std::uint64_t b = next_bits();
+        if ((b & 0x7ff0000000000000ULL) == 0x7ff0000000000000ULL) b ^= 0x4000000000000000ULL;  // finite
+        double v;
+        std::memcpy(&v, &b, sizeof v);
+        return v;
+    };
+    int differ = 0;
+    for (int i = 0; i < 200000; ++i) {
+        const double x = next(), y = next(), p = order::mul_rn(x, y);
+        testing::set_software_fma(false);
+        const double hw = order::fma_rn(x, y, -p);
+        testing::set_software_fma(true);
+        const double sw = order::fma_rn(x, y, -p);
+        if (test::bits(hw) != test::bits(sw) && !(std::isnan(hw) && std::isnan(sw))) ++differ;
+    }
+    CHECK(differ == 0);
+    // Whole F64 partials: the baseline copy on the software path against every other copy.
+    const cpu::TileKernels *variants[4];
+    const int count = cpu::tile_kernel_variants(variants, 4);
+    const std::size_t n = 3 * order::kTile + 77, tiles = order::tile_count(n);
+    // Magnitudes from 2^-60 to 2^60 (finite products, large cancellations), random significands.
+    std::vector<double> x(n), y(n);
+    auto moderate = [&](std::size_t i) {
+        const double m = 1.0 + static_cast<double>(next_bits() >> 12) * 0x1p-52;
+        return std::ldexp(next_bits() & 1 ? -m : m, static_cast<int>(i % 121) - 60);
+    };
+    for (std::size_t i = 0; i < n; ++i) x[i] = moderate(i), y[i] = moderate(i * 7 + 3);
+    std::vector<double> p0(tiles * 2), p(tiles * 2);
+    variants[0]->get(CUDOT_F64, CUDOT_F64)(x.data(), y.data(), n, 0, tiles, p0.data());
+    testing::set_software_fma(false);
+    for (int v = 1; v < count; ++v) {
+        INFO(variants[v]->isa);
+        variants[v]->get(CUDOT_F64, CUDOT_F64)(x.data(), y.data(), n, 0, tiles, p.data());
+        CHECK(std::memcmp(p.data(), p0.data(), p.size() * sizeof(double)) == 0);
+    }
+    if (count < 2) WARN("only one inner-loop variant on this machine: partials not compared");
+}
+#endif
+
 TEST_CASE("HOST: every pair of element types is within its bound", "[host][accuracy]") {
     for (int32_t xd : test::all_dtypes())
         for (int32_t yd : test::all_dtypes())
