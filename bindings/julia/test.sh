@@ -31,5 +31,8 @@ if [[ -z "${CUDOT_LIBRARY:-}" ]]; then
     exit 1
 fi
 export CUDOT_LIBRARY
+# Cudot depends on Preferences.jl (a registered package): install it into the package's own
+# environment (Manifest.toml, not tracked) the first time. Needs the General registry.
+julia --project="$here" -e 'using Pkg; Pkg.instantiate()'
 echo "running the Julia tests with CUDOT_LIBRARY=$CUDOT_LIBRARY"
 julia --project="$here" "$here/test/runtests.jl"

@@ -627,11 +627,14 @@ end
 # it), so no call on it can be in flight. It may run on any thread, in the middle of any task: it
 # takes no lock (finalizers must not wait or yield), never throws, never prints, and touches only
 # this context. From the moment Julia starts exiting it frees nothing (see _EXITING).
-function _finalize(ctx::CudotContext)
+function _finalize(ctx::CudotContext{Tx,Ty}) where {Tx,Ty}
     _EXITING[] && return nothing
     p = getfield(ctx, :ptr)
     p == C_NULL && return nothing
     setfield!(ctx, :ptr, C_NULL)
+    # As close does (this matters only for an explicit finalize(ctx) on a context still in use).
+    setfield!(ctx, :xbuf, Tx[])
+    setfield!(ctx, :ybuf, Ty[])
     h = _LIB[]
     h === nothing && return nothing
     try

@@ -124,6 +124,14 @@ function random_inputs(::Type{Tx}, ::Type{Ty}, n, seed) where {Tx,Ty}
     return xs, ys
 end
 
+# Copies xs and ys into the context's two buffers; returns the context.
+function load!(ctx, xs, ys)
+    x, y = inputs(ctx)
+    copyto!(x, xs)
+    copyto!(y, ys)
+    return ctx
+end
+
 # Exact dot product (BigFloat wide enough that every product and partial sum of these inputs is
 # exact) and the sum of |x[i] * y[i]|.
 function reference(xs::AbstractVector, ys::AbstractVector)
@@ -175,6 +183,12 @@ function gpu_context(n, Tx, Ty, mem; device=0)
     end
 end
 
+# Records a GPU test as skipped (gpu_context returned nothing: no GPU, and none required).
+function skip_without_gpu(what)
+    @info "no usable GPU: skipping $what (set CUDOT_TEST_GPU=1 to make this a failure)"
+    @test_skip false
+end
+
 const RANDOM_CASES = vcat([(Tx, Ty, n) for Tx in ELTYPES for Ty in ELTYPES for n in (1, 1000, 8193)],
                           [(T, T, 2^20 + 3) for T in (Float32, Float64, Float16, UInt16)],
                           [(Float32, Float64, 2^20 + 3), (Float16, Int8, 2^20 + 3)])
@@ -223,6 +237,100 @@ end
     peak = resident_bytes()
     return peak, refs
 end
+
+# ---- helpers of the packaging, exit and partials testsets
+
+const PKGDIR = dirname(@__DIR__)                  # bindings/julia
+const PROJECT_TOML = joinpath(PKGDIR, "Project.toml")
+const HEADER = joinpath(PKGDIR, "..", "..", "include", "cudot.h")
+
+# The keys of each [section] of a flat TOML file such as Project.toml (no nested tables, no
+# multi-line values), enough to check which dependencies have a [compat] entry.
+function toml_keys(path)
+    sections = Dict{String,Vector{String}}()
+    current = ""
+    for line in eachline(path)
+        s = strip(line)
+        if startswith(s, "[")
+            current = String(strip(s, ['[', ']']))
+        elseif !startswith(s, "#") && occursin('=', s)
+            push!(get!(sections, current, String[]), String(strip(split(s, '=')[1])))
+        end
+    end
+    return sections
+end
+
+# The version Project.toml states on its `version = "..."` line.
+function project_version()
+    m = match(r"^version\s*=\s*\"([^\"]*)\"\s*$"m, read(PROJECT_TOML, String))
+    return m === nothing ? nothing : VersionNumber(m[1])
+end
+
+# CUDOT_VERSION_MAJOR.MINOR.PATCH of the header.
+function header_version()
+    text = read(HEADER, String)
+    part(name) = parse(Int, match(Regex("#define CUDOT_VERSION_" * name * " (\\d+)"), text)[1])
+    return VersionNumber(part("MAJOR"), part("MINOR"), part("PATCH"))
+end
+
+# Runs `script` in a new Julia process with the same active project (and this process's
+# environment, so CUDOT_LIBRARY too). Returns (finished in time and exited 0, stdout,
+# stderr); a process still running after `timeout` seconds is killed.
+function run_julia(script::String; threads::Int=2, timeout::Float64=300.0)
+    dir = mktempdir()
+    out, err = joinpath(dir, "stdout"), joinpath(dir, "stderr")
+    # The active project of these tests: bindings/julia itself, or the sandbox of Pkg.test.
+    project = dirname(Base.active_project())
+    cmd = `$(Base.julia_cmd()) --startup-file=no --threads=$threads --project=$project -e $script`
+    proc = run(pipeline(cmd; stdout=out, stderr=err); wait=false)
+    in_time = timedwait(() -> process_exited(proc), timeout) === :ok
+    in_time || kill(proc)
+    wait(proc)
+    return (in_time && success(proc), read(out, String), read(err, String))
+end
+
+# A process that exits while contexts are open: one used by an atexit hook of the user, one never
+# closed, one still computing on another thread. Julia runs every finalizer at exit, of reachable
+# contexts too; they must free nothing then (the busy one would be freed under the running dot).
+const EXIT_SCRIPT = raw"""
+using Cudot
+const N = 1 << 22
+function filled(n)
+    c = CudotContext(n; eltype=Float64, memory=:host)
+    x, y = inputs(c)
+    fill!(x, 1.0)
+    fill!(y, 0.5)
+    return c
+end
+const early = filled(N)
+const want = dot(early)
+# Registered after Cudot's own hook, so it runs before it (hooks run last registered first).
+atexit() do
+    late = filled(N)
+    ok = dot(late) == want && dot(early) == want
+    close(late)
+    close(early)
+    println(ok ? "atexit ok" : "atexit WRONG")
+    flush(stdout)
+end
+const leaked = filled(N)                 # open at exit, never closed
+const busy = filled(N)
+const started = Threads.Atomic{Bool}(false)
+Threads.@spawn while true
+    dot(busy) == want || println("busy WRONG")
+    started[] = true
+    yield()                              # lets the main task run if both share a thread
+end
+while !started[]
+    sleep(0.01)
+end
+println("exiting")
+flush(stdout)
+"""
+
+# Element type pairs of the partials tests: each kind of arithmetic, a mixed pair, bfloat16, Bool.
+const PARTIAL_PAIRS = ((Float32, Float32), (Float64, Float64), (Float16, UInt16), (Int8, UInt8),
+                       (Float32, Bool), (Float64, Int8))
 
 @testset "Cudot" begin
 
@@ -518,8 +626,7 @@ end
     n = 2^20 + 3
     ctx = gpu_context(n, Tx, Ty, mem)
     if ctx === nothing
-        @info "no usable GPU: skipping memory = :$mem (set CUDOT_TEST_GPU=1 to make this a failure)"
-        @test_skip ctx !== nothing
+        skip_without_gpu("memory = :$mem")
     else
         try
             @test memory(ctx) === mem
@@ -556,20 +663,15 @@ end
     n = 3 * 8192 * 40 + 5    # many tiles, so several GPUs each get a run; the last tile short
     ctx = gpu_context(n, Tx, Ty, mem; device=Cudot.DEVICE_ALL)
     if ctx === nothing
-        @info "no usable GPU: skipping DEVICE_ALL on :$mem (set CUDOT_TEST_GPU=1 to make this a failure)"
-        @test_skip ctx !== nothing
+        skip_without_gpu("DEVICE_ALL on :$mem")
     else
         try
             @test memory(ctx) === mem
             @test Cudot.device(ctx) == Cudot.DEVICE_ALL
             xs, ys = random_inputs(Tx, Ty, n, 17)
-            x, y = inputs(ctx)
-            copyto!(x, xs)
-            copyto!(y, ys)
+            x, y = inputs(load!(ctx, xs, ys))
             CudotContext(n; eltype=Tx, y_eltype=Ty, memory=:host) do host
-                hx, hy = inputs(host)
-                copyto!(hx, xs)
-                copyto!(hy, ys)
+                load!(host, xs, ys)
                 for k in (n, 0, 1, 8193, n ÷ 3, n - 1)
                     @test dot(ctx, k) === dot(host, k)
                 end
@@ -949,5 +1051,283 @@ end
         @test occursin("major version 1", why)
     end
 end
+
+# ---- the views and LinearAlgebra.dot: dot(ctx.x, ctx.y) used to reach the generic dot, which sums in
+# the element type (an Int8 sum wraps, a Float32 sum rounds in Float32) and returns that type
+
+@testset "dot of the views is the library's dot, $Tx × $Ty" for (Tx, Ty) in
+        ((Float32, Float32), (Int8, Int8), (Float16, Float16), (UInt8, Bool), (Float32, Float64),
+         (UInt16, Float32))
+    n = 3 * Cudot.TILE_ELEMENTS + 17
+    xs, ys = random_inputs(Tx, Ty, n, 99)
+    CudotContext(n; eltype=Tx, y_eltype=Ty, memory=:host) do ctx
+        x, y = inputs(load!(ctx, xs, ys))
+        r = dot(ctx)
+        @test dot(ctx.x, ctx.y) === r
+        @test dot(x, y) === r
+        @test dot(y, x) === r
+        @test x' * y === r                       # LinearAlgebra turns this into dot(x, y)
+        @test ctx.x isa CudotVector{Tx} && ctx.y isa CudotVector{Ty}
+        @test pointer(ctx.x) == pointer(x) && pointer(ctx.y) == pointer(y)   # the buffers, no copy
+        @test propertynames(ctx) == (:x, :y)
+        # A leading range of both views is the prefix dot.
+        for k in (0, 1, 1000, n)
+            @test dot(view(x, 1:k), view(y, 1:k)) === dot(ctx, k)
+        end
+        @test dot(view(x, :), y) === r
+        # Every other pair is an error, never a silently different number.
+        @test_throws ArgumentError dot(x, x)
+        @test_throws ArgumentError dot(x, collect(y))
+        @test_throws ArgumentError dot(collect(x), y)
+        @test_throws ArgumentError dot(view(x, 2:5), view(y, 2:5))
+        @test_throws ArgumentError dot(view(x, 1:2:9), view(y, 1:2:9))
+        @test_throws DimensionMismatch dot(view(x, 1:3), view(y, 1:4))
+        CudotContext(n; eltype=Tx, y_eltype=Ty, memory=:host) do other
+            @test_throws ArgumentError dot(x, inputs(other)[2])
+        end
+        @test occursin("collect", sprint(showerror, thrown(() -> dot(x, x))))
+        # Copies are ordinary vectors, computed by LinearAlgebra as usual.
+        @test dot(collect(x), collect(y)) isa Number
+    end
+end
+
+@testset "ctx.x and ctx.y after close" begin
+    ctx = CudotContext(10; eltype=Float64, memory=:host)
+    ctx.x .= 2                                   # broadcasting into the view writes the buffer
+    fill!(ctx.y, 3)
+    @test dot(ctx) == 60.0
+    x, y = ctx.x, ctx.y
+    close(ctx)
+    # ctx.x was the raw wrapped buffer, still pointing at the freed memory; now every access throws.
+    for f in (() -> ctx.x, () -> ctx.y, () -> x[1], () -> (y[2] = 1.0), () -> dot(x, y),
+              () -> sum(x), () -> pointer(y))
+        e = thrown(f)
+        @test e isa CudotError && e.status == Cudot.ERROR_INVALID_ARGUMENT
+        @test occursin("closed", e.msg)
+    end
+    # Nothing reachable from the context keeps the freed addresses.
+    @test isempty(getfield(ctx, :xbuf)) && isempty(getfield(ctx, :ybuf))
+    @test length(x) == 10 && length(y) == 10     # the size needs no memory access
+    @test ctx.ptr == C_NULL
+end
+
+# ---- exit: finalizers free nothing once Julia exits; blocking calls are GC-safe on Julia 1.12+
+
+@testset "finalizers free nothing once Julia exits" begin
+    @test Cudot._EXITING[] == false
+    if isdefined(Base, :atexit_hooks)
+        @test any(h -> h === Cudot._at_exit, Base.atexit_hooks)   # registered by __init__
+    end
+    ctx = CudotContext(1000; eltype=Float64, memory=:host)
+    x, y = inputs(ctx)
+    fill!(x, 1)
+    fill!(y, 2)
+    try
+        Cudot._at_exit()          # what Julia's exit runs before it runs every finalizer
+        Cudot._finalize(ctx)      # the finalizer, on a context that is still in use
+        @test isopen(ctx)
+        @test dot(ctx) == 2000.0
+    finally
+        Cudot._EXITING[] = false
+    end
+    # Before exit the registered finalizer frees the context (normally only an unreachable one).
+    finalize(ctx)
+    @test !isopen(ctx)
+    @test isempty(getfield(ctx, :xbuf)) && isempty(getfield(ctx, :ybuf))
+    @test_throws CudotError x[1]
+    @test close(ctx) === nothing
+
+    # The real thing, in a process of its own.
+    ok, out, err = run_julia(EXIT_SCRIPT)
+    @test ok
+    @test occursin("exiting", out) && occursin("atexit ok", out)
+    @test !occursin("WRONG", out)
+    ok || @info "the exit test's process failed" out err
+end
+
+@testset "garbage collection while dots run" begin
+    # On Julia 1.12+ the long calls are GC-safe: collections proceed while they run. Either way
+    # the results must not change while another task collects garbage all the time.
+    @test Cudot._GC_SAFE_CALLS == (VERSION >= v"1.12.0")
+    n = 1 << 22
+    CudotContext(n; eltype=Float32, memory=:host) do ctx
+        x, y = inputs(ctx)
+        fill_integers!(x, y)
+        want = Float64(exact_integer_dot(n))
+        stop = Threads.Atomic{Bool}(false)
+        collector = Threads.@spawn begin
+            rounds = 0
+            while true                           # at least one round, however tasks are scheduled
+                GC.gc(false)
+                rounds += 1
+                stop[] && break
+                yield()
+            end
+            rounds
+        end
+        workers = [Threads.@spawn [dot(ctx) for _ in 1:20] for _ in 1:4]
+        results = [fetch(t) for t in workers]
+        stop[] = true
+        @test all(rs -> all(==(want), rs), results)
+        @test fetch(collector) >= 1
+    end
+end
+
+# ---- packaging: versions, compat, the library preference
+
+@testset "package version and compat" begin
+    proj = project_version()
+    @test proj !== nothing
+    lib = Cudot.version()
+    # The binding is released with the library: the same major.minor as the library loaded.
+    @test (proj.major, proj.minor) == (lib.major, lib.minor)
+    if isfile(HEADER)
+        @test header_version() == proj
+    end
+    sections = toml_keys(PROJECT_TOML)
+    compat = get(sections, "compat", String[])
+    @test "julia" in compat
+    @test "Preferences" in get(sections, "deps", String[])
+    for dep in vcat(get(sections, "deps", String[]), get(sections, "extras", String[]))
+        @test dep in compat
+    end
+end
+
+@testset "library preference (Cudot.set_library!)" begin
+    lib = abspath(Cudot.library_path())
+    dir = mktempdir()
+    # A project of its own, so that no real LocalPreferences.toml is touched. Cudot is one of its
+    # [deps]: Julia reads a package's preferences only from projects that list it (older Julia
+    # only from [deps]), as the project of a user who added or developed Cudot does.
+    project = joinpath(dir, "Project.toml")
+    write(project, string("[deps]\nCudot = \"", Base.PkgId(Cudot).uuid, "\"\n"))
+    previous = Base.ACTIVE_PROJECT[]
+    try
+        Base.ACTIVE_PROJECT[] = project
+        @test Cudot.set_library!(lib) == lib
+        prefs = joinpath(dir, "LocalPreferences.toml")
+        @test isfile(prefs) && occursin(lib, read(prefs, String))
+        withenv("CUDOT_LIBRARY" => nothing) do
+            @test Cudot._requested_library()[1] == lib
+        end
+        # The environment variable takes precedence over the preference.
+        withenv("CUDOT_LIBRARY" => "/elsewhere/libcudot.so.1") do
+            @test Cudot._requested_library()[1] == "/elsewhere/libcudot.so.1"
+        end
+        # A file that is not a cudot library is refused, and the preference stays as it was.
+        bogus = joinpath(dir, "libnotcudot.so")
+        write(bogus, "not a library")
+        @test_throws ArgumentError Cudot.set_library!(bogus)
+        @test occursin(lib, read(prefs, String)) && !occursin(bogus, read(prefs, String))
+        # Removed again.
+        @test Cudot.set_library!(nothing) === nothing
+        @test !occursin(lib, read(prefs, String))
+    finally
+        Base.ACTIVE_PROJECT[] = previous
+    end
+end
+
+# ---- partials: a vector split over several contexts gives the bits of one context
+
+@testset "tile partials of pieces join to the bits of one context, $Tx × $Ty" for (Tx, Ty) in
+        PARTIAL_PAIRS
+    T = Cudot.TILE_ELEMENTS
+    N = 5T + 123                                 # the last tile is short
+    xs, ys = random_inputs(Tx, Ty, N, 4242)
+    whole = CudotContext(N; eltype=Tx, y_eltype=Ty, memory=:host)
+    try
+        load!(whole, xs, ys)
+        want = dot(whole)
+        all_parts = Cudot.tile_partials(whole)
+        @test length(all_parts) == 6 * Cudot.PARTIAL_BYTES
+        @test Cudot.join_partials(Tx, Ty, all_parts) === want
+        # Three pieces in contexts of their own: one tile; three tiles; a whole tile and the short one.
+        joined = UInt8[]
+        for r in (1:T, T+1:4T, 4T+1:N)
+            CudotContext(length(r); eltype=Tx, y_eltype=Ty, memory=:host) do piece
+                mine = Cudot.tile_partials(load!(piece, xs[r], ys[r]))
+                @test length(mine) == cld(length(r), T) * Cudot.PARTIAL_BYTES
+                # The same tiles taken from the whole context (1-based first): the same bytes.
+                @test mine == Cudot.tile_partials(whole, first(r), length(r))
+                append!(joined, mine)
+            end
+        end
+        @test joined == all_parts
+        @test Cudot.join_partials(Tx, Ty, joined) === want
+        # A piece whose first whole tile starts inside its buffer, after 5 elements of the tile
+        # before (as an MPI rank holding an unaligned block has): first = 6.
+        CudotContext(5 + 2T; eltype=Tx, y_eltype=Ty, memory=:host) do piece
+            load!(piece, xs[T-4:3T], ys[T-4:3T])
+            @test Cudot.tile_partials(piece, 6, 2T) == Cudot.tile_partials(whole, T + 1, 2T)
+        end
+        # The first tiles alone are the prefix dot; a view of the bytes joins like the bytes.
+        @test Cudot.join_partials(Tx, Ty, all_parts[1:2*Cudot.PARTIAL_BYTES]) === dot(whole, 2T)
+        @test Cudot.join_partials(Tx, Ty, view(all_parts, 1:length(all_parts))) === want
+    finally
+        close(whole)
+    end
+end
+
+@testset "tile partials on GPU strategy $mem" for mem in (:pinned, :mapped, :managed)
+    T = Cudot.TILE_ELEMENTS
+    N = 3T + 7
+    for (Tx, Ty) in ((Float32, Float32), (Float16, Int8))
+        ctx = gpu_context(N, Tx, Ty, mem)
+        if ctx === nothing
+            skip_without_gpu("partials on :$mem")
+            continue
+        end
+        try
+            xs, ys = random_inputs(Tx, Ty, N, 31)
+            load!(ctx, xs, ys)
+            CudotContext(N; eltype=Tx, y_eltype=Ty, memory=:host) do host
+                load!(host, xs, ys)
+                # The same bytes as the CPU, also from an unaligned first element.
+                @test Cudot.tile_partials(ctx) == Cudot.tile_partials(host)
+                @test Cudot.tile_partials(ctx, 4, 2T) == Cudot.tile_partials(host, 4, 2T)
+                @test Cudot.join_partials(Tx, Ty, Cudot.tile_partials(ctx)) === dot(host)
+            end
+        finally
+            close(ctx)
+        end
+    end
+end
+
+@testset "tile partials: errors" begin
+    T = Cudot.TILE_ELEMENTS
+    CudotContext(2T + 5; memory=:host) do ctx
+        x, y = inputs(ctx)
+        fill!(x, 1)
+        fill!(y, 1)
+        @test length(Cudot.tile_partials(ctx)) == 3 * Cudot.PARTIAL_BYTES
+        @test Cudot.tile_partials(ctx, 1, 0) == UInt8[]
+        @test Cudot.tile_partials(ctx, 2T + 6, 0) == UInt8[]          # empty, just past the end
+        @test Cudot.join_partials(Float32, Float32, Cudot.tile_partials(ctx, T + 1)) ===
+              Float64(T + 5)
+        for (f, n) in ((0, 1), (-3, 1), (1, -1), (1, 2T + 6), (2T + 6, 1), (2T + 7, 0), (T, 2T))
+            e = thrown(() -> Cudot.tile_partials(ctx, f, n))
+            @test e isa CudotError && e.status == Cudot.ERROR_INVALID_ARGUMENT
+        end
+        @test occursin("1-based", thrown(() -> Cudot.tile_partials(ctx, 0, 1)).msg)
+        @test occursin("capacity", thrown(() -> Cudot.tile_partials(ctx, 2, 2T + 5)).msg)
+        @test dot(ctx) == 2T + 5                  # the context still works
+    end
+    closed = CudotContext(10; memory=:host)
+    close(closed)
+    e = thrown(() -> Cudot.tile_partials(closed))
+    @test e isa CudotError && e.status == Cudot.ERROR_INVALID_ARGUMENT
+
+    @test Cudot.join_partials(Float32, Float32, UInt8[]) === 0.0           # +0.0
+    @test Cudot.join_partials(Int8, Bool, UInt8[]) === 0.0
+    for len in (1, 15, 17)
+        e = thrown(() -> Cudot.join_partials(Float32, Float32, zeros(UInt8, len)))
+        @test e isa CudotError && e.status == Cudot.ERROR_INVALID_ARGUMENT
+    end
+    for T in (Int32, ComplexF64, :f32, BFloat16)
+        @test thrown(() -> Cudot.join_partials(T, Float32, UInt8[])).status == 1
+        @test thrown(() -> Cudot.join_partials(Float32, T, UInt8[])).status == 1
+    end
+end
+
 
 end # @testset "Cudot"
