@@ -8,10 +8,12 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 python=${PYTHON:-/usr/bin/python3}
 : "${CUDOT_LIBRARY:?set CUDOT_LIBRARY to the library to bundle}"
+CUDOT_LIBRARY=$(realpath "$CUDOT_LIBRARY")  # the build runs in another folder
 
-for module in build venv; do
+for module in build venv setuptools wheel; do
   if ! "$python" -c "import $module" 2>/dev/null; then
-    echo "test_wheel.sh: $python lacks the $module module (Debian: apt-get install python3-build python3-venv)" >&2
+    echo "test_wheel.sh: $python lacks the $module module (Debian: python3-build python3-venv python3-setuptools" \
+         "python3-wheel)" >&2
     exit 2
   fi
 done

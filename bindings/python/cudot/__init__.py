@@ -27,6 +27,13 @@ __all__ = ["Context", "CudotError", "InvalidArgumentError", "OutOfMemoryError", 
            "TILE_ELEMENTS", "PARTIAL_BYTES", "join_partials", "bf16_from_float", "bf16_to_float",
            "library_version"]
 
+# Tracebacks and reprs name the exceptions as users spell them (cudot.LibraryLoadError, not
+# cudot._lib.LibraryLoadError); pickle finds them under the same names.
+for _cls in (CudotError, InvalidArgumentError, OutOfMemoryError, NoDeviceError, UnsupportedError, CudaError,
+             InternalError, LibraryLoadError, Status):
+    _cls.__module__ = __name__
+del _cls
+
 
 def library_version() -> str:
     """Version of the loaded library as text, e.g. '1.5.0' (loads the library on the first call)."""

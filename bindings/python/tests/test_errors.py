@@ -36,6 +36,7 @@ def test_each_status_has_its_class(status):
 def test_unknown_status_stays_a_plain_cudot_error():
     e = cudot.CudotError.for_status(99, "from a newer library")
     assert type(e) is cudot.CudotError and e.status == 99
+    assert type(cudot.CudotError(1, "built directly")) is cudot.CudotError  # as before 1.5
 
 
 def test_invalid_argument_from_the_library_is_a_value_error():

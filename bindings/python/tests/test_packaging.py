@@ -36,16 +36,16 @@ def test_version_is_the_pyproject_and_header_version():
 
 
 # --- loading --------------------------------------------------------------------------------------------
-def run_python(code, tmp_path, site, **env_changes):
-    """Run `code` in a fresh interpreter that sees only the package under `site` (not the source tree),
-    from tmp_path, with the given environment changes (None removes a variable)."""
+def run_python(code, tmp_path, site, *args, **env_changes):
+    """Run `code` with `args` in a fresh interpreter that sees only the package under `site` (not the
+    source tree), from tmp_path, with the given environment changes (None removes a variable)."""
     env = dict(os.environ, PYTHONPATH=str(site))
     for key, value in env_changes.items():
         if value is None:
             env.pop(key, None)
         else:
             env[key] = str(value)
-    return subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-c", code, *map(str, args)], env=env, cwd=tmp_path, capture_output=True, text=True,
                           timeout=60)
 
 
@@ -63,6 +63,36 @@ def test_import_does_not_load_the_library(tmp_path):
     run = run_python(LAZY, tmp_path, PACKAGE.parent)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == [cudot.__version__, cudot.library_version(), "True"]
+
+
+FIRST_USE = r"""
+import os, sys, threading, time
+import cudot
+from cudot import _lib
+try:  # CUDOT_LIBRARY names a missing file: refused, and not remembered
+    cudot.library_version()
+except ImportError as e:
+    print("refused:", type(e).__name__)
+os.environ["CUDOT_LIBRARY"] = sys.argv[1]
+loads, real_load = [], _lib._load
+def slow_load():  # widens the window in which a second thread could start a second load
+    loads.append(1)
+    time.sleep(0.2)
+    return real_load()
+_lib._load = slow_load
+threads = [threading.Thread(target=cudot.library_version) for _ in range(8)]
+for t in threads: t.start()
+for t in threads: t.join()
+print("loads:", len(loads), cudot.library_version())
+"""
+
+
+@linux_only
+def test_first_use_loads_once_and_a_failure_is_retried(tmp_path):
+    real = sorted(mapped_cudot_files())[0]
+    run = run_python(FIRST_USE, tmp_path, PACKAGE.parent, real, CUDOT_LIBRARY=tmp_path / "missing.so")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["refused: LibraryLoadError", f"loads: 1 {cudot.library_version()}"]
 
 
 WHICH = r"""
