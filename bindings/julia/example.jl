@@ -52,6 +52,37 @@ half = CudotContext(4; eltype=Float16, y_eltype=UInt16, memory=:host) do ctx
 end
 println("Float16 x bfloat16: ", half)
 
+# The views are the context's buffers, also reachable as ctx.x and ctx.y. dot of the two views is the
+# library's dot (never LinearAlgebra's generic sum, which would wrap around in Int8 here).
+CudotContext(1000; eltype=Int8, memory=:host) do ctx
+    ctx.x .= 100
+    ctx.y .= 100
+    println("dot(ctx.x, ctx.y) = ", dot(ctx.x, ctx.y), " == dot(ctx) = ", dot(ctx))   # 1.0e7
+    x, y = inputs(ctx)
+    println("first 10: ", dot(view(x, 1:10), view(y, 1:10)), " == ", dot(ctx, 10))
+end
+
+# Partials: a vector cut at a tile boundary, each piece in a context of its own (as on two MPI
+# ranks), joins to exactly the bits of one context holding it all. first is 1-based.
+T = Cudot.TILE_ELEMENTS
+vals = Float32[sin(i) for i in 1:3T+5]
+whole = CudotContext(length(vals); eltype=Float32, memory=:host) do ctx
+    x, y = inputs(ctx)
+    copyto!(x, vals)
+    fill!(y, 1)
+    dot(ctx)
+end
+parts = UInt8[]
+for r in (1:T, T+1:length(vals))                 # the second piece ends in a short tile
+    CudotContext(length(r); eltype=Float32, memory=:host) do piece
+        x, y = inputs(piece)
+        copyto!(x, vals[r])
+        fill!(y, 1)
+        append!(parts, Cudot.tile_partials(piece))  # 16 bytes per tile
+    end
+end
+println("joined: ", Cudot.join_partials(Float32, Float32, parts), " == whole: ", whole)
+
 # Without the do-block: close explicitly. Errors are CudotError exceptions.
 ctx = CudotContext(10; eltype=Float64, memory=:host)
 try
