@@ -1,6 +1,7 @@
 # Tests of the Julia binding of cudot.
 #
-# Run from the repository root, with the C library built:
+# Run from the repository root, with the C library built (the first line once, for Preferences.jl):
+#     julia --project=bindings/julia -e 'using Pkg; Pkg.instantiate()'
 #     CUDOT_LIBRARY=$PWD/build/libcudot.so.1 julia --project=bindings/julia bindings/julia/test/runtests.jl
 # GPU strategies are skipped when the library reports NO_DEVICE, unless CUDOT_TEST_GPU=1, in which
 # case a missing GPU is a failure.
