@@ -14,7 +14,7 @@ build=${BUILD_DIR:-build}
 packages=(cmake g++ gcc pkg-config catch2 libmpfr-dev libgmp-dev libopenblas-dev python3-matplotlib python3-numpy python3-pytest
           golang-go mono-mcs mono-devel mono-runtime nunit-console libnunit-cil-dev
           valgrind clang libclang-rt-14-dev libopenmpi-dev openmpi-bin
-          python3-build python3-venv nuget g++-mingw-w64-x86-64-posix wine64)
+          python3-build python3-venv python3-mypy nuget g++-mingw-w64-x86-64-posix wine64)
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 if [[ "${CUDOT_SKIP_INSTALL:-0}" != 1 ]]; then
   missing=()
