@@ -39,6 +39,11 @@ fi
 venv_python="$work/venv/bin/python"
 "$venv_python" -m pip install --no-index --no-deps --disable-pip-version-check --quiet "$wheel"
 site=$("$venv_python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
+# When $python is itself a virtual environment (the GPU machine's is), --system-site-packages shows the
+# base interpreter's packages, not that environment's numpy and pytest: name their folders in a .pth,
+# which Python appends after the venv's own site-packages, so the wheel's cudot still comes first.
+"$python" -c 'import os, numpy, pytest
+for m in (numpy, pytest): print(os.path.dirname(os.path.dirname(m.__file__)))' | sort -u > "$site/test-host-packages.pth"
 test -f "$site/cudot/py.typed" || { echo "test_wheel.sh: py.typed missing from $site/cudot" >&2; exit 1; }
 
 # The tests run from a copy too: a folder with no cudot package in it, and no pyproject.toml whose pytest
