@@ -8,7 +8,8 @@ import (
 	"unsafe"
 )
 
-// The same four helpers over syscall, the way the tutorial did it. Vetted here, not run.
+// The same four helpers over syscall, the way the tutorial did it. Run under wine by
+// scripts/test-windows.sh against cudot_classic.dll; LoadDLL is given the full path (-lib).
 
 type Lib struct{ dll *syscall.DLL }
 
