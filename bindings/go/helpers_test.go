@@ -7,6 +7,9 @@ import (
 	"math/big"
 	"math/rand"
 	"os"
+	"os/exec"
+	"runtime"
+	"strings"
 	"testing"
 
 	"cudot.example/cudot"
@@ -15,6 +18,37 @@ import (
 // loadHelperEnv makes the test binary, re-executed by TestLoadFailures, only try to load the library
 // and report what happened: loading happens once per process, so each case needs its own process.
 const loadHelperEnv = "CUDOT_GO_LOAD_HELPER"
+
+// runHelperExe runs exe (this test binary or a copy of it) as the load helper (see TestMain) in
+// folder dir ("" for ours), with our environment minus CUDOT_LIBRARY, plus env (which replaces
+// variables of the same name; Windows compares names without case, so there Path and PATH are one).
+func runHelperExe(t *testing.T, exe, dir string, env ...string) string {
+	t.Helper()
+	key := func(kv string) string {
+		k := strings.SplitN(kv, "=", 2)[0]
+		if runtime.GOOS == "windows" {
+			k = strings.ToUpper(k)
+		}
+		return k
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Dir = dir
+	drop := map[string]bool{"CUDOT_LIBRARY": true}
+	for _, kv := range env {
+		drop[key(kv)] = true
+	}
+	for _, kv := range os.Environ() {
+		if !drop[key(kv)] {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, append([]string{loadHelperEnv + "=1"}, env...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+	return string(out)
+}
 
 // helperSameTypeEnv makes the helper's first context int8*int8 instead of int8*float16.
 const helperSameTypeEnv = "CUDOT_GO_LOAD_HELPER_SAME_TYPE"

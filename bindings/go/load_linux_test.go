@@ -12,18 +12,7 @@ import (
 // env added to a copy of ours minus CUDOT_LIBRARY.
 func runLoadHelper(t *testing.T, env ...string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CUDOT_LIBRARY=") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, append([]string{loadHelperEnv + "=1"}, env...)...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("helper: %v\n%s", err, out)
-	}
-	return string(out)
+	return runHelperExe(t, os.Args[0], "", env...)
 }
 
 // fakeLibrary builds a library with every cudot symbol whose cudot_version returns version.

@@ -4,7 +4,6 @@ package cudot_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,30 +12,6 @@ import (
 // fakeDLLsEnv names a folder of fake DLLs that scripts/test-windows.sh builds with MinGW (a test
 // running under wine has no C compiler): v2\cudot.dll has every cudot_* symbol and reports 2.1.0.
 const fakeDLLsEnv = "CUDOT_TEST_FAKE_DLLS"
-
-// runHelperExe runs exe (this test binary or a copy of it) as the load helper (see TestMain) in
-// folder dir, with our environment minus CUDOT_LIBRARY, plus env (which replaces variables of the same
-// name: Windows compares names without case, so Path and PATH are one variable).
-func runHelperExe(t *testing.T, exe, dir string, env ...string) string {
-	t.Helper()
-	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Dir = dir
-	drop := map[string]bool{"CUDOT_LIBRARY": true}
-	for _, kv := range env {
-		drop[strings.ToUpper(strings.SplitN(kv, "=", 2)[0])] = true
-	}
-	for _, kv := range os.Environ() {
-		if !drop[strings.ToUpper(strings.SplitN(kv, "=", 2)[0])] {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, append([]string{loadHelperEnv + "=1"}, env...)...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("helper: %v\n%s", err, out)
-	}
-	return string(out)
-}
 
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
