@@ -8,7 +8,7 @@
 # Every wine call goes through scripts/wine-run.sh (a timeout; loader errors shown). Wine is not Windows:
 # a pass here means the code works on Wine's Win32; the GPU build for Windows is not built or tested.
 # Needs g++-mingw-w64-x86-64-posix, wine64 and golang-go (scripts/test.sh installs them).
-# Environment: WINDOWS_BUILD_DIR (default build-windows).
+# Environment: WINDOWS_BUILD_DIR (default build-windows; relative to the repository root, or absolute).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -23,6 +23,7 @@ done
 cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/mingw-w64-x86_64.cmake" \
       -DCMAKE_BUILD_TYPE=Release -DCUDOT_BUILD_TESTS=ON
 cmake --build "$build" -j"$(nproc)"
+build=$(cd "$build" && pwd)  # WINDOWS_BUILD_DIR may be relative or absolute; absolute from here on
 
 failed=()
 echo "==== Windows: C/C++ suite under wine (CTest)"
@@ -30,7 +31,7 @@ echo "==== Windows: C/C++ suite under wine (CTest)"
 
 export GOPROXY=off GOFLAGS=-mod=mod GOTOOLCHAIN=local GOOS=windows GOARCH=amd64 CGO_ENABLED=0
 export GOCACHE="${GOCACHE:-${TMPDIR:-/tmp}/cudot-go-cache}" GOPATH="${GOPATH:-${TMPDIR:-/tmp}/cudot-gopath}"
-gobin=$root/$build/go
+gobin=$build/go
 mkdir -p "$gobin"
 windows_path() { echo "Z:${1//\//\\}"; }  # wine maps the Unix root to drive Z:
 
@@ -59,14 +60,14 @@ x86_64-w64-mingw32-gcc-posix -shared -o "$gobin/fakes/v2/cudot.dll" "$gobin/fake
 export CUDOT_TEST_FAKE_DLLS
 CUDOT_TEST_FAKE_DLLS=$(windows_path "$gobin/fakes")
 (cd bindings/go && go test -c -o "$gobin/cudot_test.exe" .)
-run_go go-env CUDOT_LIBRARY="$(windows_path "$root/$build/cudot.dll")" -- "$gobin/cudot_test.exe"
+run_go go-env CUDOT_LIBRARY="$(windows_path "$build/cudot.dll")" -- "$gobin/cudot_test.exe"
 # Without CUDOT_LIBRARY the binding loads cudot.dll by name: the copy beside the program.
 cp "$build/cudot.dll" "$gobin/"
 run_go go-beside -u CUDOT_LIBRARY -- "$gobin/cudot_test.exe"
 
 echo "==== Windows: examples/go-classic against cudot_classic.dll"
 (cd examples/go-classic && go build -o "$gobin/go-classic.exe" .)
-if out=$("$wine_run" "$gobin/go-classic.exe" -lib "$(windows_path "$root/$build/cudot_classic.dll")" 2>&1) &&
+if out=$("$wine_run" "$gobin/go-classic.exe" -lib "$(windows_path "$build/cudot_classic.dll")" 2>&1) &&
    grep -q "all results exact" <<<"$out"; then
   echo "$out"; echo "ok   go-classic"
 else
