@@ -70,6 +70,15 @@ def _version_of(lib):
     return version_fn()
 
 
+def _unload(lib):
+    """Unload a refused candidate. Left loaded, one whose SONAME is ours would be what the dynamic loader
+    hands back for the next name, BUNDLED, instead of the file that name finds on the search path."""
+    import _ctypes
+    close = getattr(_ctypes, "FreeLibrary" if sys.platform == "win32" else "dlclose", None)
+    if close is not None:
+        close(lib._handle)
+
+
 def _open():
     path = os.environ.get("CUDOT_LIBRARY")
     if path:  # an explicit choice: never fall back to another copy behind the user's back
@@ -90,6 +99,7 @@ def _open():
             check_major(_version_of(lib))
         except LibraryLoadError as e:  # another major version, or not cudot: try the next name
             tried.append(f"{name} ({e})")
+            _unload(lib)
             continue
         return lib
     raise LibraryLoadError(f"cudot: no usable libcudot (tried {'; '.join(tried)}); install it where the "

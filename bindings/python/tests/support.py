@@ -57,8 +57,9 @@ def mapped_cudot_files():
     return {p for p in paths if os.path.basename(p).startswith("libcudot")}
 
 
-def build_fake_library(path, version):
-    """A shared library whose only function is cudot_version() returning `version` (skips without cc)."""
+def build_fake_library(path, version, soname=None):
+    """A shared library whose only function is cudot_version() returning `version` (skips without cc);
+    with `soname`, the file carries that SONAME."""
     import shutil
     import subprocess
     import sys
@@ -67,5 +68,6 @@ def build_fake_library(path, version):
         pytest.skip("needs a C compiler and Linux")
     source = path.parent / (path.name + ".c")
     source.write_text(f"unsigned cudot_version(void) {{ return {version}; }}\n")
-    subprocess.run([cc, "-shared", "-fPIC", "-o", str(path), str(source)], check=True)
+    link = [f"-Wl,-soname,{soname}"] if soname else []
+    subprocess.run([cc, "-shared", "-fPIC", *link, "-o", str(path), str(source)], check=True)
     return path

@@ -139,11 +139,13 @@ def test_cudot_library_wins_over_the_bundled_copy(tmp_path, site_with_bundled):
 
 
 @linux_only
-def test_a_bundled_copy_of_another_major_is_passed_over(tmp_path, site_with_bundled):
+@pytest.mark.parametrize("soname", [None, "libcudot.so.1"])
+def test_a_bundled_copy_of_another_major_is_passed_over(tmp_path, site_with_bundled, soname):
+    """Also when the refused copy carries our SONAME: kept loaded, it would answer the next name's dlopen."""
     site, real = site_with_bundled
     bundled = site / "cudot" / "libcudot.so.1"
     bundled.unlink()
-    build_fake_library(bundled, 20000)
+    build_fake_library(bundled, 20000, soname)
     good = tmp_path / "good"
     good.mkdir()
     os.symlink(real, good / "libcudot.so.1")
