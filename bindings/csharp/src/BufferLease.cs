@@ -70,23 +70,39 @@ namespace Cudot
             Interlocked.Increment(ref pins);
             if (IsDisposed)
             {
-                Unpin();
+                ReleasePin();
                 throw new ObjectDisposedException(GetType().Name);
             }
             byte* p = length == 0 ? null : (byte*)first + (long)elementIndex * elementSize;
-            return new MemoryHandle(p, default(GCHandle), this);
+            // Each pin gets its own release: MemoryHandle is a struct, and disposing two copies of one
+            // handle must not also take away the share of another pin.
+            return new MemoryHandle(p, default(GCHandle), new PinRelease(this));
         }
 
-        /// <summary>Called by MemoryHandle.Dispose; not meant to be called directly.</summary>
-        public override void Unpin()
+        /// <summary>Does nothing: a pin is released by disposing the MemoryHandle that Pin returned.</summary>
+        public override void Unpin() { }
+
+        void ReleasePin()
         {
-            int n;
-            do
-            {
-                n = Volatile.Read(ref pins);
-                if (n == 0) return; // more unpins than pins: ignore rather than release twice
-            } while (Interlocked.CompareExchange(ref pins, n - 1, n) != n);
+            Interlocked.Decrement(ref pins);
             ReleaseIfUnused();
+        }
+
+        // The IPinnable behind one MemoryHandle from Pin: releases its pin once, however many copies of
+        // the handle are disposed.
+        sealed class PinRelease : IPinnable
+        {
+            readonly BufferLease<T> lease;
+            int done;
+
+            internal PinRelease(BufferLease<T> lease) { this.lease = lease; }
+
+            public MemoryHandle Pin(int elementIndex) { throw new NotSupportedException(); }
+
+            public void Unpin()
+            {
+                if (Interlocked.Exchange(ref done, 1) == 0) lease.ReleasePin();
+            }
         }
 
         /// <summary>Ends the lease (idempotent, thread-safe). The buffers are freed now if the context was

@@ -160,6 +160,27 @@ namespace Cudot.Tests
             pin.Dispose(); // a second Dispose of the same handle must not release twice
         }
 
+        // MemoryHandle is a struct: disposing two copies of one pin must release that pin once, not
+        // another pin's share too (each pin releases exactly once, whichever copy is disposed).
+        [Test]
+        public unsafe void DisposingCopiesOfOnePinReleasesItOnce()
+        {
+            var ctx = new CudotContext(1000, DType.Float32, Memory.Host);
+            var lease = ctx.LeaseX<float>();
+            lease.Span.Fill(4);
+            MemoryHandle p1 = lease.Memory.Pin();
+            MemoryHandle p2 = lease.Memory.Pin();
+            MemoryHandle copy = p1;
+            p1.Dispose();
+            copy.Dispose(); // the same pin again
+            lease.Dispose();
+            ctx.Dispose();
+            Assert.IsFalse(ctx.Handle.IsClosed, "freed while p2 still pins the buffers");
+            Assert.AreEqual(4f, ((float*)p2.Pointer)[999]);
+            p2.Dispose();
+            Assert.IsTrue(ctx.Handle.IsClosed, "not freed by the last unpin");
+        }
+
         // Leases see and feed the same buffers as Dot; windows, types and checks as the plain views.
         [Test]
         public void LeasesAreViewsOfTheBuffers()

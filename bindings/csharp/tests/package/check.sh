@@ -12,21 +12,24 @@ build=$(cd "$1" && pwd) # absolute: compared below with the path the binding rep
 : "${CUDOT_LIBRARY:?}"
 work=$build/package
 rm -rf "$work"
-mkdir -p "$work/stage/lib/netstandard2.0" "$work/stage/runtimes/linux-x64/native" "$work/feed" \
+mkdir -p "$work/stage/lib/net45" "$work/stage/runtimes/linux-x64/native" "$work/feed" \
          "$work/packages" "$work/home" "$work/app"
 export HOME=$work/home # nuget writes its config and cache under HOME: keep them in the build folder
 
-cp "$build/Cudot.dll" "$build/Cudot.xml" "$work/stage/lib/netstandard2.0/"
+cp "$build/Cudot.dll" "$build/Cudot.xml" "$work/stage/lib/net45/"
 cp -L "$CUDOT_LIBRARY" "$work/stage/runtimes/linux-x64/native/libcudot.so.1" # the real file, by its soname
 nuget pack "$csharp/Cudot.nuspec" -BasePath "$work/stage" -OutputDirectory "$work/feed" -NonInteractive -NoPackageAnalysis >/dev/null
 nuget install Cudot -Version 1.5.0 -Source "$work/feed" -OutputDirectory "$work/packages" -NonInteractive >/dev/null
 pkg=$work/packages/Cudot.1.5.0
-for f in lib/netstandard2.0/Cudot.dll lib/netstandard2.0/Cudot.xml runtimes/linux-x64/native/libcudot.so.1; do
+for f in lib/net45/Cudot.dll lib/net45/Cudot.xml runtimes/linux-x64/native/libcudot.so.1; do
   [[ -f $pkg/$f ]] || { echo "FAIL package lacks $f"; exit 1; }
 done
+# The assembly is Mono's build (Span from Mono's mscorlib): no folder may offer it to other runtimes.
+others=$(cd "$pkg/lib" && ls | grep -vx net45 || true)
+[[ -z $others ]] || { echo "FAIL package offers the Mono build to other frameworks too: lib/$others"; exit 1; }
 
-mcs -nologo -out:"$work/Consumer.exe" -r:"$pkg/lib/netstandard2.0/Cudot.dll" "$here/Consumer.cs"
-cp "$work/Consumer.exe" "$pkg/lib/netstandard2.0/Cudot.dll" "$work/app/"
+mcs -nologo -out:"$work/Consumer.exe" -r:"$pkg/lib/net45/Cudot.dll" "$here/Consumer.cs"
+cp "$work/Consumer.exe" "$pkg/lib/net45/Cudot.dll" "$work/app/"
 mkdir -p "$work/app/runtimes/linux-x64/native"
 cp "$pkg/runtimes/linux-x64/native/libcudot.so.1" "$work/app/runtimes/linux-x64/native/"
 
@@ -42,7 +45,7 @@ run() {
   fi
 }
 run "package used in place (MONO_PATH)" "$pkg/runtimes/linux-x64/native/libcudot.so.1" \
-  "$work/Consumer.exe" MONO_PATH="$pkg/lib/netstandard2.0"
+  "$work/Consumer.exe" MONO_PATH="$pkg/lib/net45"
 run "package copied into the application folder" "$work/app/runtimes/linux-x64/native/libcudot.so.1" \
   "$work/app/Consumer.exe"
 exit $status
