@@ -35,4 +35,4 @@ export CUDOT_LIBRARY
 # environment (Manifest.toml, not tracked) the first time. Needs the General registry.
 julia --project="$here" -e 'using Pkg; Pkg.instantiate()'
 echo "running the Julia tests with CUDOT_LIBRARY=$CUDOT_LIBRARY"
-julia --project="$here" "$here/test/runtests.jl"
+julia --threads=2 --project="$here" "$here/test/runtests.jl"   # threads: the concurrency tests run in parallel

@@ -223,17 +223,13 @@ function _sym(handle::Ptr{Cvoid}, name::Symbol, path, how)
     return convert(Ptr{Cvoid}, p)
 end
 
-# Names to try when neither ENV["CUDOT_LIBRARY"] nor the preference names a library: the versioned
-# soname of this binding's major first, so that a library of another major version found under the
-# unversioned name never hides the right one.
-function _candidates()
-    names = [(_default_name(), "versioned name")]
-    found = Libdl.find_library(["libcudot", "cudot"])
-    if !isempty(found) && found != names[1][1]
-        push!(names, (found, "found by Libdl.find_library"))
-    end
-    return names
-end
+# Where to look when neither ENV["CUDOT_LIBRARY"] nor the preference names a library, in order, as
+# (function giving a name, or "" for none; how it was found): the versioned soname of this binding's
+# major first, so that a library of another major version found under the unversioned name never
+# hides the right one. Each name is asked for only when those before it failed: Libdl.find_library
+# opens what it finds, and a library of another major version is better left unopened.
+const _CANDIDATES = ((_default_name, "versioned name"),
+                     (() -> Libdl.find_library(["libcudot", "cudot"]), "found by Libdl.find_library"))
 
 # The library the user asked for, as (path, how), or nothing: ENV["CUDOT_LIBRARY"] first, then the
 # "library" preference (Cudot.set_library!). The preference is read at run time (from __init__),
@@ -277,9 +273,13 @@ end
 function _open_library()
     requested = _requested_library()
     # A library named by the user is the only candidate: never another copy behind the user's back.
-    candidates = requested === nothing ? _candidates() : [requested]
+    candidates = requested === nothing ? _CANDIDATES : ((() -> requested[1], requested[2]),)
     tried = String[]
-    for (path, how) in candidates
+    seen = String[]
+    for (name_of, how) in candidates
+        path = String(name_of())
+        (isempty(path) || path in seen) && continue     # find_library found nothing, or the same
+        push!(seen, path)
         handle, version, why = _try_open(path)
         if handle === nothing
             push!(tried, string(path, " (", how, "): ", why))
@@ -960,17 +960,18 @@ function inputs(ctx::CudotContext)
     return (_xview(ctx), _yview(ctx))
 end
 
-# ctx.x and ctx.y are the checked views (what inputs returns), never the raw wrapped buffers: a raw
-# Vector would read freed memory after close, and would reach LinearAlgebra's generic dot. Other
-# names are the fields (internal).
+# ctx.x and ctx.y are the checked views (what inputs returns), and the only properties: the fields
+# (the raw wrapped buffers among them) are reached with getfield, inside this module only. A raw
+# Vector kept by a caller would read freed memory after close, and would reach LinearAlgebra's
+# generic dot.
 function Base.getproperty(ctx::CudotContext, name::Symbol)
     name === :x && return inputs(ctx)[1]
     name === :y && return inputs(ctx)[2]
-    return getfield(ctx, name)
+    throw(ArgumentError(string("a CudotContext has the properties x and y only (the input views), ",
+                               "not ", name, "; see capacity, memory, eltypes and isopen")))
 end
 
-Base.propertynames(ctx::CudotContext, private::Bool=false) =
-    private ? (:x, :y, fieldnames(typeof(ctx))...) : (:x, :y)
+Base.propertynames(::CudotContext, private::Bool=false) = (:x, :y)
 
 """
     Cudot.context(v::CudotVector) -> CudotContext
@@ -1021,6 +1022,15 @@ function Base.pointer(v::CudotVector)
 end
 
 Base.unsafe_convert(::Type{Ptr{T}}, v::CudotVector{T}) where {T} = pointer(v)
+
+# Contiguous memory: what Base needs for pointer(v, i) and for passing view(v, a:b) to ccall.
+Base.strides(::CudotVector) = (1,)
+Base.elsize(::Type{<:CudotVector{T}}) where {T} = sizeof(T)
+
+# Broadcasting between overlapping views (`@views x[2:end] .= x[1:end-1]`) copies the source first.
+# Base's default copy would have to be a CudotVector again, which no copy can be: copy to a Vector.
+Base.unalias(dest, v::CudotVector) = Base.mightalias(dest, v) ? copy(v) : v
+Base.unalias(dest, v::SubArray{<:Any,1,<:CudotVector}) = Base.mightalias(dest, v) ? copy(v) : v
 
 Base.dataids(v::CudotVector) = Base.dataids(_data(v))
 
