@@ -10,9 +10,12 @@
 #   scripts/gpu-check.sh --sanitize BUILD_DIR  run the GPU test program under compute-sanitizer's four
 #                                        tools (memcheck with --leak-check full, racecheck, synccheck,
 #                                        initcheck); fails on any report. CUDOT_SANITIZE_TESTS is the
-#                                        Catch2 test spec (default "~[faults]": every GPU case except the
-#                                        fault-injection ones, which compare the device's free memory and
-#                                        so cannot run beside a sanitizer's own allocations). Each tool
+#                                        Catch2 test spec (default "~[faults]~[deliberate]": every GPU
+#                                        case except the fault-injection ones, which compare the device's
+#                                        free memory and so cannot run beside a sanitizer's own
+#                                        allocations, and the two that make what a sanitizer reports on
+#                                        purpose: a failing CUDA call of the caller's, and a hung
+#                                        context's memory, kept by design). Each tool
 #                                        runs each test case in its own process, CUDOT_SANITIZE_PARALLEL
 #                                        (default 8) at a time, each stopped after
 #                                        CUDOT_SANITIZE_CASE_TIMEOUT seconds (default 3600; a stopped
@@ -50,7 +53,7 @@ if [[ "${1:-}" == --sanitize ]]; then
   work=$(mktemp -d)
   # Catch2 test specs treat , [ ] \ specially: escape them so each name selects exactly its case.
   # (Catch2 v2 exits with the number of cases it listed.)
-  { "$build/tests/test_gpu" --list-test-names-only "${CUDOT_SANITIZE_TESTS:-~[faults]}" || true; } | sed '/^$/d' |
+  { "$build/tests/test_gpu" --list-test-names-only "${CUDOT_SANITIZE_TESTS:-~[faults]~[deliberate]}" || true; } | sed '/^$/d' |
     sed -e 's/\\/\\\\/g' -e 's/,/\\,/g' -e 's/\[/\\[/g' -e 's/\]/\\]/g' > "$work/cases"
   # racecheck first: its cases are the longest, so they should not be left for the end.
   for tool in racecheck memcheck synccheck initcheck; do

@@ -316,7 +316,7 @@ __device__ __forceinline__ void publish(Completion *done, double result) {
 }
 
 // The join (order.hpp, step 4): tile partials dealt to the kLanes join lanes, then the lane tree; the
-// root lands in thread 0. The tree wants 256 threads of four lanes; a smaller block plays them in
+// root lands in thread 0 (the other threads get zero). The tree wants 256 threads of four lanes; a smaller block plays them in
 // turns of blockDim.x threads, each turn an adjacent subtree whose roots meet as slices do.
 template <class Tx, class Ty>
 __device__ typename PairOf<Tx, Ty>::Acc join_partials(const DotParams<Tx, Ty> &p,
@@ -342,6 +342,10 @@ __device__ typename PairOf<Tx, Ty>::Acc join_partials(const DotParams<Tx, Ty> &p
         const Acc root = block_tree<A, kSplit>(lane, warp_roots);
         if (threadIdx.x == 0) turn_roots[turn] = root;
     }
+    // Thread 0 wrote every turn's root itself, so it reads them without a barrier. The other threads
+    // must not read them at all: with no barrier after the last write that was a shared-memory race
+    // (harmless to the result, which only thread 0 uses, but racecheck's hazard all the same).
+    if (threadIdx.x != 0) return A::zero();
     Acc v[kMaxSlices];
 #pragma unroll
     for (unsigned k = 0; k < kMaxSlices; ++k) v[k] = k < turns ? turn_roots[k] : A::zero();
