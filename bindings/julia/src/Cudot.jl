@@ -1027,11 +1027,6 @@ Base.unsafe_convert(::Type{Ptr{T}}, v::CudotVector{T}) where {T} = pointer(v)
 Base.strides(::CudotVector) = (1,)
 Base.elsize(::Type{<:CudotVector{T}}) where {T} = sizeof(T)
 
-# Broadcasting between overlapping views (`@views x[2:end] .= x[1:end-1]`) copies the source first.
-# Base's default copy would have to be a CudotVector again, which no copy can be: copy to a Vector.
-Base.unalias(dest, v::CudotVector) = Base.mightalias(dest, v) ? copy(v) : v
-Base.unalias(dest, v::SubArray{<:Any,1,<:CudotVector}) = Base.mightalias(dest, v) ? copy(v) : v
-
 Base.dataids(v::CudotVector) = Base.dataids(_data(v))
 
 function Base.show(io::IO, ::MIME"text/plain", v::CudotVector{T}) where {T}
@@ -1058,6 +1053,10 @@ end
 
 # A view, or a view of a view (view(x, 1:k)): the arguments these dot methods take.
 const _CudotOperand = Union{CudotVector,SubArray{<:Any,1,<:CudotVector}}
+
+# Broadcasting between overlapping views (`@views x[2:end] .= x[1:end-1]`) copies the source first.
+# Base's default copy would have to be a CudotVector again, which no copy can be: copy to a Vector.
+Base.unalias(dest, v::_CudotOperand) = Base.mightalias(dest, v) ? copy(v) : v
 
 # (context, is the x side, length) of a whole view or of a leading range of one; nothing for
 # anything else (a range not starting at the first element, a step, a list of indices).

@@ -316,8 +316,9 @@ __device__ __forceinline__ void publish(Completion *done, double result) {
 }
 
 // The join (order.hpp, step 4): tile partials dealt to the kLanes join lanes, then the lane tree; the
-// root lands in thread 0 (the other threads get zero). The tree wants 256 threads of four lanes; a smaller block plays them in
-// turns of blockDim.x threads, each turn an adjacent subtree whose roots meet as slices do.
+// root lands in thread 0 (the other threads get zero). The tree wants 256 threads of four lanes; a
+// smaller block plays them in turns of blockDim.x threads, each turn an adjacent subtree whose roots
+// meet as slices do.
 template <class Tx, class Ty>
 __device__ typename PairOf<Tx, Ty>::Acc join_partials(const DotParams<Tx, Ty> &p,
                                                       typename PairOf<Tx, Ty>::Acc *warp_roots) {
