@@ -23,6 +23,12 @@
  *  - Results are deterministic: the value returned by cudot_dot is a pure function of n and the input
  *    values, bitwise identical on every call, for every memory strategy, on the CPU and on any GPU.
  *    docs/DESIGN.md gives the canonical summation order and docs/ACCURACY.md the error bounds.
+ *  - A guest in the caller's CUDA program: the GPU strategies touch only the devices their contexts
+ *    were created for, and their work (buffers, streams, kernels) runs in those devices' primary
+ *    contexts, whatever context the calling thread has current. Every call returns with the calling
+ *    thread's current CUDA context as it found it (none, a primary context, or the caller's own
+ *    driver-API context), and an error the caller's CUDA code left pending stays pending. The
+ *    primary context of a device cudot used is kept until the process ends, as the runtime keeps it.
  */
 #ifndef CUDOT_H
 #define CUDOT_H
@@ -126,15 +132,21 @@ typedef struct cudot_config {
                          ignored by HOST, and by AUTO when no GPU exists */
     int32_t  y_dtype; /* element type of y; 0 means "the same as dtype". Since 1.1; a caller compiled
                          against 1.0 passes size 16 and gets the default. */
-    uint32_t wait_ms; /* GPU strategies: the longest one call waits for the GPU, in milliseconds; 0 means
-                         CUDOT_DEFAULT_WAIT_MS. A call that waits longer (a hung or stalled GPU)
-                         returns CUDOT_ERROR_CUDA, and the context is then unusable: every later call on
-                         it but cudot_deinit returns CUDOT_ERROR_CUDA, and cudot_deinit destroys it
-                         without waiting for the GPU (leaving the GPU memory that the unfinished
-                         kernel may still use allocated). Since 1.5. */
+    uint32_t wait_ms; /* GPU strategies: the longest one call waits for the GPU, in milliseconds; 0 (or
+                         CUDOT_DEFAULT_WAIT_MS) means the default: one minute plus 2 s for every GiB the
+                         call reads, so that no healthy dot of any size
+                         runs out of it. A call that waits longer (a hung or stalled GPU) returns
+                         CUDOT_ERROR_CUDA, and the context is then unusable: every later call on it but
+                         cudot_deinit returns CUDOT_ERROR_CUDA, and cudot_deinit destroys it without
+                         waiting for the GPU (leaving the GPU memory that the unfinished kernel may
+                         still use allocated). The GPU is then marked for the whole process until that
+                         kernel ends: calls of other contexts that would wait on it (a dot, an init, the
+                         frees of a deinit) return CUDOT_ERROR_CUDA at once, saying so; a deinit
+                         refused so still destroys the context, leaving its GPU and page-locked memory
+                         allocated. Since 1.5. */
 } cudot_config;
 
-#define CUDOT_DEFAULT_WAIT_MS 60000u /* one minute: far beyond any dot (2^31 elements over a slow bus) */
+#define CUDOT_DEFAULT_WAIT_MS 60000u /* the default bound's fixed part: one minute (see wait_ms) */
 
 #define CUDOT_CONFIG_INIT { (uint32_t)sizeof(cudot_config), CUDOT_F32, CUDOT_MEMORY_AUTO, 0, 0, 0 }
 

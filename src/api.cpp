@@ -469,6 +469,8 @@ bool cuda_fault_pending() { return cuda::fault_pending(); }
 void pretend_no_concurrent_managed(bool on) { cuda::pretend_no_concurrent_managed(on); }
 void throw_on_next_lookup() { Registry::throw_on_next_lookup(); }
 void hold_gpu_kernels(bool on) { cuda::hold_kernels(on); }
+void hold_gpu_device_kernels(int device, bool on) { cuda::hold_device_kernels(device, on); }
+unsigned long long default_gpu_wait_ms(std::size_t bytes) { return cuda::default_wait_ms(bytes); }
 void force_all_devices(const int *devices, int count) { cuda::force_devices(devices, count); }
 }  // namespace testing
 

@@ -40,6 +40,10 @@ void throw_on_next_lookup();
 // While on, every GPU dot kernel launched from then on does not finish, as on a hung GPU; turning it off
 // lets them end. Without CUDA: no effect.
 void hold_gpu_kernels(bool on);
+// The same for the kernels of one device only (ordinals 0..15).
+void hold_gpu_device_kernels(int device, bool on);
+// The bound a GPU wait of a default-configured context gets for a call reading `bytes` (milliseconds).
+unsigned long long default_gpu_wait_ms(std::size_t bytes);
 // The GPUs that CUDOT_DEVICE_ALL inits on the calling thread use instead of every visible GPU; a GPU
 // may repeat (two "GPUs" on one device run the several-GPU split with one). count 0: every visible GPU.
 void force_all_devices(const int *devices, int count);

@@ -106,6 +106,7 @@ TEST_CASE("GPU: MANAGED without concurrent managed access never prefetches and k
     CHECK(all.init_error.find("concurrent managed access") != std::string::npos);
 }
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -167,7 +168,13 @@ TEST_CASE("GPU: a dot the GPU never finishes returns after wait_ms, and the cont
         CHECK(std::chrono::duration<double>(Clock::now() - before_deinit).count() < 5.0);
         cudot::testing::hold_gpu_kernels(false);  // the GPU finishes the held kernels
 
-        // The GPU and the library go on: a new context on the same device works.
+        // The GPU and the library go on: once the held kernels have ended, a new context on the same
+        // device works (until then the device is refused: it is stuck for the whole process).
+        for (int attempt = 0; attempt < 200; ++attempt) {
+            Ctx probe(16, CUDOT_F32, k.memory, 0);
+            if (probe.status == CUDOT_OK) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        }
         Ctx fresh(n, CUDOT_F32, k.memory, 0);
         REQUIRE(fresh.status == CUDOT_OK);
         float *fx = fresh.x<float>(), *fy = fresh.y<float>();
@@ -212,4 +219,136 @@ TEST_CASE("GPU: configs without wait_ms (NULL, or a 1.1-1.4 caller's 20 bytes) g
         }
         CHECK(cudot_deinit(ctx) == CUDOT_OK);
     }
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Whether two GPUs are visible (holding one GPU of several needs two); says so when not.
+bool two_gpus() {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) == cudaSuccess && count >= 2) return true;
+    WARN("fewer than two GPUs: this case holds one GPU of several and needs two");
+    return false;
+}
+
+// Runs `call` on a thread and gives it `seconds`. If it has not returned by then, the case fails, the
+// held kernels are let go (so the call can end), and the thread is joined: a wait that would never end
+// shows as a failure, not as a test that hangs.
+template <class Call>
+double returns_within(double seconds, Call call, const char *what) {
+    std::atomic<bool> done{false};
+    const auto start = Clock::now();
+    std::thread t([&] {
+        call();
+        done = true;
+    });
+    while (!done && std::chrono::duration<double>(Clock::now() - start).count() < seconds)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const double took = std::chrono::duration<double>(Clock::now() - start).count();
+    if (!done) {
+        FAIL_CHECK(what << " did not return within " << seconds << " s");
+        cudot::testing::hold_gpu_kernels(false);
+    }
+    t.join();
+    return took;
+}
+
+// After the held kernels are let go, a stuck GPU is usable again once they have ended.
+bool usable_again(int device) {
+    for (int attempt = 0; attempt < 200; ++attempt) {
+        Ctx probe(1000, CUDOT_F32, CUDOT_MEMORY_MAPPED, device);
+        if (probe.status == CUDOT_OK) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    return false;
+}
+
+cudot_ctx *filled(int32_t memory, int32_t device, std::size_t n, uint32_t wait_ms) {
+    cudot_config c = CUDOT_CONFIG_INIT;
+    c.memory = memory;
+    c.device = device;
+    c.wait_ms = wait_ms;
+    cudot_ctx *ctx = nullptr;
+    if (cudot_init(&ctx, n, &c) != CUDOT_OK) return nullptr;
+    void *x = nullptr, *y = nullptr;
+    cudot_get_inputs(ctx, &x, &y);
+    for (std::size_t i = 0; i < n; ++i) static_cast<float *>(x)[i] = static_cast<float *>(y)[i] = 1.0f;
+    return ctx;
+}
+
+}  // namespace
+
+TEST_CASE("GPU: one GPU hung behind CUDOT_DEVICE_ALL: every later wait on it, by any context, is bounded",
+          "[gpu][hang][deliberate]") {
+    if (!two_gpus()) return;
+    const std::size_t n = 1 << 20;
+    cudot_ctx *all = filled(CUDOT_MEMORY_MAPPED, CUDOT_DEVICE_ALL, n, 300);
+    cudot_ctx *same = filled(CUDOT_MEMORY_PINNED, 1, n, 300);   // another context on the hung GPU
+    cudot_ctx *other = filled(CUDOT_MEMORY_MAPPED, 0, n, 300);  // a context on the healthy GPU
+    REQUIRE(all);
+    REQUIRE(same);
+    REQUIRE(other);
+    double r = 0;
+    REQUIRE(cudot_dot(all, &r) == CUDOT_OK);
+    REQUIRE(cudot_dot(same, &r) == CUDOT_OK);
+
+    cudot::testing::hold_gpu_device_kernels(1, true);
+    cudot_status s = CUDOT_OK;
+    returns_within(10, [&] { s = cudot_dot(all, &r); }, "the DEVICE_ALL dot with GPU 1 hung");
+    CHECK(s == CUDOT_ERROR_CUDA);
+    CHECK(std::string(cudot_last_error(all)).find("GPU 1 did not finish") != std::string::npos);
+    // Another context on GPU 1: refused at once, with the reason.
+    const double refused = returns_within(10, [&] { s = cudot_dot(same, &r); }, "a dot of another context on GPU 1");
+    CHECK(s == CUDOT_ERROR_CUDA);
+    CHECK(std::string(cudot_last_error(same)).find("GPU 1 still has work") != std::string::npos);
+    CHECK(refused < 1.0);
+    // The healthy GPU goes on.
+    r = 0;
+    CHECK(cudot_dot(other, &r) == CUDOT_OK);
+    CHECK(r == static_cast<double>(n));
+    // A new context on GPU 1 is refused; deinits never wait on the hung kernel.
+    cudot_ctx *fresh = nullptr;
+    cudot_config c = CUDOT_CONFIG_INIT;
+    c.memory = CUDOT_MEMORY_MAPPED;
+    c.device = 1;
+    returns_within(10, [&] { s = cudot_init(&fresh, 1000, &c); }, "an init on GPU 1");
+    CHECK(s == CUDOT_ERROR_CUDA);
+    CHECK(std::string(cudot_last_error(nullptr)).find("GPU 1 still has work") != std::string::npos);
+    returns_within(10, [&] { s = cudot_deinit(same); }, "the deinit of another context on GPU 1");
+    CHECK(s == CUDOT_ERROR_CUDA);
+    returns_within(10, [&] { s = cudot_deinit(all); }, "the deinit of the hung context");
+    CHECK(s == CUDOT_OK);  // its own hang was reported by the dot
+    returns_within(10, [&] { s = cudot_deinit(other); }, "the deinit of a context on the healthy GPU");
+    CHECK(s == CUDOT_OK);
+
+    cudot::testing::hold_gpu_device_kernels(1, false);
+    CHECK(usable_again(1));
+}
+
+TEST_CASE("GPU: a failure on GPU 0 while GPU 1 hangs: the clean-up after it is bounded too",
+          "[gpu][hang][deliberate]") {
+    if (!two_gpus()) return;
+    const std::size_t n = 1 << 20;
+    cudot_ctx *all = filled(CUDOT_MEMORY_MAPPED, CUDOT_DEVICE_ALL, n, 300);
+    REQUIRE(all);
+    double r = 0;
+    REQUIRE(cudot_dot(all, &r) == CUDOT_OK);
+    cudot::testing::hold_gpu_device_kernels(1, true);
+    cudot_status s = CUDOT_OK;
+    std::string message;
+    // The checked calls of a MAPPED dot on two GPUs: GPU 0 current, its launch, GPU 1 current, its launch,
+    // then GPU 0 current again for the wait: that fifth call fails, after GPU 1's kernel is queued.
+    returns_within(10, [&] {
+        cudot::testing::inject_cuda_fault(4, cudaErrorLaunchFailure);
+        s = cudot_dot(all, &r);
+        cudot::testing::inject_cuda_fault(0, 0);
+        message = cudot_last_error(all);
+    }, "a failed dot whose clean-up waits on a hung GPU");
+    CHECK(s == CUDOT_ERROR_CUDA);
+    CHECK(message.find("cudaErrorLaunchFailure") != std::string::npos);  // the failure itself is what is reported
+    returns_within(10, [&] { s = cudot_deinit(all); }, "the deinit after it");
+    cudot::testing::hold_gpu_device_kernels(1, false);
+    CHECK(usable_again(1));
 }

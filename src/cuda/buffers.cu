@@ -6,6 +6,7 @@
 #include "../cpu/cpu_backend.hpp"
 #include "cuda_backend.hpp"
 #include "cuda_check.hpp"
+#include "device_health.hpp"
 #include "gpu_state.hpp"
 
 namespace cudot {
@@ -37,7 +38,7 @@ static cudot_status check_devices(const cudot_ctx &ctx, DeviceState &s, ErrorSin
             s.prefetch = false;
         }
         std::size_t free_bytes = 0, total_bytes = 0;
-        CUDOT_CUDA_TRY_AS(err, set_device(g.device), "cudaSetDevice(g.device)");
+        CUDOT_CUDA_TRY_AS(err, use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
         CUDOT_CUDA_TRY(err, cudaMemGetInfo(&free_bytes, &total_bytes));
         const std::size_t reserve = std::max<std::size_t>(free_bytes / 16, std::size_t(256) << 20);
         if (x_bytes > free_bytes / 2 || y_bytes > free_bytes / 2 || x_bytes + y_bytes + reserve > free_bytes)
@@ -87,7 +88,7 @@ static cudot_status measure_residency(DeviceState &s, Gpu &g, ErrorSink err) {
 
 // Everything one GPU needs: its views of the shared buffers, its own buffers, its streams.
 static cudot_status create_gpu(cudot_ctx &ctx, DeviceState &s, Gpu &g, ErrorSink err) {
-    CUDOT_CUDA_TRY_AS(err, set_device(g.device), "cudaSetDevice(g.device)");
+    CUDOT_CUDA_TRY_AS(err, use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
     switch (ctx.memory) {
         case CUDOT_MEMORY_MAPPED:
             CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&g.d_x, ctx.x, 0));
@@ -137,7 +138,7 @@ static cudot_status create_state(cudot_ctx &ctx, DeviceState &s, ErrorSink err) 
     status = check_devices(ctx, s, err);
     if (status != CUDOT_OK) return status;
 
-    CUDOT_CUDA_TRY_AS(err, set_device(s.gpus[0].device), "cudaSetDevice(s.gpus[0].device)");
+    CUDOT_CUDA_TRY_AS(err, use_primary_context(s.gpus[0].device), "cuCtxSetCurrent (the GPU's primary context)");
     // Non-NULL pointers even for n == 0.
     status = allocate_inputs(ctx, std::max<std::size_t>(ctx.capacity * element_size(ctx.dtype), 256),
                              std::max<std::size_t>(ctx.capacity * element_size(ctx.y_dtype), 256), err);
@@ -163,61 +164,81 @@ cudot_status create(cudot_ctx &ctx, ErrorSink err) {
     ctx.gpu = s;
     cudot_status status = create_state(ctx, *s, err);  // std::bad_alloc from the vector: api.cpp's guard
     if (status != CUDOT_OK) destroy(ctx, ErrorSink{nullptr, 0});  // keep the first message
-    return status;
+    return caller.restore(status, err);
 }
 
 // Runs a freeing call, remembering only the first failure.
-static void release(cudot_status &first, ErrorSink err, cudaError_t error, const char *call) {
+static void free_checked(cudot_status &first, ErrorSink err, cudaError_t error, const char *call) {
     error = pass_or_inject(error);
     if (error != cudaSuccess && first == CUDOT_OK) first = cuda_fail(err, error, call);
 }
 
 static void destroy_gpu(const cudot_ctx &ctx, Gpu &g, cudot_status &first, ErrorSink err) {
-    release(first, err, set_device(g.device), "cudaSetDevice");
-    if (g.stream) release(first, err, cudaStreamSynchronize(g.stream), "cudaStreamSynchronize");
-    if (g.stream) release(first, err, cudaStreamDestroy(g.stream), "cudaStreamDestroy");
-    if (g.graph_exec) release(first, err, cudaGraphExecDestroy(g.graph_exec), "cudaGraphExecDestroy");
-    if (g.scratch) release(first, err, cudaFree(g.scratch), "cudaFree(scratch)");
-    if (g.start) release(first, err, cudaEventDestroy(g.start), "cudaEventDestroy");
-    if (g.stop) release(first, err, cudaEventDestroy(g.stop), "cudaEventDestroy");
-    if (g.stage_x) release(first, err, cudaFree(g.stage_x), "cudaFree(stage_x)");
-    if (g.stage_y) release(first, err, cudaFree(g.stage_y), "cudaFree(stage_y)");
+    free_checked(first, err, use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
+    if (g.stream) free_checked(first, err, cudaStreamDestroy(g.stream), "cudaStreamDestroy");
+    if (g.graph_exec) free_checked(first, err, cudaGraphExecDestroy(g.graph_exec), "cudaGraphExecDestroy");
+    if (g.scratch) free_checked(first, err, cudaFree(g.scratch), "cudaFree(scratch)");
+    if (g.start) free_checked(first, err, cudaEventDestroy(g.start), "cudaEventDestroy");
+    if (g.stop) free_checked(first, err, cudaEventDestroy(g.stop), "cudaEventDestroy");
+    if (g.stage_x) free_checked(first, err, cudaFree(g.stage_x), "cudaFree(stage_x)");
+    if (g.stage_y) free_checked(first, err, cudaFree(g.stage_y), "cudaFree(stage_y)");
     if (ctx.memory == CUDOT_MEMORY_PINNED) {  // only PINNED has device copies of its own
-        if (g.d_x) release(first, err, cudaFree(g.d_x), "cudaFree(d_x)");
-        if (g.d_y) release(first, err, cudaFree(g.d_y), "cudaFree(d_y)");
+        if (g.d_x) free_checked(first, err, cudaFree(g.d_x), "cudaFree(d_x)");
+        if (g.d_y) free_checked(first, err, cudaFree(g.d_y), "cudaFree(d_y)");
     }
     g = Gpu{};
+}
+
+// Whether every GPU of the context can be freed without an unbounded wait: CUDA's frees wait for all
+// work on the device, so first the context's own streams must have finished (bounded), and no other
+// call may have work there that could still hang (device_health.hpp). On false, says which GPU and why.
+static bool safe_to_free(cudot_ctx &ctx, DeviceState &s, ErrorSink err) {
+    if (s.hung) return false;
+    s.wait_bound_ms = wait_bound_ms(ctx, 0);
+    for (Gpu &g : s.gpus) {
+        // A failed stream (not a stuck one) is no reason to keep the memory: its frees fail or return.
+        if (g.stream && use_primary_context(g.device) == cudaSuccess) (void)wait_stream(s, g, ErrorSink{nullptr, 0});
+        if (s.hung || !wait_until_idle(g.device)) {
+            refuse_stuck(err, g.device, "cudot_deinit (this context's GPU and page-locked memory stay allocated)");
+            return false;
+        }
+    }
+    return true;
 }
 
 cudot_status destroy(cudot_ctx &ctx, ErrorSink err) {
     CallerCudaState caller;
     DeviceState *s = ctx.gpu;
     cudot_status first = CUDOT_OK;
-    if (s && s->hung) {
-        // A kernel of this context may still run: freeing anything it uses would wait for it (CUDA's
-        // frees synchronize) or pull memory from under it. Only the host-side bookkeeping goes; the
-        // GPU and page-locked memory stay allocated until the process ends (docs/RELIABILITY.md).
+    const bool told = s && s->hung;  // an earlier call reported this context's own hang
+    if (s && !safe_to_free(ctx, *s, err)) {
+        // Work may still run on a GPU of this context: freeing anything would wait for it (CUDA's frees
+        // synchronize) or pull memory from under it. Only the host-side bookkeeping goes; the GPU and
+        // page-locked memory stay allocated until the process ends (docs/RELIABILITY.md). A context that
+        // hung itself was told so already; one stuck behind other work learns it here.
+        first = told ? CUDOT_OK : CUDOT_ERROR_CUDA;
         free_auto_policy(*s);
         free_pinned_policy(*s);
         delete s;
         ctx.gpu = nullptr;
         ctx.x = ctx.y = nullptr;
-        return CUDOT_OK;
+        return caller.restore(first, err);
     }
     if (s) {
         for (Gpu &g : s->gpus) destroy_gpu(ctx, g, first, err);
-        if (s->h_done) release(first, err, cudaFreeHost(s->h_done), "cudaFreeHost(result)");
-        if (s->h_partials) release(first, err, cudaFreeHost(s->h_partials), "cudaFreeHost(partials)");
+        if (!s->gpus.empty()) free_checked(first, err, use_primary_context(s->gpus[0].device), "cuCtxSetCurrent (the GPU's primary context)");
+        if (s->h_done) free_checked(first, err, cudaFreeHost(s->h_done), "cudaFreeHost(result)");
+        if (s->h_partials) free_checked(first, err, cudaFreeHost(s->h_partials), "cudaFreeHost(partials)");
         free_auto_policy(*s);
         free_pinned_policy(*s);
     }
     const bool managed = ctx.memory == CUDOT_MEMORY_MANAGED;
-    if (ctx.x) release(first, err, managed ? cudaFree(ctx.x) : cudaFreeHost(ctx.x), "freeing x");
-    if (ctx.y) release(first, err, managed ? cudaFree(ctx.y) : cudaFreeHost(ctx.y), "freeing y");
+    if (ctx.x) free_checked(first, err, managed ? cudaFree(ctx.x) : cudaFreeHost(ctx.x), "freeing x");
+    if (ctx.y) free_checked(first, err, managed ? cudaFree(ctx.y) : cudaFreeHost(ctx.y), "freeing y");
     ctx.x = ctx.y = nullptr;
     delete s;
     ctx.gpu = nullptr;
-    return first;
+    return caller.restore(first, err);
 }
 
 }  // namespace cuda

@@ -8,6 +8,7 @@
 // What each strategy allocates: buffers.cu; probing: devices.cu; the kernels: launch.cu.
 #include "cuda_backend.hpp"
 #include "cuda_check.hpp"
+#include "device_health.hpp"
 #include "gpu_state.hpp"
 
 namespace cudot {
@@ -19,56 +20,77 @@ static cudot_status dot_once(cudot_ctx &ctx, DeviceState &s, std::size_t n, doub
     return s.gpus.size() == 1 ? single_dot(ctx, s, n, false, result) : multi_dot(ctx, s, n, false, result);
 }
 
-// A failed operation may have left work queued; wait for it so the next call (or deinit) never overlaps
-// it, and reset the join's ticket, which a dot cut short may have left counting. Its own error, if any,
-// was already reported.
-static void drain(DeviceState &s) {
+// After a failed operation: let whatever it queued finish, so the next call (or deinit) never overlaps
+// it, and reset the join's ticket, which a dot cut short may have left counting. Waits are bounded like
+// the operation's own: a GPU that does not finish is marked stuck and left alone. The operation's own
+// error was already reported.
+static void settle_after_failure(DeviceState &s) {
     for (Gpu &g : s.gpus) {
-        if (!g.stream) continue;
-        (void)set_device(g.device);
+        if (!g.stream || s.hung || is_stuck(g.device)) continue;
+        if (use_primary_context(g.device) != cudaSuccess) continue;
         // A capture a failure interrupted must end before the stream can be used again.
         cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
         if (note(cudaStreamIsCapturing(g.stream, &capturing)) == cudaSuccess && capturing != cudaStreamCaptureStatusNone) {
             cudaGraph_t graph = nullptr;
             if (note(cudaStreamEndCapture(g.stream, &graph)) == cudaSuccess && graph) note(cudaGraphDestroy(graph));
         }
-        note(cudaStreamSynchronize(g.stream));
-        // The ticket, which a dot that stopped half way may have left counting.
+        const ErrorSink quiet{nullptr, 0};  // the failure being settled keeps its message
+        if (wait_stream(s, g, quiet) != CUDOT_OK) continue;
         if (g.scratch && note(cudaMemsetAsync(g.scratch, 0, sizeof(unsigned), g.stream)) == cudaSuccess)
-            note(cudaStreamSynchronize(g.stream));
+            (void)wait_stream(s, g, quiet);
     }
 }
 
-// A context whose GPU did not finish in time takes no more work (its kernel may still run).
-static cudot_status refuse_if_hung(cudot_ctx &ctx, const DeviceState &s) {
-    if (!s.hung) return CUDOT_OK;
-    return fail(ctx.sink(), CUDOT_ERROR_CUDA,
-                "an earlier call on this context gave up waiting for the GPU (cudot_config.wait_ms): the context "
-                "can only be destroyed (cudot_deinit)");
+// A context whose GPU did not finish in time takes no more work (its kernel may still run), nor does
+// any context on a GPU that is stuck behind another context's work.
+static cudot_status refuse_if_stuck(cudot_ctx &ctx, const DeviceState &s, const char *what) {
+    if (s.hung)
+        return fail(ctx.sink(), CUDOT_ERROR_CUDA,
+                    "%s: an earlier call on this context gave up waiting for the GPU (cudot_config.wait_ms): the "
+                    "context can only be destroyed (cudot_deinit)", what);
+    for (const Gpu &g : s.gpus)
+        if (is_stuck(g.device)) return refuse_stuck(ctx.sink(), g.device, what);
+    return CUDOT_OK;
+}
+
+static std::size_t input_bytes(const cudot_ctx &ctx, std::size_t n) {
+    return n * (element_size(ctx.dtype) + element_size(ctx.y_dtype));
+}
+
+static cudot_status dot_in_own_context(cudot_ctx &ctx, std::size_t n, double *result) {
+    DeviceState &s = *ctx.gpu;
+    if (cudot_status refused = refuse_if_stuck(ctx, s, "cudot_dot")) return refused;
+    s.wait_bound_ms = wait_bound_ms(ctx, input_bytes(ctx, n));
+    InFlight in_flight(s);
+    cudot_status status = dot_once(ctx, s, n, result);
+    if (status != CUDOT_OK) settle_after_failure(s);
+    return status;
 }
 
 cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
     CallerCudaState caller;
-    DeviceState &s = *ctx.gpu;
-    if (cudot_status refused = refuse_if_hung(ctx, s)) return refused;
-    cudot_status status = dot_once(ctx, s, n, result);
-    if (status != CUDOT_OK && !s.hung) drain(s);  // a hung kernel would hold the drain forever
-    return status;
+    return caller.restore(dot_in_own_context(ctx, n, result), ctx.sink());
 }
 
-cudot_status tile_partials(cudot_ctx &ctx, std::size_t first, std::size_t n, void **partials) {
-    CallerCudaState caller;
+static cudot_status partials_in_own_context(cudot_ctx &ctx, std::size_t first, std::size_t n, void **partials) {
     DeviceState &s = *ctx.gpu;
-    if (cudot_status refused = refuse_if_hung(ctx, s)) return refused;
+    if (cudot_status refused = refuse_if_stuck(ctx, s, "cudot_tile_partials")) return refused;
+    s.wait_bound_ms = wait_bound_ms(ctx, input_bytes(ctx, n));
+    InFlight in_flight(s);
     // MANAGED: one bulk migration beats page faults
     cudot_status status = queue_partials(ctx, s, first, n, order::tile_count(n), false, !s.sync_after_dot);
     if (status == CUDOT_OK) status = wait_partials(ctx, s, nullptr);
     if (status != CUDOT_OK) {
-        if (!s.hung) drain(s);
+        settle_after_failure(s);
         return status;
     }
     *partials = s.h_partials;
     return CUDOT_OK;
+}
+
+cudot_status tile_partials(cudot_ctx &ctx, std::size_t first, std::size_t n, void **partials) {
+    CallerCudaState caller;
+    return caller.restore(partials_in_own_context(ctx, first, n, partials), ctx.sink());
 }
 
 void tune(cudot_ctx &ctx, const GpuTuning &tuning) {

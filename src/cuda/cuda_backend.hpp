@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "../context.hpp"
 
@@ -39,6 +40,16 @@ bool fault_pending();
 void pretend_no_concurrent_managed(bool on);
 // Tests: while on, every dot kernel launched from now on does not finish (a hung GPU); off lets them end.
 void hold_kernels(bool on);
+// Tests: the same for the kernels of one device only.
+void hold_device_kernels(int device, bool on);
+// The default bound of a call's GPU waits when it reads `bytes`: CUDOT_DEFAULT_WAIT_MS plus the time to
+// read them at the slowest rate a healthy GPU reads its inputs (below a PCIe 3.0 x1 link, or managed
+// memory faulted in page by page on an embedded GPU). At that rate a 1 TiB context is read in about
+// 35 minutes, so no dot of any size the library accepts runs out of its default bound.
+constexpr double kSlowestHealthyRead = 512.0 * 1024 * 1024;  // bytes per second
+inline std::uint64_t default_wait_ms(std::size_t bytes) {
+    return CUDOT_DEFAULT_WAIT_MS + static_cast<std::uint64_t>(static_cast<double>(bytes) / kSlowestHealthyRead * 1000.0);
+}
 bool no_concurrent_managed_pretended();
 // Knobs for experiments and tests (bench/experiments, tests/); zero or false: the normal choice.
 struct GpuTuning {

@@ -21,72 +21,42 @@ void inject_fault(unsigned calls_before, int cuda_error) {
 
 bool fault_pending() { return fault_countdown >= 0; }
 
-// A word in mapped host memory that every launch's first thread waits on while it is non-zero: how
-// the tests make a GPU "hang". Allocated on the first hold_kernels call, never freed (kernels may read
-// it at any time after).
-static std::atomic<unsigned *> hold_word{nullptr};
-static std::atomic<unsigned *> hold_view{nullptr};
+// Words in mapped host memory, one per device, that every launch's first thread on that device waits on
+// while it is non-zero: how the tests make a GPU "hang". Allocated on the first hold call, never freed
+// (kernels may read them at any time after).
+constexpr int kHeldDevices = 16;
+static std::atomic<unsigned *> hold_words{nullptr};
+static std::atomic<unsigned *> hold_views{nullptr};
 
-void hold_kernels(bool on) {
-    if (!hold_word.load()) {
-        void *p = nullptr, *view = nullptr;
-        if (cudaHostAlloc(&p, sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess ||
-            cudaHostGetDevicePointer(&view, p, 0) != cudaSuccess)
-            return;
-        *static_cast<volatile unsigned *>(p) = 0;
-        hold_view.store(static_cast<unsigned *>(view));
-        hold_word.store(static_cast<unsigned *>(p));
-    }
-    *static_cast<volatile unsigned *>(hold_word.load()) = on ? 1u : 0u;
+static bool allocate_hold_words() {
+    if (hold_words.load()) return true;
+    void *p = nullptr, *view = nullptr;
+    if (cudaHostAlloc(&p, kHeldDevices * sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess ||
+        cudaHostGetDevicePointer(&view, p, 0) != cudaSuccess)
+        return false;
+    for (int d = 0; d < kHeldDevices; ++d) static_cast<volatile unsigned *>(p)[d] = 0;
+    hold_views.store(static_cast<unsigned *>(view));
+    hold_words.store(static_cast<unsigned *>(p));
+    return true;
 }
 
-const volatile unsigned *held_word() { return hold_view.load(std::memory_order_relaxed); }
+void hold_kernels(bool on) {
+    for (int d = 0; d < kHeldDevices; ++d) hold_device_kernels(d, on);
+}
+
+void hold_device_kernels(int device, bool on) {
+    if (device < 0 || device >= kHeldDevices || !allocate_hold_words()) return;
+    static_cast<volatile unsigned *>(hold_words.load())[device] = on ? 1u : 0u;
+}
+
+const volatile unsigned *held_word(int device) {
+    unsigned *views = hold_views.load(std::memory_order_relaxed);
+    return views && device >= 0 && device < kHeldDevices ? views + device : nullptr;
+}
 
 static thread_local bool no_concurrent_managed = false;
 void pretend_no_concurrent_managed(bool on) { no_concurrent_managed = on; }
 bool no_concurrent_managed_pretended() { return no_concurrent_managed; }
-
-namespace {
-struct ThreadCudaState {
-    int depth = 0;            // CallerCudaState objects alive on this thread
-    int caller_device = -1;   // the caller's current device (-1: unknown)
-    int current = -1;         // the current device as cudot left it
-    bool switched = false;    // cudot changed the current device
-    bool failed = false;      // a CUDA call of cudot's failed
-};
-thread_local ThreadCudaState thread_state;
-}  // namespace
-
-CallerCudaState::CallerCudaState() {
-    ThreadCudaState &t = thread_state;
-    if (t.depth++ != 0) return;
-    t.switched = t.failed = false;
-    int device = -1;
-    t.caller_device = t.current = note(cudaGetDevice(&device)) == cudaSuccess ? device : -1;
-}
-
-CallerCudaState::~CallerCudaState() {
-    ThreadCudaState &t = thread_state;
-    if (--t.depth != 0) return;
-    if (t.switched && t.caller_device >= 0) note(cudaSetDevice(t.caller_device));
-    if (t.failed) (void)cudaGetLastError();
-}
-
-cudaError_t set_device(int device) {
-    ThreadCudaState &t = thread_state;
-    if (device == t.current && t.depth > 0) return cudaSuccess;
-    const cudaError_t e = note(cudaSetDevice(device));
-    if (e == cudaSuccess) {
-        t.current = device;
-        t.switched = true;
-    }
-    return e;
-}
-
-cudaError_t note(cudaError_t error) {
-    if (error != cudaSuccess && error != cudaErrorNotReady) thread_state.failed = true;
-    return error;
-}
 
 cudaError_t pass_or_inject(cudaError_t result) {
     note(result);

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "../context.hpp"
+#include "caller_state.hpp"
 
 namespace cudot {
 namespace cuda {
@@ -18,25 +19,6 @@ cudaError_t pass_or_inject(cudaError_t result);
 // Records a failed CUDA call on the sink, naming the call and CUDA's own words. Returns OUT_OF_MEMORY
 // for allocation failures, CUDA otherwise.
 cudot_status cuda_fail(ErrorSink err, cudaError_t error, const char *call);
-
-// The calling thread's CUDA state as the caller left it, restored when cudot's call ends: every entry
-// point of the CUDA backend holds one (nested ones do nothing). The current device is read once on the
-// way in; cudot switches devices only through set_device(), which skips the switch when the device is
-// already current and sets the caller's device back on the way out if it switched. CUDA keeps one
-// "last error" per thread, which any failing call overwrites: if none of cudot's calls failed, the
-// caller's pending error (if any) is still there and is left alone; if one did, the last error is
-// cudot's own and is cleared on the way out (note() and pass_or_inject() record failures).
-class CallerCudaState {
-   public:
-    CallerCudaState();
-    ~CallerCudaState();
-    CallerCudaState(const CallerCudaState &) = delete;
-    CallerCudaState &operator=(const CallerCudaState &) = delete;
-};
-// cudaSetDevice, unless `device` is already current on this thread inside cudot's call.
-cudaError_t set_device(int device);
-// Records that a CUDA call of cudot's failed (it left an error behind); returns `error`.
-cudaError_t note(cudaError_t error);
 
 }  // namespace cuda
 }  // namespace cudot

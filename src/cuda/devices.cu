@@ -3,6 +3,7 @@
 
 #include "cuda_backend.hpp"
 #include "cuda_check.hpp"
+#include "device_health.hpp"
 #include "gpu_state.hpp"
 
 namespace cudot {
@@ -30,8 +31,9 @@ cudot_status device_list(int32_t device, std::vector<int> &out, ErrorSink err) {
 }
 
 static cudot_status probe_one(int device, ErrorSink err) {
-    CUDOT_CUDA_TRY_AS(err, set_device(device), "cudaSetDevice(device)");
-    const cudaError_t e = pass_or_inject(kernels_load(device));
+    CUDOT_CUDA_TRY_AS(err, use_primary_context(device), "cuCtxSetCurrent (the device's primary context)");
+    if (is_stuck(device)) return refuse_stuck(err, device, "cudot_init");
+    const cudaError_t e = pass_or_inject(kernels_load());
     // Only these say that the build has no code this GPU can run; anything else (a device context a
     // crashed kernel poisoned, no memory, ...) is reported as the CUDA failure it is.
     const bool no_code = e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction ||
@@ -48,8 +50,7 @@ static cudot_status probe_one(int device, ErrorSink err) {
     return CUDOT_OK;
 }
 
-cudot_status probe(int32_t device, ErrorSink err) {
-    CallerCudaState caller;
+static cudot_status probe_devices(int32_t device, ErrorSink err) {
     int count = 0;
     cudaError_t e = note(cudaGetDeviceCount(&count));
     if (e != cudaSuccess) {
@@ -64,6 +65,11 @@ cudot_status probe(int32_t device, ErrorSink err) {
     cudot_status status = device_list(device, devices, err);
     for (std::size_t i = 0; status == CUDOT_OK && i < devices.size(); ++i) status = probe_one(devices[i], err);
     return status;
+}
+
+cudot_status probe(int32_t device, ErrorSink err) {
+    CallerCudaState caller;
+    return caller.restore(probe_devices(device, err), err);
 }
 
 bool can_map(int device) {

@@ -25,6 +25,7 @@ struct LaunchArgs {
     unsigned *ticket = nullptr;
     unsigned joining_blocks = 0;        // blocks of every launch of the dot (the ticket's count)
     Completion *done = nullptr;         // nullptr: partials only
+    const volatile unsigned *hold = nullptr;  // tests: the word a held launch waits on (launch() sets it)
 };
 
 // The typed launch and occupancy query, selected once per context from (dtype, y_dtype).
@@ -34,8 +35,8 @@ struct Launcher {
     std::size_t partial_bytes = 0;  // one partial of the pair's kind, packed
 };
 Launcher launcher_for(int32_t x_dtype, int32_t y_dtype);
-// Whether this device can run this build's kernels (probes one of them).
-cudaError_t kernels_load(int device);
+// Whether the current device can run this build's kernels (loads one of them).
+cudaError_t kernels_load();
 
 // The ordinals a context asked for: one, or every visible GPU (or the test override); devices.cu.
 cudot_status device_list(int32_t device, std::vector<int> &out, ErrorSink err);
@@ -90,7 +91,8 @@ struct DeviceState {
     unsigned probe_every = 0;       //   how many in-place dots come between two probes, and how many
     unsigned probe_wait = 0;        //   remain until the next one;
     bool judging = false;           //   the last dot was a probe's migration, or the one after it
-    bool hung = false;  // a wait gave up on the GPU (wait_ms): only destroy may follow, without CUDA calls
+    bool hung = false;  // a wait gave up on the GPU (wait_ms): only destroy may follow
+    std::uint64_t wait_bound_ms = CUDOT_DEFAULT_WAIT_MS;  // the bound of the current call's waits
 };
 
 // The head of a GPU's scratch: the join's ticket; 256 bytes keep the partials after it aligned.
@@ -105,7 +107,7 @@ struct GridPlan {
 GridPlan plan_grid(const cudot_ctx &ctx, const DeviceState &s, const Gpu &g, std::size_t tiles, bool joined);
 
 // Launches one kernel; names the launch in the error.
-cudot_status launch(cudot_ctx &ctx, const DeviceState &s, const Gpu &g, cudaStream_t stream, const LaunchArgs &args);
+cudot_status launch(cudot_ctx &ctx, const DeviceState &s, const Gpu &g, cudaStream_t stream, LaunchArgs args);
 
 // Marks the result slot empty; call before queueing a dot that joins on the device. No kernel that
 // could still write the slot may be pending then: a dot that fails drains its streams (cuda_backend.cu).
@@ -115,11 +117,12 @@ inline void expect_result(const DeviceState &s) {
 // Waits until the last block has published the result (polling the mapped slot, with the stream
 // checked for errors and the wait bounded), then returns it.
 cudot_status wait_for_result(cudot_ctx &ctx, DeviceState &s, Gpu &g, double *result);
-// Waits until everything queued on g's stream has run, as long as the context's bound allows.
-cudot_status wait_stream(cudot_ctx &ctx, DeviceState &s, Gpu &g);
-// Tests (cuda_check.cu): the mapped word the kernel waits on while it is non-zero; nullptr until a
-// test first holds the kernels.
-const volatile unsigned *held_word();
+// Waits until everything queued on g's stream has run, as long as the call's bound allows; a failure's
+// message goes to err.
+cudot_status wait_stream(DeviceState &s, Gpu &g, ErrorSink err);
+// Tests (cuda_check.cu): the mapped word kernels on `device` wait on while it is non-zero; nullptr until
+// a test first holds kernels.
+const volatile unsigned *held_word(int device);
 
 // Where GPU g reads the elements [at, at + count) of x (or y, of element size `size`) from, after queueing
 // whatever copy that needs on `stream`: PINNED copies them into its device buffer at the same offset

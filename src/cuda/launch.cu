@@ -10,6 +10,7 @@
 #endif
 
 #include "cuda_check.hpp"
+#include "device_health.hpp"
 #include "gpu_state.hpp"
 
 namespace cudot {
@@ -22,7 +23,7 @@ static cudaError_t launch_typed(const LaunchArgs &a, cudaStream_t stream) {
     while ((1u << slice_shift) < a.slices) ++slice_shift;
     const DotParams<Tx, Ty> p{static_cast<const Tx *>(a.x), static_cast<const Ty *>(a.y), a.n, a.first_item,
                               a.last_item, slice_shift, static_cast<Acc *>(a.partials), a.ticket, a.joining_blocks,
-                              a.done, held_word()};
+                              a.done, a.hold};
     // cudaLaunchKernel returns this launch's own error: not one that the caller's code (or an earlier
     // call of cudot's) left pending in CUDA's per-thread last error.
     void *args[] = {const_cast<DotParams<Tx, Ty> *>(&p)};
@@ -49,7 +50,7 @@ Launcher launcher_for(int32_t x_dtype, int32_t y_dtype) {
     });
 }
 
-cudaError_t kernels_load(int) {
+cudaError_t kernels_load() {
     cudaFuncAttributes attributes;
     return cudaFuncGetAttributes(&attributes, dot_kernel<float, float>);
 }
@@ -69,7 +70,8 @@ GridPlan plan_grid(const cudot_ctx &ctx, const DeviceState &s, const Gpu &g, std
     return GridPlan{slices, static_cast<unsigned>(std::max<std::size_t>(blocks, 1))};
 }
 
-cudot_status launch(cudot_ctx &ctx, const DeviceState &s, const Gpu &, cudaStream_t stream, const LaunchArgs &args) {
+cudot_status launch(cudot_ctx &ctx, const DeviceState &s, const Gpu &g, cudaStream_t stream, LaunchArgs args) {
+    args.hold = held_word(g.device);
     cudaError_t e = pass_or_inject(s.launcher.launch(args, stream));
     return e == cudaSuccess ? CUDOT_OK : cuda_fail(ctx.sink(), e, "dot_kernel launch");
 }
@@ -95,21 +97,22 @@ static inline bool take_result(const DeviceState &s, double *result) {
     return true;
 }
 
-// The wait ran past the context's bound: from now on the context only accepts cudot_deinit.
-static cudot_status gave_up(cudot_ctx &ctx, DeviceState &s) {
+// The wait ran past the call's bound: from now on the context only accepts cudot_deinit, and the GPU is
+// marked stuck for every context of the process (device_health.hpp).
+static cudot_status gave_up(ErrorSink err, DeviceState &s, Gpu &g) {
     s.hung = true;
-    return fail(ctx.sink(), CUDOT_ERROR_CUDA,
-                "the GPU did not finish within %u ms (cudot_config.wait_ms): the context can only be destroyed now",
-                static_cast<unsigned>(ctx.wait_ms));
+    mark_stuck(g.device, g.stream);
+    return fail(err, CUDOT_ERROR_CUDA,
+                "GPU %d did not finish within %llu ms (cudot_config.wait_ms): the context can only be destroyed now",
+                g.device, static_cast<unsigned long long>(s.wait_bound_ms));
 }
 
 // Waits until `done` says the work is there, or the stream has failed, or the context's bound has
 // passed. done() is polled; the stream is queried every kQueryEvery; after kSpinFor the wait yields.
 template <class Done>
-static cudot_status wait_bounded(cudot_ctx &ctx, DeviceState &s, Gpu &g, Done done, const char *what) {
-    ErrorSink err = ctx.sink();
+static cudot_status wait_bounded(ErrorSink err, DeviceState &s, Gpu &g, Done done, const char *what) {
     using Clock = std::chrono::steady_clock;
-    const auto start = Clock::now(), bound = start + std::chrono::milliseconds(ctx.wait_ms);
+    const auto start = Clock::now(), bound = start + std::chrono::milliseconds(s.wait_bound_ms);
     auto next_query = start + kQueryEvery;
     for (;;) {
         for (int i = 0; i < 32; ++i) {
@@ -127,7 +130,7 @@ static cudot_status wait_bounded(cudot_ctx &ctx, DeviceState &s, Gpu &g, Done do
             return fail(err, CUDOT_ERROR_INTERNAL, "%s ended without its result", what);
         }
         if (e != cudaErrorNotReady) return cuda_fail(err, e, what);
-        if (now > bound) return gave_up(ctx, s);
+        if (now > bound) return gave_up(err, s, g);
         if (now - start > kSpinFor) std::this_thread::yield();
     }
 }
@@ -141,13 +144,15 @@ cudot_status wait_for_result(cudot_ctx &ctx, DeviceState &s, Gpu &g, double *res
     }
     // Without concurrent managed access the kernel must have ended, not only written the result.
     if (s.sync_after_dot)
-        return wait_bounded(ctx, s, g, [&](cudaError_t stream) { return stream == cudaSuccess && take_result(s, result); },
+        return wait_bounded(ctx.sink(), s, g,
+                            [&](cudaError_t stream) { return stream == cudaSuccess && take_result(s, result); },
                             "dot_kernel (cudaStreamQuery)");
-    return wait_bounded(ctx, s, g, [&](cudaError_t) { return take_result(s, result); }, "dot_kernel (cudaStreamQuery)");
+    return wait_bounded(ctx.sink(), s, g, [&](cudaError_t) { return take_result(s, result); },
+                        "dot_kernel (cudaStreamQuery)");
 }
 
-cudot_status wait_stream(cudot_ctx &ctx, DeviceState &s, Gpu &g) {
-    return wait_bounded(ctx, s, g, [](cudaError_t stream) { return stream == cudaSuccess; },
+cudot_status wait_stream(DeviceState &s, Gpu &g, ErrorSink err) {
+    return wait_bounded(err, s, g, [](cudaError_t stream) { return stream == cudaSuccess; },
                         "the GPU's work (cudaStreamQuery)");
 }
 

@@ -15,6 +15,7 @@ void inject_fault(unsigned, int) {}
 bool fault_pending() { return false; }
 void pretend_no_concurrent_managed(bool) {}
 void hold_kernels(bool) {}
+void hold_device_kernels(int, bool) {}
 bool no_concurrent_managed_pretended() { return false; }
 void force_devices(const int *, int) {}
 void tune(cudot_ctx &, const GpuTuning &) {}

@@ -135,7 +135,7 @@ static cudot_status replay_or_queue(cudot_ctx &ctx, DeviceState &s, Gpu &g, std:
 
 cudot_status single_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefetch, double *result) {
     Gpu &g = s.gpus[0];
-    CUDOT_CUDA_TRY_AS(ctx.sink(), set_device(g.device), "cudaSetDevice(g.device)");
+    CUDOT_CUDA_TRY_AS(ctx.sink(), use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
     const int path = ctx.memory == CUDOT_MEMORY_PINNED ? pinned_path(s, g, n) : kCopy;
     const auto start = std::chrono::steady_clock::now();
     expect_result(s);

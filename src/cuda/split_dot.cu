@@ -23,7 +23,7 @@ cudot_status queue_partials(cudot_ctx &ctx, DeviceState &s, std::size_t first, s
         if (g.first_tile == g.last_tile) continue;
         const std::size_t begin = g.first_tile * order::kTile;
         const std::size_t elements = std::min(n, g.last_tile * order::kTile) - begin;
-        CUDOT_CUDA_TRY_AS(err, set_device(g.device), "cudaSetDevice(g.device)");
+        CUDOT_CUDA_TRY_AS(err, use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
         if (timed) CUDOT_CUDA_TRY(err, cudaEventRecord(g.start, g.stream));
         cudot_status status = CUDOT_OK;
         if (ctx.memory == CUDOT_MEMORY_MANAGED && prefetch) status = prefetch_run(ctx, g, first + begin, elements);
@@ -53,8 +53,8 @@ cudot_status wait_partials(cudot_ctx &ctx, DeviceState &s, float *slowest_ms) {
     ErrorSink err = ctx.sink();
     for (Gpu &g : s.gpus) {
         if (g.first_tile == g.last_tile) continue;
-        CUDOT_CUDA_TRY_AS(err, set_device(g.device), "cudaSetDevice(g.device)");
-        const cudot_status waited = wait_stream(ctx, s, g);
+        CUDOT_CUDA_TRY_AS(err, use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
+        const cudot_status waited = wait_stream(s, g, err);
         if (waited != CUDOT_OK) return waited;
         if (slowest_ms) {
             float ms = 0;

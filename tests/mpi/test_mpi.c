@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cudot_mpi.h"
+#include "primary_contexts.h"
 
 static int failures = 0, checks = 0;
 static int rank = 0, ranks = 1;
@@ -204,6 +205,14 @@ int main(int argc, char **argv) {
         for (int p = 0; p < 5; ++p)
             for (int d = 0; d < 2; ++d, ++cases) check_case(types[d], types[d], sizes[k], p, 500 + (uint64_t)cases);
     check_errors();
+    if (local_memory != CUDOT_MEMORY_HOST) {
+        /* One CUDA context per rank, on the rank's own GPU: none on a GPU the rank never asked for
+         * (issue 22: every rank used to leave one on GPU 0). */
+        int devices = 0;
+        const long long active = cudot_test_active_primaries(&devices);
+        CHECK(active == (1LL << local_device), "active primary contexts 0x%llx, expected only GPU %d's (of %d)",
+              active, (int)local_device, devices);
+    }
     int total_failures = 0, total_checks = 0;
     MPI_Allreduce(&failures, &total_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(&checks, &total_checks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -1,0 +1,113 @@
+// device_health.cu - see device_health.hpp.
+#include "device_health.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "caller_state.hpp"
+#include "gpu_state.hpp"
+
+namespace cudot {
+namespace cuda {
+
+std::uint64_t wait_bound_ms(const cudot_ctx &ctx, std::size_t bytes) {
+    return ctx.wait_ms == CUDOT_DEFAULT_WAIT_MS ? default_wait_ms(bytes) : ctx.wait_ms;
+}
+
+namespace {
+
+struct StuckWork {
+    int device;
+    cudaEvent_t after;  // recorded behind the work that ran out of time
+};
+
+constexpr int kMaxDevices = 256;
+std::atomic<int> in_flight[kMaxDevices];
+std::atomic<int> stuck_count{0};  // entries in stuck_work(): the fast path of is_stuck
+std::mutex stuck_mutex;
+std::vector<StuckWork> &stuck_work() {
+    static std::vector<StuckWork> *w = new std::vector<StuckWork>;  // never destroyed: read at exit too
+    return *w;
+}
+
+std::atomic<int> *in_flight_of(int device) {
+    return device >= 0 && device < kMaxDevices ? &in_flight[device] : nullptr;
+}
+
+}  // namespace
+
+void mark_stuck(int device, cudaStream_t stream) {
+    cudaEvent_t after = nullptr;
+    if (use_primary_context(device) != cudaSuccess ||
+        note(cudaEventCreateWithFlags(&after, cudaEventDisableTiming)) != cudaSuccess)
+        after = nullptr;
+    if (after && note(cudaEventRecord(after, stream)) != cudaSuccess) {
+        (void)cudaEventDestroy(after);
+        after = nullptr;
+    }
+    // Without an event the mark can never clear: the device stays refused, which is safe.
+    std::lock_guard<std::mutex> lock(stuck_mutex);
+    stuck_work().push_back(StuckWork{device, after});
+    stuck_count.fetch_add(1, std::memory_order_release);
+}
+
+bool is_stuck(int device) {
+    if (stuck_count.load(std::memory_order_acquire) == 0) return false;
+    std::lock_guard<std::mutex> lock(stuck_mutex);
+    std::vector<StuckWork> &work = stuck_work();
+    bool stuck = false;
+    for (std::size_t i = 0; i < work.size();) {
+        StuckWork &w = work[i];
+        if (w.device != device) {
+            ++i;
+            continue;
+        }
+        const cudaError_t e = w.after && use_primary_context(device) == cudaSuccess ? note(cudaEventQuery(w.after)) : cudaErrorNotReady;
+        if (e == cudaErrorNotReady) {
+            stuck = true;
+            ++i;
+            continue;
+        }
+        // Ended after all (or the context failed for good, and nothing will wait on it): forget it.
+        (void)cudaEventDestroy(w.after);
+        work.erase(work.begin() + static_cast<std::ptrdiff_t>(i));
+        stuck_count.fetch_sub(1, std::memory_order_release);
+    }
+    return stuck;
+}
+
+cudot_status refuse_stuck(ErrorSink err, int device, const char *what) {
+    return fail(err, CUDOT_ERROR_CUDA,
+                "%s: GPU %d still has work that an earlier call gave up waiting for (cudot_config.wait_ms), and "
+                "CUDA would wait for it without end",
+                what, device);
+}
+
+InFlight::InFlight(const DeviceState &s) : s_(s) {
+    for (const Gpu &g : s_.gpus)
+        if (std::atomic<int> *count = in_flight_of(g.device)) count->fetch_add(1, std::memory_order_acq_rel);
+}
+
+InFlight::~InFlight() {
+    for (const Gpu &g : s_.gpus)
+        if (std::atomic<int> *count = in_flight_of(g.device)) count->fetch_sub(1, std::memory_order_acq_rel);
+}
+
+bool wait_until_idle(int device) {
+    std::atomic<int> *count = in_flight_of(device);
+    for (unsigned round = 0;; ++round) {
+        if (is_stuck(device)) return false;
+        if (!count || count->load(std::memory_order_acquire) == 0) return true;
+        if (round < 64)
+            std::this_thread::yield();
+        else
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+}
+
+}  // namespace cuda
+}  // namespace cudot
