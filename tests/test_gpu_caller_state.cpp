@@ -313,9 +313,13 @@ TEST_CASE("GPU: one GPU hung behind CUDOT_DEVICE_ALL: every later wait on it, by
     cudot_config c = CUDOT_CONFIG_INIT;
     c.memory = CUDOT_MEMORY_MAPPED;
     c.device = 1;
-    returns_within(10, [&] { s = cudot_init(&fresh, 1000, &c); }, "an init on GPU 1");
+    std::string message;  // cudot_last_error(NULL) is per thread: read on the thread that failed
+    returns_within(10, [&] {
+        s = cudot_init(&fresh, 1000, &c);
+        message = cudot_last_error(nullptr);
+    }, "an init on GPU 1");
     CHECK(s == CUDOT_ERROR_CUDA);
-    CHECK(std::string(cudot_last_error(nullptr)).find("GPU 1 still has work") != std::string::npos);
+    CHECK(message.find("GPU 1 still has work") != std::string::npos);
     returns_within(10, [&] { s = cudot_deinit(same); }, "the deinit of another context on GPU 1");
     CHECK(s == CUDOT_ERROR_CUDA);
     returns_within(10, [&] { s = cudot_deinit(all); }, "the deinit of the hung context");

@@ -225,8 +225,10 @@ cudot_status destroy(cudot_ctx &ctx, ErrorSink err) {
         return caller.restore(first, err);
     }
     if (s) {
+        const int allocated_on = s->gpus.empty() ? -1 : s->gpus[0].device;  // where the shared buffers were made
         for (Gpu &g : s->gpus) destroy_gpu(ctx, g, first, err);
-        if (!s->gpus.empty()) free_checked(first, err, use_primary_context(s->gpus[0].device), "cuCtxSetCurrent (the GPU's primary context)");
+        if (allocated_on >= 0)
+            free_checked(first, err, use_primary_context(allocated_on), "cuCtxSetCurrent (the GPU's primary context)");
         if (s->h_done) free_checked(first, err, cudaFreeHost(s->h_done), "cudaFreeHost(result)");
         if (s->h_partials) free_checked(first, err, cudaFreeHost(s->h_partials), "cudaFreeHost(partials)");
         free_auto_policy(*s);

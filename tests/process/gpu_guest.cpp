@@ -70,7 +70,7 @@ int32_t memory_of(const char *name) {
     return -1;
 }
 
-constexpr std::size_t kN = 300000;  // > 2^14: AUTO really uses the GPU
+constexpr std::size_t kN = 300000;  // > 2^14: AUTO really uses the GPU; more than 16 tiles
 
 void fill(cudot_ctx *ctx) {
     float *x = nullptr, *y = nullptr;
@@ -161,8 +161,9 @@ int main(int argc, char **argv) {
     double half = 0;
     check(cudot_dot_n(ctx, kN / 2, &half) == CUDOT_OK, "cudot_dot_n");
     expect_current(mine, "cudot_dot_n");
-    std::vector<unsigned char> partials(CUDOT_PARTIAL_BYTES * 64);
-    check(cudot_tile_partials(ctx, 0, 64 * CUDOT_TILE_ELEMENTS, partials.data()) == CUDOT_OK, "cudot_tile_partials");
+    std::vector<unsigned char> partials(CUDOT_PARTIAL_BYTES * 16);
+    check(cudot_tile_partials(ctx, 0, 16 * CUDOT_TILE_ELEMENTS, partials.data()) == CUDOT_OK,
+          std::string("cudot_tile_partials: ") + cudot_last_error(ctx));
     expect_current(mine, "cudot_tile_partials");
     dot_on_another_thread(ctx, expected, "while the caller's context lives");
 
