@@ -25,7 +25,6 @@ constexpr std::size_t kGpuMinElements = std::size_t(1) << 14;
 // The split needs enough tiles to give both sides a useful share.
 constexpr std::size_t kSplitMinTiles = 16;
 
-using Chooser = PathChooser<kPaths>;
 
 cudot_status cpu_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
     const std::size_t tiles = order::tile_count(n);
@@ -45,12 +44,14 @@ cudot_status run(int path, cudot_ctx &ctx, DeviceState &s, std::size_t n, double
 
 }  // namespace
 
+struct AutoPolicy : PathChooser<kPaths> {};
+
 cudot_status auto_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
     if (ctx.hooks.hybrid_share >= 0) return hybrid_dot(ctx, s, n, result);  // tests fix the split
     if (n < kGpuMinElements) return cpu_dot(ctx, s, n, result);
-    if (!s.auto_policy) s.auto_policy = new (std::nothrow) Chooser;
+    if (!s.auto_policy) s.auto_policy = new (std::nothrow) AutoPolicy;
     if (!s.auto_policy) return cpu_dot(ctx, s, n, result);  // no memory to learn in: the CPU is never wrong
-    Chooser &chooser = *static_cast<Chooser *>(s.auto_policy);
+    AutoPolicy &chooser = *s.auto_policy;
     auto usable = [&](int p) { return p != kSplit || order::tile_count(n) >= kSplitMinTiles; };
     const int path = chooser.choose(n, usable);
     const auto start = std::chrono::steady_clock::now();
@@ -62,7 +63,7 @@ cudot_status auto_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *res
 }
 
 void free_auto_policy(DeviceState &s) {
-    delete static_cast<Chooser *>(s.auto_policy);
+    delete s.auto_policy;
     s.auto_policy = nullptr;
 }
 

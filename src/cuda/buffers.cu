@@ -106,8 +106,8 @@ static cudot_status create_gpu(cudot_ctx &ctx, DeviceState &s, Gpu &g, ErrorSink
     if (status != CUDOT_OK) return status;
 
     if (ctx.memory == CUDOT_MEMORY_PINNED && can_map(g.device)) {  // for reading the inputs in place
-        CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&g.h_x, ctx.x, 0));
-        CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&g.h_y, ctx.y, 0));
+        CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&g.d_mapped_x, ctx.x, 0));
+        CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&g.d_mapped_y, ctx.y, 0));
     }
     CUDOT_CUDA_TRY(err, cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
     // Single-GPU dots keep one partial per item: at most kMaxSlices per tile.

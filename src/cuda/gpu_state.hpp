@@ -18,12 +18,11 @@ namespace cuda {
 struct LaunchArgs {
     const void *x, *y;                  // element 0 of the dot, as the GPU sees it
     std::size_t n;                      // elements of the whole dot
-    std::size_t first_item, last_item;  // the items of this launch
+    std::size_t items = 0;              // the items of the launch: tiles times slices
     unsigned slices = 1;                // items per tile
     unsigned blocks = 1;                // grid size
     void *partials = nullptr;           // one partial per item
     unsigned *ticket = nullptr;
-    unsigned joining_blocks = 0;        // blocks of every launch of the dot (the ticket's count)
     Completion *done = nullptr;         // nullptr: partials only
     const volatile unsigned *hold = nullptr;  // tests: the word a held launch waits on (launch() sets it)
 };
@@ -64,8 +63,8 @@ struct Gpu {
     void *scratch = nullptr;  // the kernel's ticket, then one partial per item (single-GPU dots)
     Completion *d_done = nullptr;  // this GPU's view of DeviceState::h_done
     void *d_partials = nullptr;    // this GPU's view of DeviceState::h_partials
-    void *h_x = nullptr;  // PINNED: the GPU's view of the page-locked inputs, for reading them in place
-    void *h_y = nullptr;
+    void *d_mapped_x = nullptr;  // PINNED: the GPU's (device) address of the page-locked inputs, for
+    void *d_mapped_y = nullptr;  //   reading them in place over the bus
     cudaStream_t stream = nullptr;
     cudaEvent_t start = nullptr, stop = nullptr;  // hybrid dots time the GPUs' share
     int sms = 1;
@@ -74,6 +73,9 @@ struct Gpu {
     cudaGraphExec_t graph_exec = nullptr;
     std::size_t first_tile = 0, last_tile = 0;  // the run of tiles of the current operation
 };
+
+struct AutoPolicy;    // defined where they are used: auto_policy.cu, one_gpu_dot.cu
+struct PinnedPolicy;
 
 struct DeviceState {
     std::vector<Gpu> gpus;  // one, or every GPU of a CUDOT_DEVICE_ALL context
@@ -85,8 +87,8 @@ struct DeviceState {
     bool prefetch = true;  // MANAGED: whether the next dot first migrates the inputs in bulk (managed_dot)
     bool sync_after_dot = false;  // MANAGED without concurrent managed access: the kernel must have ended
     GpuTuning tuning;
-    void *auto_policy = nullptr;    // AUTO: the path chooser's timings (auto_policy.cu)
-    void *pinned_policy = nullptr;  // PINNED: copy or read in place, by measured times (one_gpu_dot.cu)
+    AutoPolicy *auto_policy = nullptr;      // AUTO: the path chooser's timings (auto_policy.cu)
+    PinnedPolicy *pinned_policy = nullptr;  // PINNED: copy or read in place, by measured times (one_gpu_dot.cu)
     bool in_place = false;          // MANAGED: the inputs are advised to stay on the host (managed_policy.cu),
     unsigned probe_every = 0;       //   how many in-place dots come between two probes, and how many
     unsigned probe_wait = 0;        //   remain until the next one;

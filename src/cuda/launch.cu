@@ -21,9 +21,8 @@ static cudaError_t launch_typed(const LaunchArgs &a, cudaStream_t stream) {
     using Acc = typename PairOf<Tx, Ty>::Acc;
     unsigned slice_shift = 0;
     while ((1u << slice_shift) < a.slices) ++slice_shift;
-    const DotParams<Tx, Ty> p{static_cast<const Tx *>(a.x), static_cast<const Ty *>(a.y), a.n, a.first_item,
-                              a.last_item, slice_shift, static_cast<Acc *>(a.partials), a.ticket, a.joining_blocks,
-                              a.done, a.hold};
+    const DotParams<Tx, Ty> p{static_cast<const Tx *>(a.x), static_cast<const Ty *>(a.y), a.n, a.items,
+                              slice_shift, static_cast<Acc *>(a.partials), a.ticket, a.done, a.hold};
     // cudaLaunchKernel returns this launch's own error: not one that the caller's code (or an earlier
     // call of cudot's) left pending in CUDA's per-thread last error.
     void *args[] = {const_cast<DotParams<Tx, Ty> *>(&p)};

@@ -48,18 +48,18 @@ cudot_status prefetch_run(cudot_ctx &ctx, Gpu &g, std::size_t at, std::size_t co
 // the machine and on whether the host just wrote the data (the copy engine slows down on pages the CPU
 // has just written: docs/PERFORMANCE.md), so a PathChooser measures per size.
 enum PinnedPath { kCopy, kInPlace, kPinnedPaths };
-using PinnedChooser = PathChooser<kPinnedPaths>;
+struct PinnedPolicy : PathChooser<kPinnedPaths> {};
 
 static int pinned_path(DeviceState &s, const Gpu &g, std::size_t n) {
-    if (!g.h_x) return kCopy;  // a GPU that cannot map host memory
+    if (!g.d_mapped_x) return kCopy;  // a GPU that cannot map host memory
     if (s.tuning.pinned_mode) return s.tuning.pinned_mode == 1 ? kCopy : kInPlace;
-    if (!s.pinned_policy) s.pinned_policy = new (std::nothrow) PinnedChooser;
+    if (!s.pinned_policy) s.pinned_policy = new (std::nothrow) PinnedPolicy;
     if (!s.pinned_policy) return kCopy;
-    return static_cast<PinnedChooser *>(s.pinned_policy)->choose(n, [](int) { return true; });
+    return s.pinned_policy->choose(n, [](int) { return true; });
 }
 
 void free_pinned_policy(DeviceState &s) {
-    delete static_cast<PinnedChooser *>(s.pinned_policy);
+    delete s.pinned_policy;
     s.pinned_policy = nullptr;
 }
 
@@ -67,8 +67,8 @@ void free_pinned_policy(DeviceState &s) {
 static cudot_status bring_inputs(cudot_ctx &ctx, DeviceState &s, Gpu &g, std::size_t n, bool prefetch, bool in_place,
                                  LaunchArgs &args) {
     if (ctx.memory == CUDOT_MEMORY_PINNED && in_place) {
-        args.x = g.h_x;
-        args.y = g.h_y;
+        args.x = g.d_mapped_x;
+        args.y = g.d_mapped_y;
         return CUDOT_OK;
     }
     if (ctx.memory == CUDOT_MEMORY_MANAGED && prefetch) {
@@ -88,11 +88,9 @@ static cudot_status queue_dot(cudot_ctx &ctx, DeviceState &s, Gpu &g, std::size_
     cudot_status status = bring_inputs(ctx, s, g, n, prefetch, in_place, args);
     if (status != CUDOT_OK) return status;
     args.n = n;
-    args.first_item = 0;
-    args.last_item = order::tile_count(n) * grid.slices;
+    args.items = order::tile_count(n) * grid.slices;
     args.slices = grid.slices;
     args.blocks = grid.blocks;
-    args.joining_blocks = grid.blocks;
     args.ticket = static_cast<unsigned *>(g.scratch);
     args.partials = static_cast<char *>(g.scratch) + kTicketBytes;
     args.done = g.d_done;
@@ -142,9 +140,9 @@ cudot_status single_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool pref
     cudot_status status = prefetch ? queue_dot(ctx, s, g, n, true, false, plan_grid(ctx, s, g, order::tile_count(n), true))
                                    : replay_or_queue(ctx, s, g, n, path == kInPlace);
     if (status == CUDOT_OK) status = wait_for_result(ctx, s, g, result);
-    if (status == CUDOT_OK && ctx.memory == CUDOT_MEMORY_PINNED && s.pinned_policy && !s.tuning.pinned_mode && g.h_x) {
+    if (status == CUDOT_OK && ctx.memory == CUDOT_MEMORY_PINNED && s.pinned_policy && !s.tuning.pinned_mode && g.d_mapped_x) {
         const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-        static_cast<PinnedChooser *>(s.pinned_policy)->record(n, path, us, [](int) { return true; });
+        s.pinned_policy->record(n, path, us, [](int) { return true; });
     }
     return status;
 }

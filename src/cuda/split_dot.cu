@@ -37,8 +37,7 @@ cudot_status queue_partials(cudot_ctx &ctx, DeviceState &s, std::size_t first, s
         const std::size_t tiles = g.last_tile - g.first_tile;
         const GridPlan grid = plan_grid(ctx, s, g, tiles, false);
         args.n = elements;
-        args.first_item = 0;
-        args.last_item = tiles;
+        args.items = tiles;
         args.slices = 1;
         args.blocks = grid.blocks;
         args.partials = static_cast<char *>(g.d_partials) + g.first_tile * s.launcher.partial_bytes;

@@ -43,19 +43,18 @@ struct Completion {
 constexpr std::uint64_t kNoResult = 0x7ff4000000000001ull;
 constexpr std::uint64_t kDefaultNaN = 0x7ff8000000000000ull;
 
-// One launch's arguments. A dot may be cut into several launches over runs of items (PINNED's copy
-// chunks); every launch of a dot shares partials, ticket and the join.
+// One launch's arguments: one launch computes every item of a dot (or of a run of tiles whose partials
+// the host joins).
 template <class Tx, class Ty> struct DotParams {
     using Acc = typename PairOf<Tx, Ty>::Acc;
     const Tx *x;  // element 0 of the dot (16-byte aligned)
     const Ty *y;
     std::size_t n;                      // elements of the whole dot (>= 1)
-    std::size_t first_item, last_item;  // the items this launch computes
+    std::size_t items;                  // items of the dot: tiles << slice_shift
     unsigned slice_shift;               // items per tile: 1 << slice_shift (1, 2, 4 or 8); blockDim.x ==
                                         //   kThreads >> slice_shift
     Acc *partials;                      // one per item: item = (tile << slice_shift) + slice
-    unsigned *ticket;                   // 0 before the dot's first launch; the join leaves it 0
-    unsigned joining_blocks;            // blocks of all launches of the dot; the last one to finish joins
+    unsigned *ticket;                   // 0 before the launch; the join leaves it 0
     Completion *done;                   // nullptr: partials only (the host joins them)
     const volatile unsigned *hold;      // tests only: while this mapped word is non-zero, the launch
                                         //   does not finish (a GPU that hangs); nullptr otherwise
@@ -367,10 +366,10 @@ __device__ __forceinline__ unsigned tile_thread(std::size_t item, unsigned slice
 template <class Tx, class Ty>
 __device__ __forceinline__ bool pairs_up(const DotParams<Tx, Ty> &p, std::size_t item) {
     const std::size_t other = item + gridDim.x;
-    return Narrow<Tx, Ty>::value && other < p.last_item && p.n - tile_of(other, p.slice_shift) * order::kTile >= order::kTile;
+    return Narrow<Tx, Ty>::value && other < p.items && p.n - tile_of(other, p.slice_shift) * order::kTile >= order::kTile;
 }
 
-// Blocks take the items first_item + blockIdx.x, then every gridDim.x-th one, below last_item.
+// Blocks take the items blockIdx.x, then every gridDim.x-th one, below items.
 // kMinBlocksPerSM: told that two blocks per SM are enough, the compiler keeps a whole tile's loads in
 // registers and issues them before the first addition; left to itself it held 48 registers and
 // interleaved loads with additions, several dependent round trips to memory per tile
@@ -385,7 +384,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM) dot_kernel(const Do
     __shared__ Acc warp_roots[kMaxWarps];
     __shared__ bool is_last;
 
-    for (std::size_t item = p.first_item + blockIdx.x; item < p.last_item;
+    for (std::size_t item = blockIdx.x; item < p.items;
          item += (pairs_up(p, item) ? 2 : 1) * gridDim.x) {
         const std::size_t begin = tile_of(item, p.slice_shift) * order::kTile;
         const unsigned t = tile_thread(item, p.slice_shift);
@@ -416,10 +415,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM) dot_kernel(const Do
 
     // Publish this block's partials, then count finished blocks; the last one joins. A dot of one
     // block needs no ticket, only a barrier so its threads see what thread 0 wrote.
-    if (p.joining_blocks > 1) {
+    if (gridDim.x > 1) {
         if (threadIdx.x == 0) {
             __threadfence();
-            is_last = atomicAdd(p.ticket, 1u) == p.joining_blocks - 1;
+            is_last = atomicAdd(p.ticket, 1u) == gridDim.x - 1;
         }
         __syncthreads();
         if (!is_last) return;
@@ -429,7 +428,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM) dot_kernel(const Do
     }
     const Acc root = join_partials<Tx, Ty>(p, warp_roots);
     if (threadIdx.x == 0) {
-        if (p.joining_blocks > 1) *p.ticket = 0;  // ready for the next dot on this stream
+        if (gridDim.x > 1) *p.ticket = 0;  // ready for the next dot on this stream
         publish(p.done, A::finish(root));
     }
 }
