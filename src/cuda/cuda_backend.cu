@@ -5,7 +5,9 @@
 // Several GPUs, AUTO's CPU+GPU split and cudot_tile_partials: each GPU computes the partials of one
 // run of tiles into a mapped host array, and the host joins them (split_dot.cu). MANAGED decides per
 // dot whether to migrate first (managed_policy.cu); AUTO decides per dot which path (auto_policy.cu).
-// What each strategy allocates: buffers.cu; probing: devices.cu; the kernels: launch.cu.
+// What each strategy allocates: buffers.cu; probing: devices.cu; the kernels: launch.cu. Whose CUDA
+// context the work runs in: caller_state.cu; how long a wait may last, and GPUs that ran past it:
+// device_health.cu; checked calls and test hooks: cuda_check.cu.
 #include "cuda_backend.hpp"
 #include "cuda_check.hpp"
 #include "device_health.hpp"
