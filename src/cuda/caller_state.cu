@@ -80,7 +80,9 @@ struct ThreadCudaState {
     int depth = 0;              // CallerCudaState objects alive on this thread
     CUcontext caller = nullptr; // the context current when the outermost one was made
     bool caller_known = false;  // whether `caller` could be read (a driver is there)
-    int current = -1;           // the device whose primary context cudot made current; -1: the caller's is
+    CUcontext active = nullptr; // the context current now (the caller's until cudot switches)
+    int current = -1;           // the device whose primary context is current for cudot; -1: none yet
+    bool switched = false;      // cudot made another context current than the caller's
     bool failed = false;        // a CUDA call of cudot's failed
 };
 thread_local ThreadCudaState thread_state;
@@ -91,11 +93,12 @@ CallerCudaState::CallerCudaState() {
     ThreadCudaState &t = thread_state;
     if (t.depth++ != 0) return;
     outermost_ = true;
-    t.failed = false;
+    t.failed = t.switched = false;
     t.current = -1;
     t.caller = nullptr;
     const DriverApi &api = driver();
     t.caller_known = api.status == cudaSuccess && api.ctx_get_current(&t.caller) == CUDA_SUCCESS;
+    t.active = t.caller;
 }
 
 cudot_status CallerCudaState::restore(cudot_status status, ErrorSink err) {
@@ -104,8 +107,9 @@ cudot_status CallerCudaState::restore(cudot_status status, ErrorSink err) {
     ThreadCudaState &t = thread_state;
     if (t.failed) (void)cudaGetLastError();  // cudot's own error, not one the caller left pending
     cudaError_t back = cudaSuccess;
-    if (t.current != -1 && t.caller_known) back = as_runtime_error(driver().ctx_set_current(t.caller));
+    if (t.switched && t.caller_known) back = as_runtime_error(driver().ctx_set_current(t.caller));
     t.current = -1;
+    t.switched = false;
     --t.depth;
     if (back == cudaSuccess || status != CUDOT_OK) return status;
     return fail(err, CUDOT_ERROR_CUDA, "cuCtxSetCurrent (making the caller's CUDA context current again) failed: %s (%s)",
@@ -125,8 +129,12 @@ cudaError_t use_primary_context(int device) {
     if (device == t.current && t.depth > 0) return cudaSuccess;
     CUcontext primary = nullptr;
     cudaError_t e = primary_context(device, &primary);
-    if (e == cudaSuccess) e = as_runtime_error(driver().ctx_set_current(primary));
+    if (e == cudaSuccess && primary != t.active) {  // a caller already in that primary context: no switch
+        e = as_runtime_error(driver().ctx_set_current(primary));
+        if (e == cudaSuccess) t.switched = true;
+    }
     if (e != cudaSuccess) return note(e);
+    t.active = primary;
     t.current = device;
     return cudaSuccess;
 }
