@@ -29,7 +29,7 @@ bool starts_with(const char *text, const std::string &prefix) { return std::strn
 TEST_CASE("messages: each thread reads its own failure while others fail on the same context", "[messages][threads]") {
     test::Ctx c(kCapacity, CUDOT_F32, CUDOT_MEMORY_HOST);
     REQUIRE(c.status == CUDOT_OK);
-    constexpr int kThreads = 8, kRounds = 2000;
+    constexpr int kThreads = 8, kRounds = 20000;
     std::atomic<int> wrong_status{0}, wrong_message{0}, torn_reads{0};
     std::atomic<bool> failing{true};
     std::string example;  // one wrong message, for the report
