@@ -33,9 +33,9 @@ std::size_t element_size(int32_t dtype) { return types::size_of(dtype); }
 
 namespace {
 
-// The message of this thread's last failed call without a context to hold it: cudot_init,
-// cudot_deinit, cudot_join_partials.
-thread_local char init_error[512];
+// The message of this thread's last failed call without a context to hold it (cudot_init, cudot_deinit,
+// cudot_join_partials): what cudot_last_error(NULL) returns.
+thread_local char no_context_error[512];
 
 constexpr uint32_t kConfigV1Size = 16;        // size of the first cudot_config: never shrinks
 constexpr uint32_t kConfigV11Size = 20;       // 1.1 to 1.4: ended at y_dtype
@@ -233,7 +233,7 @@ cudot_status read_config(const cudot_config *config, cudot_config &out, ErrorSin
     return CUDOT_OK;
 }
 
-// Decides the strategy and backend and allocates everything. `ctx` is fresh; `err` is init_error.
+// Decides the strategy and backend and allocates everything. `ctx` is fresh; `err` is init's own buffer.
 cudot_status build_context(cudot_ctx &ctx, const cudot_config &config, ErrorSink err) {
     int32_t memory = config.memory;
     if (memory != CUDOT_MEMORY_HOST && cuda_lost_in_fork.load(std::memory_order_relaxed)) {
@@ -308,16 +308,16 @@ cudot_status build_and_register(cudot_ctx **out, std::size_t n, const cudot_conf
 }
 
 // A call without a context (init, deinit) writes its messages into a local buffer, which reaches the
-// thread's init_error only if the call fails: a success leaves the previous failure's message in place
-// (and AUTO's failed GPU probe, which is not an error for AUTO, never shows).
+// thread's no_context_error only if the call fails: a success leaves the previous failure's message in
+// place (and AUTO's failed GPU probe, which is not an error for AUTO, never shows).
 struct ThreadMessage {
-    char text[sizeof init_error] = "";
+    char text[sizeof no_context_error] = "";
     ErrorSink sink() { return ErrorSink{text, sizeof text}; }
     cudot_status keep_if_failed(cudot_status status, const char *call) {
         if (status == CUDOT_OK) return status;
         if (text[0] == '\0')
             std::snprintf(text, sizeof text, "%s failed (%s) without a message", call, cudot_status_string(status));
-        std::memcpy(init_error, text, sizeof text);
+        std::memcpy(no_context_error, text, sizeof text);
         return status;
     }
 };
@@ -397,7 +397,7 @@ cudot_status tile_partials_impl(cudot_ctx &ctx, std::size_t first, std::size_t n
 
 cudot_status join_partials_impl(int32_t x_dtype, int32_t y_dtype, const void *partials, std::size_t tiles,
                                 double *result) {
-    ErrorSink err{init_error, sizeof init_error};
+    ErrorSink err{no_context_error, sizeof no_context_error};
     if (y_dtype == 0) y_dtype = x_dtype;
     if (!types::valid_dtype(x_dtype) || !types::valid_dtype(y_dtype))
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "cudot_join_partials: element types %d x %d are not both "
@@ -455,8 +455,8 @@ cudot_status on_live_context(const cudot_ctx *handle, Body body) noexcept {
     }
 }
 
-// Every failure leaves its message in the thread's init_error: the context that could have held it is
-// gone, or (a failed lookup) not known to be live.
+// Every failure leaves its message in the thread's no_context_error: the context that could have held it
+// is gone, or (a failed lookup) not known to be live.
 cudot_status deinit_impl(cudot_ctx *ctx) {
     ThreadMessage message;
     try {
@@ -509,7 +509,8 @@ using namespace cudot;
 extern "C" {
 
 CUDOT_API cudot_status cudot_init(cudot_ctx **ctx, size_t n, const cudot_config *config) {
-    return guarded(ErrorSink{init_error, sizeof init_error}, [&] { return init_impl(ctx, n, config); });
+    return guarded(ErrorSink{no_context_error, sizeof no_context_error},
+                   [&] { return init_impl(ctx, n, config); });
 }
 
 CUDOT_API cudot_status cudot_get_inputs(cudot_ctx *ctx, void **x, void **y) {
@@ -536,13 +537,13 @@ CUDOT_API cudot_status cudot_tile_partials(cudot_ctx *ctx, size_t first, size_t 
 
 CUDOT_API cudot_status cudot_join_partials(int32_t x_dtype, int32_t y_dtype, const void *partials, size_t tiles,
                                            double *result) {
-    return guarded(ErrorSink{init_error, sizeof init_error},
+    return guarded(ErrorSink{no_context_error, sizeof no_context_error},
                    [&] { return join_partials_impl(x_dtype, y_dtype, partials, tiles, result); });
 }
 
 CUDOT_API cudot_status cudot_deinit(cudot_ctx *ctx) {
     if (!ctx) return CUDOT_OK;
-    return guarded(ErrorSink{init_error, sizeof init_error}, [&] { return deinit_impl(ctx); });
+    return guarded(ErrorSink{no_context_error, sizeof no_context_error}, [&] { return deinit_impl(ctx); });
 }
 
 CUDOT_API cudot_status cudot_get_memory(const cudot_ctx *ctx, int32_t *memory, int32_t *device) {
@@ -588,7 +589,7 @@ CUDOT_API const char *cudot_status_string(cudot_status status) {
 }
 
 CUDOT_API const char *cudot_last_error(const cudot_ctx *ctx) {
-    if (!ctx) return init_error;
+    if (!ctx) return no_context_error;
     try {
         ContextRef ref(ctx);
         if (!ref) return "not a live cudot context (NULL, already destroyed, or not from cudot_init)";

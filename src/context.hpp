@@ -34,10 +34,10 @@ cudot_status fail(ErrorSink err, cudot_status status, const char *format, ...)
 std::size_t element_size(int32_t dtype);
 
 namespace cuda {
-struct DeviceState;  // the CUDA backend's part of a context (src/cuda/cuda_backend.hpp)
+struct DeviceState;  // the CUDA backend's part of a context (src/cuda/gpu_state.hpp)
 }
 namespace cpu {
-struct HostState;  // the CPU backend's part of a context (src/cpu/cpu_backend.hpp)
+struct HostState;  // the CPU backend's part of a context (src/cpu/cpu_backend.cpp)
 }
 
 // Knobs that only tests set (src/testing.hpp); zero means "choose normally". A context has none until a

@@ -22,7 +22,9 @@ std::string beyond_capacity(std::size_t n) {
     return "cudot_dot_n: n = " + std::to_string(n) + " exceeds the capacity " + std::to_string(kCapacity);
 }
 
-bool starts_with(const char *text, const std::string &prefix) { return std::strncmp(text, prefix.c_str(), prefix.size()) == 0; }
+bool starts_with(const char *text, const std::string &prefix) {
+    return std::strncmp(text, prefix.c_str(), prefix.size()) == 0;
+}
 
 }  // namespace
 
@@ -45,7 +47,8 @@ TEST_CASE("messages: each thread reads its own failure while others fail on the 
                 const cudot_status status = dot ? cudot_dot_n(c.ctx, n, &r) : cudot_get_capacity(c.ctx, nullptr);
                 if (status != CUDOT_ERROR_INVALID_ARGUMENT) ++wrong_status;
                 const char *message = cudot_last_error(c.ctx);
-                const bool own = dot ? message == own_dot : std::strcmp(message, "cudot_get_capacity: n (the out-pointer) is NULL") == 0;
+                const bool own = dot ? message == own_dot
+                                     : std::strcmp(message, "cudot_get_capacity: n (the out-pointer) is NULL") == 0;
                 if (!own) {
                     ++wrong_message;
                     if (!example_taken.exchange(true)) example = message;

@@ -15,7 +15,8 @@ void destroy(cudot_ctx &ctx);
 // The canonical dot of the first n elements of x and y (n <= capacity).
 cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result);
 
-// The pieces dot() is made of, for the hybrid CPU+GPU path (cuda_backend.cu):
+// The pieces dot() is made of, for AUTO's CPU and CPU+GPU paths (src/cuda/auto_policy.cu, split_dot.cu)
+// and cudot_tile_partials (api.cpp):
 // the partials of tiles [first, last) of an n-element dot, on the pool when worth it, packed (each the
 // size of the pair's accumulator, unlike cudot_tile_partials's CUDOT_PARTIAL_BYTES slots)...
 void compute_packed_partials(int32_t x_dtype, int32_t y_dtype, const void *x, const void *y, std::size_t n,
