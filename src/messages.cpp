@@ -12,7 +12,7 @@ cudot_status fail(ErrorSink err, cudot_status status, const char *format, ...) {
     va_list args;
     va_start(args, format);
     if (err.ctx)
-        messages::record(*err.ctx, format, args);
+        messages::record(format, args);
     else if (err.text && err.size)
         std::vsnprintf(err.text, err.size, format, args);
     va_end(args);
@@ -33,9 +33,10 @@ struct Record {
 // Zero-initialized per thread, with no constructor to run.
 struct ThreadMessages {
     Record records[kRecordsPerThread];
-    std::uint64_t writes;  // the clock of last_used
-    bool recorded;         // the current call on a context recorded a message
-    char copy[kTextSize];  // the context-wide message this thread last read
+    std::uint64_t writes;     // the clock of last_used
+    bool recorded;            // the current call on a context recorded a message in `pending`...
+    char pending[kTextSize];  // ...which becomes the context's record only if the call fails
+    char copy[kTextSize];     // the context-wide message this thread last read
 };
 thread_local ThreadMessages mine;
 
@@ -63,20 +64,22 @@ Record &record_for(std::uint64_t serial) {
 
 std::uint64_t next_serial() { return serials.fetch_add(1, std::memory_order_relaxed) + 1; }
 
-void record(const cudot_ctx &ctx, const char *format, va_list args) {
-    Record &r = record_for(ctx.serial);
-    std::vsnprintf(r.text, sizeof r.text, format, args);
+void record(const char *format, va_list args) {
+    std::vsnprintf(mine.pending, sizeof mine.pending, format, args);
     mine.recorded = true;
 }
 
 CallOn::CallOn(const cudot_ctx &ctx) : ctx_(const_cast<cudot_ctx &>(ctx)) { mine.recorded = false; }
 
 cudot_status CallOn::finish(cudot_status status) noexcept {
-    if (status == CUDOT_OK) return status;  // a success leaves the previous failure's message in place
+    // A success leaves the previous failure's message in place, even where a step that failed on the way
+    // (and was recovered from) recorded one.
+    if (status == CUDOT_OK) return status;
     if (!mine.recorded)
         fail(ctx_.sink(), status, "a call failed (%s) without a message: an internal error, please report it",
              cudot_status_string(status));
-    const Record &r = record_for(ctx_.serial);
+    Record &r = record_for(ctx_.serial);
+    std::memcpy(r.text, mine.pending, sizeof r.text);
     try {
         std::lock_guard<std::mutex> lock(ctx_.message_mutex);
         std::memcpy(ctx_.last_message, r.text, sizeof r.text);

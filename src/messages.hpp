@@ -21,8 +21,9 @@ constexpr unsigned kRecordsPerThread = 4;
 // A serial no other context of this process has had.
 std::uint64_t next_serial();
 
-// fail()'s route for a context's message: formats it into the calling thread's record for ctx.
-void record(const cudot_ctx &ctx, const char *format, va_list args);
+// fail()'s route for a context's message: formats it for the calling thread's current call on ctx
+// (CallOn), whose finish() keeps it if the call fails.
+void record(const char *format, va_list args);
 
 // One entry point's call on ctx, from the start of its work to its return. finish() makes sure a failure
 // has a message (a generic one if nothing recorded one) and hands it to the context's last_message; it
