@@ -12,6 +12,25 @@ static double seconds(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* The names a reader knows the strategies by (cudot_get_memory reports the enum's value). */
+static const char *memory_name(int32_t memory) {
+    switch (memory) {
+        case CUDOT_MEMORY_PINNED: return "PINNED";
+        case CUDOT_MEMORY_MAPPED: return "MAPPED";
+        case CUDOT_MEMORY_MANAGED: return "MANAGED";
+        case CUDOT_MEMORY_HOST: return "HOST";
+        default: return "AUTO";
+    }
+}
+
+/* "none" for the CPU, "all" for every visible GPU, else the ordinal; text has room for any int32. */
+static const char *device_name(int32_t device, char *text, size_t size) {
+    if (device == CUDOT_DEVICE_NONE) return "none";
+    if (device == CUDOT_DEVICE_ALL) return "all";
+    snprintf(text, size, "%d", (int)device);
+    return text;
+}
+
 int main(void) {
     const size_t n = (size_t)1 << 20;
     const struct { int memory; const char *name; } strategies[] = {
@@ -43,10 +62,11 @@ int main(void) {
             if (t < best) best = t;
         }
         int32_t memory = 0, device = 0;
+        char ordinal[16];
         cudot_get_memory(ctx, &memory, &device);
         if (status == CUDOT_OK)
-            printf("%-8s dot = %.17g  %8.1f us  (memory %d, device %d)\n", strategies[s].name, result, best * 1e6,
-                   (int)memory, (int)device);
+            printf("%-8s dot = %.17g  %8.1f us  (runs as %s, device %s)\n", strategies[s].name, result, best * 1e6,
+                   memory_name(memory), device_name(device, ordinal, sizeof ordinal));
         else
             printf("%-8s dot failed: %s: %s\n", strategies[s].name, cudot_status_string(status), cudot_last_error(ctx));
         cudot_deinit(ctx);

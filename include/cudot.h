@@ -15,7 +15,8 @@
  * Conventions that hold for every function below:
  *  - Out-parameters come first; every function that can fail returns a cudot_status.
  *  - No function aborts, exits, throws or prints. A failure is a status plus a message: read it with
- *    cudot_last_error(ctx), or cudot_last_error(NULL) after a failed cudot_init.
+ *    cudot_last_error(ctx) on the thread that made the call, or cudot_last_error(NULL) after a failed
+ *    cudot_init, cudot_deinit or cudot_join_partials.
  *  - Thread-safety: different contexts may be used from any threads at once. Calls on one context from
  *    several threads are serialized by the library (safe; they simply wait for each other). The only
  *    exception is cudot_deinit, which must not race with any other call on the same context: after it
@@ -82,10 +83,13 @@ typedef enum cudot_status {
 enum { CUDOT_F32 = 1, CUDOT_F64 = 2, CUDOT_F16 = 3, CUDOT_BF16 = 4, CUDOT_I8 = 5, CUDOT_U8 = 6 };
 
 /* Memory strategies (cudot_config.memory): where the input buffers live and who computes.
- *  AUTO    - with a usable GPU: MAPPED buffers, and each dot of 2^24 elements or more is split
- *            between CPU threads (reading host memory) and the GPU (reading over the bus); smaller
- *            dots run on the CPU threads alone. Without a GPU: HOST. cudot_get_memory() reports
- *            MAPPED or HOST. Best for data the host rewrites before each dot.
+ *  AUTO    - with a usable GPU: MAPPED buffers. A dot of fewer than 2^14 elements runs on the CPU
+ *            threads alone. From 2^14 elements on, the context measures, per power-of-two size
+ *            class, the CPU threads alone, the GPU alone (reading over the bus) and (from 16 tiles,
+ *            2^17 elements) both at once, each taking a share of the tiles, and takes the fastest,
+ *            re-measuring now and then; every path gives the same bits. Without a GPU: HOST.
+ *            cudot_get_memory() reports MAPPED or HOST. Best for data the host rewrites before
+ *            each dot.
  *            (A GPU that cannot map host memory gets PINNED, without the CPU share.)
  *  PINNED  - page-locked host buffers (cudaMallocHost) plus device buffers; each dot copies the
  *            first n elements to the GPU, then computes there. Good for fresh data every call.
@@ -208,7 +212,9 @@ CUDOT_API cudot_status cudot_dot_n(cudot_ctx *ctx, size_t n, double *result);
  * case it cannot tell apart: a later cudot_init may return the same address, and the stale handle
  * then names that new context.
  * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT (not a live context); CUDOT_ERROR_CUDA when freeing
- *         GPU memory reported an error (the context is destroyed anyway). */
+ *         GPU memory reported an error (the context is destroyed anyway); CUDOT_ERROR_INTERNAL (the
+ *         context is then still live). On failure the reason is in cudot_last_error(NULL) on the same
+ *         thread, as after cudot_init: the context that could have held it is gone. */
 CUDOT_API cudot_status cudot_deinit(cudot_ctx *ctx);
 
 /*! cudot_get_memory: what the context actually uses.
@@ -258,13 +264,17 @@ CUDOT_API cudot_status cudot_join_partials(int32_t x_dtype, int32_t y_dtype, con
  * Never NULL; unknown values give "CUDOT_ERROR_UNKNOWN". Static storage: never free it. Thread-safe. */
 CUDOT_API const char *cudot_status_string(cudot_status status);
 
-/*! cudot_last_error: the message of the most recent failed call on ctx ("" if none has failed; a later
- * successful call does not clear it). The text lives in the context: valid until cudot_deinit(ctx), and
- * rewritten by the next failing call on ctx. With ctx NULL: the message of the last failed call without
- * a context (cudot_init, cudot_join_partials) on the calling thread ("" if none), kept in storage of that
- * thread and rewritten by its next such failure. Read it on the thread that made the call (bindings whose
- * threads may move, like Go's goroutines, read it in the same native call). A ctx that is not live gives
- * a fixed message saying so. Never returns NULL. */
+/*! cudot_last_error: the message of a failed call. Read it on the thread that made the call (bindings
+ * whose threads may move, like Go's goroutines, read it in the same native call).
+ * With ctx: the message of the calling thread's most recent failed call on ctx, whatever other threads
+ * did on ctx meanwhile (a thread keeps its own message for each of the last 4 contexts it failed on). A
+ * thread with no failure of its own on ctx among those gets the message of the most recent failed call
+ * on ctx by any thread ("" if none has failed). A successful call does not clear a message.
+ * With ctx NULL: the message of the calling thread's last failed call without a context to hold it
+ * (cudot_init, cudot_deinit, cudot_join_partials; "" if none).
+ * A ctx that is not live gives a fixed message saying so. Never returns NULL. The text is in storage of
+ * the library: valid until the calling thread's next cudot call (copy it to keep it). Reading it is
+ * thread-safe and never waits for a dot running on another thread. */
 CUDOT_API const char *cudot_last_error(const cudot_ctx *ctx);
 
 /*! cudot_version: the loaded library's version as major * 10000 + minor * 100 + patch. Bindings compare

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "context.hpp"
+#include "messages.hpp"
 #include "order.hpp"
 #include "cpu/cpu_backend.hpp"
 #include "cpu/fp_env.hpp"
@@ -28,22 +29,13 @@
 
 namespace cudot {
 
-cudot_status fail(ErrorSink err, cudot_status status, const char *format, ...) {
-    if (err.text && err.size) {
-        va_list args;
-        va_start(args, format);
-        std::vsnprintf(err.text, err.size, format, args);
-        va_end(args);
-    }
-    return status;
-}
-
 std::size_t element_size(int32_t dtype) { return types::size_of(dtype); }
 
 namespace {
 
-// The message of this thread's last failed cudot_init (a failed init has no context to hold it).
-thread_local char init_error[512];
+// The message of this thread's last failed call without a context to hold it (cudot_init, cudot_deinit,
+// cudot_join_partials): what cudot_last_error(NULL) returns.
+thread_local char no_context_error[512];
 
 constexpr uint32_t kConfigV1Size = 16;        // size of the first cudot_config: never shrinks
 constexpr uint32_t kConfigV11Size = 20;       // 1.1 to 1.4: ended at y_dtype
@@ -57,8 +49,8 @@ constexpr uint32_t kConfigMaxSize = 4096;     // anything larger is garbage, not
 // after static destructors.
 class Registry {
    public:
-    // If ctx is live, takes a reference to it (cudot_deinit waits until it is released) and returns true.
-    bool acquire(cudot_ctx *ctx) {
+    // If ctx is live, takes a reference to it (cudot_deinit waits until it is dropped) and returns true.
+    bool take_reference(cudot_ctx *ctx) {
         throw_if_asked();
         Shard &shard = shard_of(ctx);
         std::lock_guard<std::mutex> lock(shard.mutex);
@@ -66,7 +58,7 @@ class Registry {
         ctx->calls.fetch_add(1, std::memory_order_relaxed);  // ordered against forget() by the shard's lock
         return true;
     }
-    static void release(cudot_ctx *ctx) { ctx->calls.fetch_sub(1, std::memory_order_release); }
+    static void drop_reference(cudot_ctx *ctx) { ctx->calls.fetch_sub(1, std::memory_order_release); }
 
     void remember(const cudot_ctx *ctx) {  // may throw std::bad_alloc
         Shard &shard = shard_of(ctx);
@@ -97,6 +89,7 @@ class Registry {
             for (const cudot_ctx *c : shard.contexts) {
                 cudot_ctx *ctx = const_cast<cudot_ctx *>(c);
                 new (&ctx->mutex) std::mutex;  // the old one may be held by a thread that is not here
+                new (&ctx->message_mutex) std::mutex;
                 ctx->calls.store(0, std::memory_order_relaxed);
                 ctx->forked = true;
             }
@@ -171,9 +164,10 @@ cudot_status refuse_if_forked_gpu(cudot_ctx &ctx) {
 class ContextRef {
    public:
     explicit ContextRef(const cudot_ctx *ctx)
-        : ctx_(ctx && registry().acquire(const_cast<cudot_ctx *>(ctx)) ? const_cast<cudot_ctx *>(ctx) : nullptr) {}
+        : ctx_(ctx && registry().take_reference(const_cast<cudot_ctx *>(ctx)) ? const_cast<cudot_ctx *>(ctx)
+                                                                              : nullptr) {}
     ~ContextRef() {
-        if (ctx_) Registry::release(ctx_);
+        if (ctx_) Registry::drop_reference(ctx_);
     }
     ContextRef(const ContextRef &) = delete;
     ContextRef &operator=(const ContextRef &) = delete;
@@ -239,7 +233,7 @@ cudot_status read_config(const cudot_config *config, cudot_config &out, ErrorSin
     return CUDOT_OK;
 }
 
-// Decides the strategy and backend and allocates everything. `ctx` is fresh; `err` is init_error.
+// Decides the strategy and backend and allocates everything. `ctx` is fresh; `err` is init's own buffer.
 cudot_status build_context(cudot_ctx &ctx, const cudot_config &config, ErrorSink err) {
     int32_t memory = config.memory;
     if (memory != CUDOT_MEMORY_HOST && cuda_lost_in_fork.load(std::memory_order_relaxed)) {
@@ -266,8 +260,9 @@ cudot_status build_context(cudot_ctx &ctx, const cudot_config &config, ErrorSink
     return cuda::create(ctx, err);
 }
 
-// Frees what build_context took; the cudot_ctx itself stays for the caller to delete.
-cudot_status destroy_backend(cudot_ctx &ctx) {
+// Frees what build_context took; the cudot_ctx itself stays for the caller to delete. `err` is a buffer of
+// the calling thread: the context that would hold a message is going away.
+cudot_status destroy_backend(cudot_ctx &ctx, ErrorSink err) {
     if (ctx.memory == CUDOT_MEMORY_HOST) {
         cpu::destroy(ctx);
         return CUDOT_OK;
@@ -275,7 +270,7 @@ cudot_status destroy_backend(cudot_ctx &ctx) {
     // Inherited through fork(): no CUDA call may run here, and the parent owns the device memory.
     // The host-side bookkeeping is left allocated.
     if (ctx.forked) return CUDOT_OK;
-    return cuda::destroy(ctx, ctx.sink());
+    return cuda::destroy(ctx, err);
 }
 
 cudot_status build_and_register(cudot_ctx **out, std::size_t n, const cudot_config *config, ErrorSink err) {
@@ -290,6 +285,7 @@ cudot_status build_and_register(cudot_ctx **out, std::size_t n, const cudot_conf
                     n, size);
     cudot_ctx *ctx = new (std::nothrow) cudot_ctx;
     if (!ctx) return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the context");
+    ctx->serial = messages::next_serial();
     ctx->capacity = n;
     ctx->dtype = cfg.dtype;
     ctx->y_dtype = cfg.y_dtype;
@@ -299,7 +295,7 @@ cudot_status build_and_register(cudot_ctx **out, std::size_t n, const cudot_conf
         try {
             registry().remember(ctx);
         } catch (const std::bad_alloc &) {
-            destroy_backend(*ctx);
+            destroy_backend(*ctx, ErrorSink{nullptr, 0});  // keep the registry's message
             status = fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the context registry");
         }
     }
@@ -311,19 +307,24 @@ cudot_status build_and_register(cudot_ctx **out, std::size_t n, const cudot_conf
     return CUDOT_OK;
 }
 
-cudot_status init_impl(cudot_ctx **out, std::size_t n, const cudot_config *config) {
-    // Messages go to a local buffer and reach the thread's init_error only if this init fails: a
-    // successful init leaves the previous failure's message in place (and AUTO's failed GPU probe,
-    // which is not an error for AUTO, never shows).
-    char message[sizeof init_error] = "";
-    cudot_status status = build_and_register(out, n, config, ErrorSink{message, sizeof message});
-    if (status != CUDOT_OK) {
-        if (message[0] == '\0')
-            std::snprintf(message, sizeof message, "cudot_init failed (%s) without a message",
-                          cudot_status_string(status));
-        std::memcpy(init_error, message, sizeof message);
+// A call without a context (init, deinit) writes its messages into a local buffer, which reaches the
+// thread's no_context_error only if the call fails: a success leaves the previous failure's message in
+// place (and AUTO's failed GPU probe, which is not an error for AUTO, never shows).
+struct ThreadMessage {
+    char text[sizeof no_context_error] = "";
+    ErrorSink sink() { return ErrorSink{text, sizeof text}; }
+    cudot_status keep_if_failed(cudot_status status, const char *call) {
+        if (status == CUDOT_OK) return status;
+        if (text[0] == '\0')
+            std::snprintf(text, sizeof text, "%s failed (%s) without a message", call, cudot_status_string(status));
+        std::memcpy(no_context_error, text, sizeof text);
+        return status;
     }
-    return status;
+};
+
+cudot_status init_impl(cudot_ctx **out, std::size_t n, const cudot_config *config) {
+    ThreadMessage message;
+    return message.keep_if_failed(build_and_register(out, n, config, message.sink()), "cudot_init");
 }
 
 // How many elements a dot covers: all of them (cudot_dot), or the first n (cudot_dot_n).
@@ -356,7 +357,7 @@ cudot_status dot_impl(cudot_ctx &ctx, DotRange range, double *result) {
 // Bytes of one tile partial of a pair's kind, as the backends store them (packed, no padding).
 std::size_t packed_partial_bytes(types::Kind kind) {
     return kind == types::Kind::Dot2 ? sizeof(order::SumF64)
-                                     : kind == types::Kind::Exact ? sizeof(order::SumI64) : sizeof(order::SumF32);
+                                     : kind == types::Kind::Exact ? sizeof(order::SumI64) : sizeof(order::SumDouble);
 }
 static_assert(order::kMaxPartialBytes <= CUDOT_PARTIAL_BYTES, "the exported partial must hold every kind");
 static_assert(order::kTile == CUDOT_TILE_ELEMENTS, "the header's tile is the canonical order's tile");
@@ -380,7 +381,7 @@ cudot_status tile_partials_impl(cudot_ctx &ctx, std::size_t first, std::size_t n
         const unsigned char *x = static_cast<const unsigned char *>(ctx.x) + first * element_size(ctx.dtype);
         const unsigned char *y = static_cast<const unsigned char *>(ctx.y) + first * element_size(ctx.y_dtype);
         scratch = cpu::partial_scratch(ctx);
-        cpu::compute_partials(ctx.dtype, ctx.y_dtype, x, y, n, 0, tiles, scratch, ctx.hooks);
+        cpu::compute_packed_partials(ctx.dtype, ctx.y_dtype, x, y, n, 0, tiles, scratch, ctx.hooks());
     } else {
         cudot_status status = cuda::tile_partials(ctx, first, n, &scratch);
         if (status != CUDOT_OK) return status;
@@ -396,7 +397,7 @@ cudot_status tile_partials_impl(cudot_ctx &ctx, std::size_t first, std::size_t n
 
 cudot_status join_partials_impl(int32_t x_dtype, int32_t y_dtype, const void *partials, std::size_t tiles,
                                 double *result) {
-    ErrorSink err{init_error, sizeof init_error};
+    ErrorSink err{no_context_error, sizeof no_context_error};
     if (y_dtype == 0) y_dtype = x_dtype;
     if (!types::valid_dtype(x_dtype) || !types::valid_dtype(y_dtype))
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "cudot_join_partials: element types %d x %d are not both "
@@ -418,7 +419,7 @@ cudot_status join_partials_impl(int32_t x_dtype, int32_t y_dtype, const void *pa
     const unsigned char *src = static_cast<const unsigned char *>(partials);
     for (std::size_t t = 0; t < tiles; ++t) std::memcpy(&compact[t * packed], src + t * CUDOT_PARTIAL_BYTES, packed);
     cpu::DefaultFpEnv fp_env;
-    const double value = cpu::join_partials(kind, compact.data(), tiles);
+    const double value = cpu::join_packed_partials(kind, compact.data(), tiles);
     *result = std::isnan(value) ? std::numeric_limits<double>::quiet_NaN() : value;
     return CUDOT_OK;
 }
@@ -447,22 +448,51 @@ cudot_status on_live_context(const cudot_ctx *handle, Body body) noexcept {
         ContextRef ref(handle);
         if (!ref) return CUDOT_ERROR_INVALID_ARGUMENT;
         cudot_ctx &ctx = *ref;
-        return guarded(ctx.sink(), [&] { return body(ctx); });
+        messages::CallOn call(ctx);
+        return call.finish(guarded(ctx.sink(), [&] { return body(ctx); }));
     } catch (...) {
         return CUDOT_ERROR_INTERNAL;
     }
+}
+
+// Every failure leaves its message in the thread's no_context_error: the context that could have held it
+// is gone, or (a failed lookup) not known to be live.
+cudot_status deinit_impl(cudot_ctx *ctx) {
+    ThreadMessage message;
+    try {
+        if (!registry().forget(ctx))
+            return message.keep_if_failed(
+                fail(message.sink(), CUDOT_ERROR_INVALID_ARGUMENT,
+                     "cudot_deinit: not a live cudot context (already destroyed, or not from cudot_init)"),
+                "cudot_deinit");
+    } catch (const std::exception &e) {  // the context is still live: a later deinit can destroy it
+        return message.keep_if_failed(fail(message.sink(), CUDOT_ERROR_INTERNAL,
+                                           "cudot_deinit: the context's lookup failed (%s); it is still live",
+                                           e.what()),
+                                      "cudot_deinit");
+    }
+    wait_for_calls(*ctx);  // no new call can find ctx now; let those already inside finish
+    cudot_status status = guarded(message.sink(), [&] { return destroy_backend(*ctx, message.sink()); });
+    delete ctx;
+    return message.keep_if_failed(status, "cudot_deinit");
 }
 
 }  // namespace
 
 // Test-only knobs (src/testing.hpp).
 namespace testing {
-void set_cpu_threads(cudot_ctx *ctx, unsigned threads) { ctx->hooks.cpu_threads = threads; }
-void set_cpu_always_parallel(cudot_ctx *ctx, bool on) { ctx->hooks.cpu_always_parallel = on; }
-void set_cpu_parallel_bytes(cudot_ctx *ctx, std::size_t bytes) { ctx->hooks.cpu_parallel_bytes = bytes; }
+namespace {
+TestHooks &hooks_to_set(cudot_ctx *ctx) {
+    if (!ctx->test_hooks) ctx->test_hooks.reset(new TestHooks);
+    return *ctx->test_hooks;
+}
+}  // namespace
+void set_cpu_threads(cudot_ctx *ctx, unsigned threads) { hooks_to_set(ctx).cpu_threads = threads; }
+void set_cpu_always_parallel(cudot_ctx *ctx, bool on) { hooks_to_set(ctx).cpu_always_parallel = on; }
+void set_cpu_parallel_bytes(cudot_ctx *ctx, std::size_t bytes) { hooks_to_set(ctx).cpu_parallel_bytes = bytes; }
 unsigned long long cpu_pool_jobs() { return cpu::ThreadPool::instance().jobs_shared(); }
-void set_gpu_blocks(cudot_ctx *ctx, unsigned blocks) { ctx->hooks.gpu_blocks = blocks; }
-void set_hybrid_share(cudot_ctx *ctx, double share) { ctx->hooks.hybrid_share = share; }
+void set_gpu_blocks(cudot_ctx *ctx, unsigned blocks) { hooks_to_set(ctx).gpu_blocks = blocks; }
+void set_hybrid_share(cudot_ctx *ctx, double share) { hooks_to_set(ctx).hybrid_share = share; }
 double hybrid_share(const cudot_ctx *ctx) { return cuda::current_hybrid_share(*ctx); }
 void inject_cuda_fault(unsigned calls_before, int cuda_error) { cuda::inject_fault(calls_before, cuda_error); }
 bool cuda_fault_pending() { return cuda::fault_pending(); }
@@ -481,7 +511,8 @@ using namespace cudot;
 extern "C" {
 
 CUDOT_API cudot_status cudot_init(cudot_ctx **ctx, size_t n, const cudot_config *config) {
-    return guarded(ErrorSink{init_error, sizeof init_error}, [&] { return init_impl(ctx, n, config); });
+    return guarded(ErrorSink{no_context_error, sizeof no_context_error},
+                   [&] { return init_impl(ctx, n, config); });
 }
 
 CUDOT_API cudot_status cudot_get_inputs(cudot_ctx *ctx, void **x, void **y) {
@@ -508,23 +539,13 @@ CUDOT_API cudot_status cudot_tile_partials(cudot_ctx *ctx, size_t first, size_t 
 
 CUDOT_API cudot_status cudot_join_partials(int32_t x_dtype, int32_t y_dtype, const void *partials, size_t tiles,
                                            double *result) {
-    return guarded(ErrorSink{init_error, sizeof init_error},
+    return guarded(ErrorSink{no_context_error, sizeof no_context_error},
                    [&] { return join_partials_impl(x_dtype, y_dtype, partials, tiles, result); });
 }
 
 CUDOT_API cudot_status cudot_deinit(cudot_ctx *ctx) {
     if (!ctx) return CUDOT_OK;
-    try {
-        if (!registry().forget(ctx)) return CUDOT_ERROR_INVALID_ARGUMENT;
-    } catch (...) {
-        return CUDOT_ERROR_INTERNAL;  // the context is still live: a later deinit can destroy it
-    }
-    wait_for_calls(*ctx);  // no new call can find ctx now; let those already inside finish
-    return guarded(ErrorSink{nullptr, 0}, [&] {
-        cudot_status status = destroy_backend(*ctx);
-        delete ctx;
-        return status;
-    });
+    return guarded(ErrorSink{no_context_error, sizeof no_context_error}, [&] { return deinit_impl(ctx); });
 }
 
 CUDOT_API cudot_status cudot_get_memory(const cudot_ctx *ctx, int32_t *memory, int32_t *device) {
@@ -545,10 +566,8 @@ CUDOT_API cudot_status cudot_get_dtypes(const cudot_ctx *ctx, int32_t *x_dtype, 
 
 CUDOT_API cudot_status cudot_get_capacity(const cudot_ctx *ctx, size_t *n) {
     return on_live_context(ctx, [&](cudot_ctx &c) {
-        if (!n) {  // the one query whose out-pointer is required: say so on the context, under its lock
-            std::lock_guard<std::mutex> lock(c.mutex);
+        if (!n)  // the one query whose out-pointer is required
             return fail(c.sink(), CUDOT_ERROR_INVALID_ARGUMENT, "cudot_get_capacity: n (the out-pointer) is NULL");
-        }
         *n = c.capacity;
         return CUDOT_OK;
     });
@@ -572,11 +591,11 @@ CUDOT_API const char *cudot_status_string(cudot_status status) {
 }
 
 CUDOT_API const char *cudot_last_error(const cudot_ctx *ctx) {
-    if (!ctx) return init_error;
+    if (!ctx) return no_context_error;
     try {
         ContextRef ref(ctx);
         if (!ref) return "not a live cudot context (NULL, already destroyed, or not from cudot_init)";
-        return (*ref).error;
+        return messages::read(*ref);
     } catch (...) {
         return "cudot_last_error: the context's lookup failed (an internal error)";
     }

@@ -5,17 +5,20 @@
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 
 #include "cudot.h"
 
 namespace cudot {
 
-// Where a failing call writes its message: the context's own buffer, or (for a failed init, which
-// has no context yet) the calling thread's buffer.
+// Where a failing call writes its message. A context's message (ctx set, by cudot_ctx::sink()) goes
+// through src/messages.hpp, which keeps it for the failing thread and for the context; a call without a
+// context (init, deinit, join) writes into `text`, a buffer of the calling thread; neither: dropped.
 struct ErrorSink {
     char *text;
     std::size_t size;
+    cudot_ctx *ctx = nullptr;
 };
 
 // Formats the message into the sink and returns the status, so failures read as one line:
@@ -31,13 +34,14 @@ cudot_status fail(ErrorSink err, cudot_status status, const char *format, ...)
 std::size_t element_size(int32_t dtype);
 
 namespace cuda {
-struct DeviceState;  // the CUDA backend's part of a context (src/cuda/cuda_backend.hpp)
+struct DeviceState;  // the CUDA backend's part of a context (src/cuda/gpu_state.hpp)
 }
 namespace cpu {
-struct HostState;  // the CPU backend's part of a context (src/cpu/cpu_backend.hpp)
+struct HostState;  // the CPU backend's part of a context (src/cpu/cpu_backend.cpp)
 }
 
-// Knobs that only tests set (src/testing.hpp); zero means "choose normally".
+// Knobs that only tests set (src/testing.hpp); zero means "choose normally". A context has none until a
+// test sets one: production code reads cudot_ctx::hooks(), which then gives the defaults.
 struct TestHooks {
     unsigned cpu_threads = 0;  // cap on CPU threads used by one dot
     unsigned gpu_blocks = 0;   // forced grid size of the dot kernel
@@ -57,14 +61,22 @@ struct cudot_ctx {
     int32_t memory = CUDOT_MEMORY_HOST;  // resolved: never AUTO
     int32_t device = CUDOT_DEVICE_NONE;
     bool hybrid = false;  // AUTO with a GPU: MAPPED buffers, each dot split between CPU threads and the GPU
-    bool forked = false;
-    uint32_t wait_ms = CUDOT_DEFAULT_WAIT_MS;  // the longest a call waits for the GPU (cudot_config.wait_ms)  // this process got the context from its parent through fork() (api.cpp)
+    bool forked = false;  // this process got the context from its parent through fork() (api.cpp)
+    uint32_t wait_ms = CUDOT_DEFAULT_WAIT_MS;  // the longest a call waits for the GPU (cudot_config.wait_ms)
     void *x = nullptr;  // the buffers handed to the caller
     void *y = nullptr;
     cudot::cpu::HostState *host = nullptr;      // set for HOST
     cudot::cuda::DeviceState *gpu = nullptr;    // set for PINNED, MAPPED, MANAGED
-    cudot::TestHooks hooks;
-    char error[512] = {0};
+    std::unique_ptr<cudot::TestHooks> test_hooks;  // null unless a test set a knob (api.cpp, testing)
+    // Unique in the process, unlike the address (which a later cudot_init may reuse): it tags the
+    // messages a thread keeps for this context (src/messages.hpp).
+    std::uint64_t serial = 0;
+    std::mutex message_mutex;  // guards last_message; not `mutex`, so reading it never waits for a dot
+    char last_message[512] = {0};  // the latest failure's message on this context, from any thread
 
-    cudot::ErrorSink sink() { return cudot::ErrorSink{error, sizeof error}; }
+    cudot::ErrorSink sink() { return cudot::ErrorSink{nullptr, 0, this}; }
+    const cudot::TestHooks &hooks() const {
+        static const cudot::TestHooks defaults;
+        return test_hooks ? *test_hooks : defaults;
+    }
 };

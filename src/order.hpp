@@ -81,7 +81,7 @@ CUDOT_HD double fma_rn(double a, double b, double c) {
 }
 
 // Accumulator of the Double kind (F32, F16, BF16, and integers with them): one double.
-struct SumF32 {
+struct SumDouble {
     double s;
 };
 
@@ -101,7 +101,7 @@ using types::Kind;
 template <Kind K> struct Arith;
 
 template <> struct Arith<Kind::Double> {
-    using Acc = SumF32;
+    using Acc = SumDouble;
     CUDOT_HD static Acc zero() { return Acc{0.0}; }
     CUDOT_HD static void add_product(Acc &a, double x, double y) {
         // Exact product (at most 24 + 24 bits < 53), one rounding in the addition.

@@ -180,6 +180,7 @@ TEST_CASE("GPU faults: deinit that meets a CUDA failure still destroys the conte
             REQUIRE(cudot_init(&ctx, n, &c) == CUDOT_OK);
             cudot::testing::inject_cuda_fault(k, cudaErrorInvalidValue);
             const cudot_status s = cudot_deinit(ctx);
+            const std::string message = cudot_last_error(nullptr);  // before the next deinit rewrites it
             const bool pending = cudot::testing::cuda_fault_pending();
             cudot::testing::inject_cuda_fault(0, 0);
             // Gone either way: the registry refuses the stale handle without reading it.
@@ -190,6 +191,10 @@ TEST_CASE("GPU faults: deinit that meets a CUDA failure still destroys the conte
             }
             ++fired;
             CHECK(s == CUDOT_ERROR_CUDA);
+            // The message names the failing call and CUDA's error, where cudot_last_error(NULL) reads it.
+            INFO("cudot_last_error(NULL): " << message);
+            CHECK(message.find(" failed: ") != std::string::npos);
+            CHECK(message.find("cudaErrorInvalidValue") != std::string::npos);
             REQUIRE(k < 100);
         }
         CHECK(fired >= 3);

@@ -145,12 +145,12 @@ func New(n int, opts Options) (*Context, error) {
 	live.Add(1)
 	c := &Context{h: h, n: n}
 	var mem, dev, xt, yt int32
-	if st = libGetMemory(h, &mem, &dev); st == StatusOK {
-		c.x, c.y, st = libGetInputs(h)
+	if st, msg = libGetMemory(h, &mem, &dev); st == StatusOK {
+		c.x, c.y, st, msg = libGetInputs(h)
 	}
 	if st == StatusOK {
 		var ok bool
-		if st, ok = libGetDTypes(h, &xt, &yt); !ok {
+		if st, ok, msg = libGetDTypes(h, &xt, &yt); !ok {
 			// A 1.0 library has no cudot_get_dtypes; it accepted the options, so they are what it uses.
 			xt, yt, st = int32(opts.DType), int32(opts.YDType), StatusOK
 			if xt == 0 {
@@ -162,7 +162,7 @@ func New(n int, opts Options) (*Context, error) {
 		}
 	}
 	if st != StatusOK {
-		err := statusError("New", st, libLastError(h))
+		err := statusError("New", st, msg)
 		c.destroy()
 		return nil, err
 	}
@@ -174,15 +174,16 @@ func New(n int, opts Options) (*Context, error) {
 	return c, nil
 }
 
-// destroy frees the C context; the caller holds c.mu or owns c exclusively.
-func (c *Context) destroy() Status {
+// destroy frees the C context, returning cudot_deinit's status and message; the caller holds c.mu or
+// owns c exclusively.
+func (c *Context) destroy() (Status, string) {
 	if c.h == nil {
-		return StatusOK
+		return StatusOK, ""
 	}
-	st := libDeinit(c.h)
+	st, msg := libDeinit(c.h)
 	c.h, c.x, c.y = nil, nil, nil
 	live.Add(-1)
-	return st
+	return st, msg
 }
 
 // Close destroys the context and frees its buffers: slices from the input accessors become invalid.
@@ -194,8 +195,11 @@ func (c *Context) Close() error {
 		return nil
 	}
 	runtime.SetFinalizer(c, nil)
-	// The message of a failed deinit lived in the context it destroyed, so only the status remains.
-	return statusError("Close", c.destroy(), "cudot_deinit failed; the context is destroyed anyway")
+	st, msg := c.destroy()
+	if msg == "" {
+		msg = "cudot_deinit failed; the context is destroyed anyway"
+	}
+	return statusError("Close", st, msg)
 }
 
 // Dot returns the dot product of all Capacity elements of x and y, as last written.
@@ -217,11 +221,10 @@ func (c *Context) dot(op string, n int, all bool) (float64, error) {
 	if c.h == nil {
 		return 0, ErrClosed
 	}
-	r, st := libDot(c.h, uint64(n), all)
+	r, st, msg := libDot(c.h, uint64(n), all)
 	runtime.KeepAlive(c)
 	if st != StatusOK {
-		// Read now, under the lock: the next failing call on this context rewrites the message.
-		return 0, statusError(op, st, libLastError(c.h))
+		return 0, statusError(op, st, msg)
 	}
 	return r, nil
 }

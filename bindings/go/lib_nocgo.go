@@ -19,17 +19,20 @@ func libVersion() uint32 { return 0 }
 func libInit(uint64, config) (unsafe.Pointer, Status, string) {
 	return nil, StatusInternal, "not loaded"
 }
-func libGetInputs(unsafe.Pointer) (x, y unsafe.Pointer, st Status) { return nil, nil, StatusInternal }
-func libDot(unsafe.Pointer, uint64, bool) (float64, Status)        { return 0, StatusInternal }
-func libDeinit(unsafe.Pointer) Status                              { return StatusInternal }
-func libGetMemory(unsafe.Pointer, *int32, *int32) Status           { return StatusInternal }
-func libLastError(unsafe.Pointer) string                           { return "" }
-func libGetDTypes(unsafe.Pointer, *int32, *int32) (Status, bool)   { return StatusInternal, true }
-func libStatusString(Status) string                                { return "" }
+func libGetInputs(unsafe.Pointer) (x, y unsafe.Pointer, st Status, msg string) {
+	return nil, nil, StatusInternal, ""
+}
+func libDot(unsafe.Pointer, uint64, bool) (float64, Status, string) { return 0, StatusInternal, "" }
+func libDeinit(unsafe.Pointer) (Status, string)                     { return StatusInternal, "" }
+func libGetMemory(unsafe.Pointer, *int32, *int32) (Status, string)  { return StatusInternal, "" }
+func libGetDTypes(unsafe.Pointer, *int32, *int32) (Status, bool, string) {
+	return StatusInternal, true, ""
+}
+func libStatusString(Status) string { return "" }
 
 func libHasPartials() bool { return false }
-func libTilePartials(unsafe.Pointer, uint64, uint64, []byte) Status {
-	return StatusInternal
+func libTilePartials(unsafe.Pointer, uint64, uint64, []byte) (Status, string) {
+	return StatusInternal, ""
 }
 func libJoinPartials(DType, DType, []byte) (float64, Status, string) {
 	return 0, StatusInternal, "not loaded"

@@ -98,17 +98,57 @@ static int cd_join_partials(int32_t x, int32_t y, const void *partials, size_t t
 	return st;
 }
 
+// A failed call's message is read in the same C call as the call, for the same reason: the library
+// gives each thread the message of its own failure. On success, or if the copy's memory cannot be had,
+// NULL. The caller frees the copy.
+static char *cd_message(int st, const void *ctx) {
+	if (st == 0) return NULL;
+	const char *text = p_last_error(ctx);
+	return strdup(text ? text : "");
+}
+
+// cudot_deinit's message is in cudot_last_error(NULL) since the version after 1.5.0; an older
+// library left it nowhere, and cudot_last_error(NULL) would give an unrelated older failure.
+static char *cd_deinit_message(int st) { return p_version() > 10500 ? cd_message(st, NULL) : NULL; }
+
 static int cd_has_partials(void) { return p_tile_partials != NULL && p_join_partials != NULL; }
-static int cd_tile_partials(void *ctx, size_t first, size_t n, void *out) { return p_tile_partials(ctx, first, n, out); }
-static int cd_get_inputs(void *ctx, void **x, void **y) { return p_get_inputs(ctx, x, y); }
-static int cd_dot(void *ctx, double *r) { return p_dot(ctx, r); }
-static int cd_dot_n(void *ctx, size_t n, double *r) { return p_dot_n(ctx, n, r); }
-static int cd_deinit(void *ctx) { return p_deinit(ctx); }
-static int cd_get_memory(void *ctx, int32_t *m, int32_t *d) { return p_get_memory(ctx, m, d); }
+static int cd_tile_partials(void *ctx, size_t first, size_t n, void *out, char **msg) {
+	int st = p_tile_partials(ctx, first, n, out);
+	*msg = cd_message(st, ctx);
+	return st;
+}
+static int cd_get_inputs(void *ctx, void **x, void **y, char **msg) {
+	int st = p_get_inputs(ctx, x, y);
+	*msg = cd_message(st, ctx);
+	return st;
+}
+static int cd_dot(void *ctx, double *r, char **msg) {
+	int st = p_dot(ctx, r);
+	*msg = cd_message(st, ctx);
+	return st;
+}
+static int cd_dot_n(void *ctx, size_t n, double *r, char **msg) {
+	int st = p_dot_n(ctx, n, r);
+	*msg = cd_message(st, ctx);
+	return st;
+}
+static int cd_deinit(void *ctx, char **msg) {
+	int st = p_deinit(ctx);
+	*msg = cd_deinit_message(st);
+	return st;
+}
+static int cd_get_memory(void *ctx, int32_t *m, int32_t *d, char **msg) {
+	int st = p_get_memory(ctx, m, d);
+	*msg = cd_message(st, ctx);
+	return st;
+}
 static int cd_has_get_dtypes(void) { return p_get_dtypes != NULL; }
-static int cd_get_dtypes(void *ctx, int32_t *x, int32_t *y) { return p_get_dtypes(ctx, x, y); }
+static int cd_get_dtypes(void *ctx, int32_t *x, int32_t *y, char **msg) {
+	int st = p_get_dtypes(ctx, x, y);
+	*msg = cd_message(st, ctx);
+	return st;
+}
 static const char *cd_status_string(int st) { return p_status_string(st); }
-static const char *cd_last_error(void *ctx) { return p_last_error(ctx); }
 static uint32_t cd_version(void) { return p_version(); }
 */
 import "C"
@@ -164,43 +204,58 @@ func libInit(n uint64, cfg config) (unsafe.Pointer, Status, string) {
 	return h, st, ""
 }
 
-func libGetInputs(h unsafe.Pointer) (x, y unsafe.Pointer, st Status) {
-	st = Status(C.cd_get_inputs(h, &x, &y))
-	return x, y, st
+// takeMessage turns a message copied by a shim (NULL: none) into a string and frees the copy.
+func takeMessage(m *C.char) string {
+	if m == nil {
+		return ""
+	}
+	defer C.free(unsafe.Pointer(m))
+	return C.GoString(m)
 }
 
-func libDot(h unsafe.Pointer, n uint64, all bool) (float64, Status) {
+func libGetInputs(h unsafe.Pointer) (x, y unsafe.Pointer, st Status, msg string) {
+	var m *C.char
+	st = Status(C.cd_get_inputs(h, &x, &y, &m))
+	return x, y, st, takeMessage(m)
+}
+
+func libDot(h unsafe.Pointer, n uint64, all bool) (float64, Status, string) {
 	var r C.double
 	var st C.int
+	var m *C.char
 	if all {
-		st = C.cd_dot(h, &r)
+		st = C.cd_dot(h, &r, &m)
 	} else {
-		st = C.cd_dot_n(h, C.size_t(n), &r)
+		st = C.cd_dot_n(h, C.size_t(n), &r, &m)
 	}
-	return float64(r), Status(st)
+	return float64(r), Status(st), takeMessage(m)
 }
 
-func libDeinit(h unsafe.Pointer) Status { return Status(C.cd_deinit(h)) }
+func libDeinit(h unsafe.Pointer) (Status, string) {
+	var m *C.char
+	st := Status(C.cd_deinit(h, &m))
+	return st, takeMessage(m)
+}
 
-func libGetMemory(h unsafe.Pointer, memory, device *int32) Status {
+func libGetMemory(h unsafe.Pointer, memory, device *int32) (Status, string) {
 	var m, d C.int32_t
-	st := Status(C.cd_get_memory(h, &m, &d))
+	var msg *C.char
+	st := Status(C.cd_get_memory(h, &m, &d, &msg))
 	*memory, *device = int32(m), int32(d)
-	return st
+	return st, takeMessage(msg)
 }
 
 // libGetDTypes calls cudot_get_dtypes; ok is false when the library (1.0) lacks it.
-func libGetDTypes(h unsafe.Pointer, x, y *int32) (st Status, ok bool) {
+func libGetDTypes(h unsafe.Pointer, x, y *int32) (st Status, ok bool, msg string) {
 	if C.cd_has_get_dtypes() == 0 {
-		return StatusOK, false
+		return StatusOK, false, ""
 	}
 	var cx, cy C.int32_t
-	st = Status(C.cd_get_dtypes(h, &cx, &cy))
+	var m *C.char
+	st = Status(C.cd_get_dtypes(h, &cx, &cy, &m))
 	*x, *y = int32(cx), int32(cy)
-	return st, true
+	return st, true, takeMessage(m)
 }
-
-func libLastError(h unsafe.Pointer) string { return C.GoString(C.cd_last_error(h)) }
 
 func libStatusString(st Status) string { return C.GoString(C.cd_status_string(C.int(st))) }
 
@@ -209,12 +264,14 @@ func libStatusString(st Status) string { return C.GoString(C.cd_status_string(C.
 func libHasPartials() bool { return C.cd_has_partials() != 0 }
 
 // libTilePartials writes the partials of elements [first, first+n) into out, which has room for them.
-func libTilePartials(h unsafe.Pointer, first, n uint64, out []byte) Status {
+func libTilePartials(h unsafe.Pointer, first, n uint64, out []byte) (Status, string) {
 	var p unsafe.Pointer
 	if len(out) > 0 {
 		p = unsafe.Pointer(&out[0])
 	}
-	return Status(C.cd_tile_partials(h, C.size_t(first), C.size_t(n), p))
+	var m *C.char
+	st := Status(C.cd_tile_partials(h, C.size_t(first), C.size_t(n), p, &m))
+	return st, takeMessage(m)
 }
 
 // libJoinPartials joins len(partials)/PartialBytes partials; the message comes with a failure.

@@ -113,44 +113,71 @@ func libInit(n uint64, cfg config) (unsafe.Pointer, Status, string) {
 	return h, StatusOK, ""
 }
 
-func libGetInputs(h unsafe.Pointer) (x, y unsafe.Pointer, st Status) {
-	r, _, _ := procs.getInputs.Call(uintptr(h), uintptr(unsafe.Pointer(&x)), uintptr(unsafe.Pointer(&y)))
-	return x, y, Status(int32(r))
-}
-
-func libDot(h unsafe.Pointer, n uint64, all bool) (float64, Status) {
-	var res float64
-	var r uintptr
-	if all {
-		r, _, _ = procs.dot.Call(uintptr(h), uintptr(unsafe.Pointer(&res)))
-	} else {
-		r, _, _ = procs.dotN.Call(uintptr(h), uintptr(n), uintptr(unsafe.Pointer(&res)))
+// callOn makes one call on context h (0 for calls without one) and, if it fails, reads its message on
+// the same OS thread before another call there can replace it: the library gives each thread the
+// message of its own failure, and the goroutine stays on its thread for both calls.
+func callOn(h uintptr, call func() uintptr) (Status, string) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	st := Status(int32(call()))
+	if st == StatusOK {
+		return st, ""
 	}
-	return res, Status(int32(r))
+	m, _, _ := procs.lastError.Call(h)
+	return st, goString(m)
 }
 
-func libDeinit(h unsafe.Pointer) Status {
-	r, _, _ := procs.deinit.Call(uintptr(h))
-	return Status(int32(r))
+func libGetInputs(h unsafe.Pointer) (x, y unsafe.Pointer, st Status, msg string) {
+	st, msg = callOn(uintptr(h), func() uintptr {
+		r, _, _ := procs.getInputs.Call(uintptr(h), uintptr(unsafe.Pointer(&x)), uintptr(unsafe.Pointer(&y)))
+		return r
+	})
+	return x, y, st, msg
 }
 
-func libGetMemory(h unsafe.Pointer, memory, device *int32) Status {
-	r, _, _ := procs.getMemory.Call(uintptr(h), uintptr(unsafe.Pointer(memory)), uintptr(unsafe.Pointer(device)))
-	return Status(int32(r))
+func libDot(h unsafe.Pointer, n uint64, all bool) (float64, Status, string) {
+	var res float64
+	st, msg := callOn(uintptr(h), func() uintptr {
+		if all {
+			r, _, _ := procs.dot.Call(uintptr(h), uintptr(unsafe.Pointer(&res)))
+			return r
+		}
+		r, _, _ := procs.dotN.Call(uintptr(h), uintptr(n), uintptr(unsafe.Pointer(&res)))
+		return r
+	})
+	return res, st, msg
+}
+
+func libDeinit(h unsafe.Pointer) (Status, string) {
+	st, msg := callOn(0, func() uintptr {
+		r, _, _ := procs.deinit.Call(uintptr(h))
+		return r
+	})
+	// cudot_deinit's message is in cudot_last_error(NULL) since the version after 1.5.0; an older
+	// library left it nowhere, and the text read would be an unrelated older failure.
+	if libVersion() <= 10500 {
+		msg = ""
+	}
+	return st, msg
+}
+
+func libGetMemory(h unsafe.Pointer, memory, device *int32) (Status, string) {
+	return callOn(uintptr(h), func() uintptr {
+		r, _, _ := procs.getMemory.Call(uintptr(h), uintptr(unsafe.Pointer(memory)), uintptr(unsafe.Pointer(device)))
+		return r
+	})
 }
 
 // libGetDTypes calls cudot_get_dtypes; ok is false when the library (1.0) lacks it.
-func libGetDTypes(h unsafe.Pointer, x, y *int32) (st Status, ok bool) {
+func libGetDTypes(h unsafe.Pointer, x, y *int32) (st Status, ok bool, msg string) {
 	if procs.getDTypes == nil {
-		return StatusOK, false
+		return StatusOK, false, ""
 	}
-	r, _, _ := procs.getDTypes.Call(uintptr(h), uintptr(unsafe.Pointer(x)), uintptr(unsafe.Pointer(y)))
-	return Status(int32(r)), true
-}
-
-func libLastError(h unsafe.Pointer) string {
-	r, _, _ := procs.lastError.Call(uintptr(h))
-	return goString(r)
+	st, msg = callOn(uintptr(h), func() uintptr {
+		r, _, _ := procs.getDTypes.Call(uintptr(h), uintptr(unsafe.Pointer(x)), uintptr(unsafe.Pointer(y)))
+		return r
+	})
+	return st, true, msg
 }
 
 func libStatusString(st Status) string {
@@ -163,13 +190,15 @@ func libStatusString(st Status) string {
 func libHasPartials() bool { return procs.tilePartials != nil && procs.joinPartials != nil }
 
 // libTilePartials writes the partials of elements [first, first+n) into out, which has room for them.
-func libTilePartials(h unsafe.Pointer, first, n uint64, out []byte) Status {
+func libTilePartials(h unsafe.Pointer, first, n uint64, out []byte) (Status, string) {
 	var p *byte // NULL for n == 0
 	if len(out) > 0 {
 		p = &out[0]
 	}
-	r, _, _ := procs.tilePartials.Call(uintptr(h), uintptr(first), uintptr(n), uintptr(unsafe.Pointer(p)))
-	return Status(int32(r))
+	return callOn(uintptr(h), func() uintptr {
+		r, _, _ := procs.tilePartials.Call(uintptr(h), uintptr(first), uintptr(n), uintptr(unsafe.Pointer(p)))
+		return r
+	})
 }
 
 // libJoinPartials joins len(partials)/PartialBytes partials; the message comes with a failure.

@@ -49,8 +49,8 @@ func (c *Context) TilePartials(first, n int) ([]byte, error) {
 		return nil, errNoPartials(op)
 	}
 	out := make([]byte, (n+TileElements-1)/TileElements*PartialBytes)
-	if st := libTilePartials(c.h, uint64(first), uint64(n), out); st != StatusOK {
-		return nil, statusError(op, st, libLastError(c.h)) // read under the lock, before another call rewrites it
+	if st, msg := libTilePartials(c.h, uint64(first), uint64(n), out); st != StatusOK {
+		return nil, statusError(op, st, msg)
 	}
 	return out, nil
 }

@@ -181,8 +181,8 @@ std::size_t pair_bytes(int32_t x_dtype, int32_t y_dtype) { return types::size_of
 
 }  // namespace
 
-void compute_partials(int32_t x_dtype, int32_t y_dtype, const void *x, const void *y, std::size_t n,
-                      std::size_t first, std::size_t last, void *partials, const TestHooks &hooks) {
+void compute_packed_partials(int32_t x_dtype, int32_t y_dtype, const void *x, const void *y, std::size_t n,
+                             std::size_t first, std::size_t last, void *partials, const TestHooks &hooks) {
     if (first >= last) return;
     Job job{tile_kernels().get(x_dtype, y_dtype), x, y, n, first, last, partials};
     compute_tiles(job, pair_bytes(x_dtype, y_dtype), types::kind_of(x_dtype, y_dtype), hooks);
@@ -200,7 +200,7 @@ static double join_kind(const void *partials, std::size_t tiles) {
     return A::finish(order::join_tiles<A>(p, tiles));
 }
 
-double join_partials(types::Kind kind, const void *partials, std::size_t tiles) {
+double join_packed_partials(types::Kind kind, const void *partials, std::size_t tiles) {
     switch (kind) {
         case types::Kind::Dot2: return join_kind<types::Kind::Dot2>(partials, tiles);
         case types::Kind::Exact: return join_kind<types::Kind::Exact>(partials, tiles);
@@ -212,8 +212,8 @@ cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
     const std::size_t tiles = order::tile_count(n);
     const types::Kind kind = types::kind_of(ctx.dtype, ctx.y_dtype);
     Job job{ctx.host->kernel, ctx.x, ctx.y, n, 0, tiles, ctx.host->partials};
-    compute_tiles(job, pair_bytes(ctx.dtype, ctx.y_dtype), kind, ctx.hooks, &ctx.host->where);
-    *result = join_partials(kind, ctx.host->partials, tiles);
+    compute_tiles(job, pair_bytes(ctx.dtype, ctx.y_dtype), kind, ctx.hooks(), &ctx.host->where);
+    *result = join_packed_partials(kind, ctx.host->partials, tiles);
     return CUDOT_OK;
 }
 

@@ -28,8 +28,8 @@ constexpr std::size_t kSplitMinTiles = 16;
 
 cudot_status cpu_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
     const std::size_t tiles = order::tile_count(n);
-    cpu::compute_partials(ctx.dtype, ctx.y_dtype, ctx.x, ctx.y, n, 0, tiles, s.h_partials, ctx.hooks);
-    *result = cpu::join_partials(types::kind_of(ctx.dtype, ctx.y_dtype), s.h_partials, tiles);
+    cpu::compute_packed_partials(ctx.dtype, ctx.y_dtype, ctx.x, ctx.y, n, 0, tiles, s.h_partials, ctx.hooks());
+    *result = cpu::join_packed_partials(types::kind_of(ctx.dtype, ctx.y_dtype), s.h_partials, tiles);
     return CUDOT_OK;
 }
 
@@ -47,7 +47,7 @@ cudot_status run(int path, cudot_ctx &ctx, DeviceState &s, std::size_t n, double
 struct AutoPolicy : PathChooser<kPaths> {};
 
 cudot_status auto_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
-    if (ctx.hooks.hybrid_share >= 0) return hybrid_dot(ctx, s, n, result);  // tests fix the split
+    if (ctx.hooks().hybrid_share >= 0) return hybrid_dot(ctx, s, n, result);  // tests fix the split
     if (n < kGpuMinElements) return cpu_dot(ctx, s, n, result);
     if (!s.auto_policy) s.auto_policy = new (std::nothrow) AutoPolicy;
     if (!s.auto_policy) return cpu_dot(ctx, s, n, result);  // no memory to learn in: the CPU is never wrong

@@ -64,7 +64,7 @@ GridPlan plan_grid(const cudot_ctx &ctx, const DeviceState &s, const Gpu &g, std
     int choice = 0;
     while ((1u << choice) < slices) ++choice;
     const std::size_t items = tiles * slices;
-    std::size_t blocks = ctx.hooks.gpu_blocks ? ctx.hooks.gpu_blocks : g.resident_blocks[choice];
+    std::size_t blocks = ctx.hooks().gpu_blocks ? ctx.hooks().gpu_blocks : g.resident_blocks[choice];
     blocks = std::min(blocks, items);
     return GridPlan{slices, static_cast<unsigned>(std::max<std::size_t>(blocks, 1))};
 }

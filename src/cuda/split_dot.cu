@@ -66,7 +66,7 @@ cudot_status wait_partials(cudot_ctx &ctx, DeviceState &s, float *slowest_ms) {
 
 double current_hybrid_share(const cudot_ctx &ctx) {
     if (!ctx.gpu) return 0.0;
-    return ctx.hooks.hybrid_share >= 0 ? ctx.hooks.hybrid_share : ctx.gpu->share;
+    return ctx.hooks().hybrid_share >= 0 ? ctx.hooks().hybrid_share : ctx.gpu->share;
 }
 
 // The GPUs read tiles [0, g) of the mapped buffers over the bus while the CPU threads compute tiles
@@ -79,7 +79,7 @@ cudot_status hybrid_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *r
     cudot_status status = g > 0 ? queue_partials(ctx, s, 0, n, g, true, false) : CUDOT_OK;
     if (status != CUDOT_OK) return status;
     const auto cpu_start = std::chrono::steady_clock::now();
-    cpu::compute_partials(ctx.dtype, ctx.y_dtype, ctx.x, ctx.y, n, g, tiles, s.h_partials, ctx.hooks);
+    cpu::compute_packed_partials(ctx.dtype, ctx.y_dtype, ctx.x, ctx.y, n, g, tiles, s.h_partials, ctx.hooks());
     const double cpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cpu_start).count();
     if (g > 0) {
         float gpu_ms = 0;
@@ -91,7 +91,7 @@ cudot_status hybrid_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *r
             s.share = std::min(0.95, std::max(0.02, 0.5 * s.share + 0.5 * balanced));
         }
     }
-    *result = cpu::join_partials(types::kind_of(ctx.dtype, ctx.y_dtype), s.h_partials, tiles);
+    *result = cpu::join_packed_partials(types::kind_of(ctx.dtype, ctx.y_dtype), s.h_partials, tiles);
     return CUDOT_OK;
 }
 
@@ -100,7 +100,7 @@ cudot_status multi_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefe
     cudot_status status = queue_partials(ctx, s, 0, n, tiles, false, prefetch);
     if (status == CUDOT_OK) status = wait_partials(ctx, s, nullptr);
     if (status != CUDOT_OK) return status;
-    *result = cpu::join_partials(types::kind_of(ctx.dtype, ctx.y_dtype), s.h_partials, tiles);
+    *result = cpu::join_packed_partials(types::kind_of(ctx.dtype, ctx.y_dtype), s.h_partials, tiles);
     return CUDOT_OK;
 }
 

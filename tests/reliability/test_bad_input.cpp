@@ -727,7 +727,7 @@ std::vector<Row> last_error_rows() {
         cudot_deinit(ctx);
         return o;
     }));
-    // "rewritten by its next failed cudot_init" (cudot.h): a successful init leaves it, AUTO included.
+    // "A successful call does not clear a message" (cudot.h): a successful init leaves it, AUTO included.
     rows.push_back(text_row(E, "NULL, after a failed init then a successful AUTO init", "config->dtype 80", false, [W] {
         cudot_ctx *ctx = nullptr;
         cudot_config bad = config(80, CUDOT_MEMORY_HOST);

@@ -23,9 +23,12 @@ _open_pointers = set()
 
 def _release(deinit, ptr, status_cell, open_pointers):
     # Called once, by close() or by the garbage collector in any thread: must never raise or print.
+    # status_cell gets cudot_deinit's status and, on failure, its message (read here: same thread).
     try:
         open_pointers.discard(ptr)  # before deinit, so a new context at the same address stays listed
         status_cell[0] = deinit(ptr)
+        if status_cell[0] != Status.OK:
+            status_cell[1] = _lib.deinit_message()
     except Exception:
         status_cell[0] = Status.INTERNAL
 
@@ -37,7 +40,7 @@ class _Handle:
 
     def __init__(self, ptr):
         self.ptr = ptr
-        self.deinit_status = [None]
+        self.deinit_status = [None, ""]
         _open_pointers.add(ptr)
         fin = weakref.finalize(self, _release, _lib.lib.cudot_deinit, ptr, self.deinit_status, _open_pointers)
         # Not at interpreter exit: a daemon thread may still be inside a call, and the OS frees it all.
@@ -254,8 +257,8 @@ class Context:
         cell = handle.deinit_status
         del handle  # in CPython the finalizer runs right here when that was the last reference
         if cell[0] not in (None, Status.OK):
-            raise CudotError.for_status(cell[0], "cudot_deinit reported an error while freeing the context "
-                                      "(the context is destroyed anyway)")
+            raise CudotError.for_status(cell[0], (cell[1] or "cudot_deinit reported an error while freeing the "
+                                                  "context") + " (the context is destroyed anyway)")
 
     def __enter__(self) -> Context:
         self._live()

@@ -181,5 +181,12 @@ def status_string(status):
 
 
 def last_error(ptr):
-    """Message of the last failure on ctx `ptr`, or of this thread's last failed cudot_init if None."""
+    """Message of this thread's last failure on ctx `ptr`, or of its last failed call without a context
+    (cudot_init, cudot_deinit, cudot_join_partials) if None."""
     return text(get().cudot_last_error(ptr))
+
+
+def deinit_message():
+    """This thread's failed cudot_deinit's message; "" from a library of 1.5.0 or older, which kept it
+    nowhere (cudot_last_error(NULL) would give an unrelated older failure)."""
+    return last_error(None) if get().cudot_version() > 10500 else ""

@@ -60,8 +60,8 @@ template <class Tx, class Ty> struct DotParams {
                                         //   does not finish (a GPU that hangs); nullptr otherwise
 };
 
-__device__ __forceinline__ order::SumF32 shuffle_down(order::SumF32 a, int offset) {
-    return order::SumF32{__shfl_down_sync(0xffffffffu, a.s, offset)};
+__device__ __forceinline__ order::SumDouble shuffle_down(order::SumDouble a, int offset) {
+    return order::SumDouble{__shfl_down_sync(0xffffffffu, a.s, offset)};
 }
 __device__ __forceinline__ order::SumF64 shuffle_down(order::SumF64 a, int offset) {
     return order::SumF64{__shfl_down_sync(0xffffffffu, a.s, offset), __shfl_down_sync(0xffffffffu, a.c, offset)};
@@ -72,7 +72,7 @@ __device__ __forceinline__ order::SumI64 shuffle_down(order::SumI64 a, int offse
 }
 
 // Partials are written by one block and read by another in the same dot: read them from L2 (.cg).
-__device__ __forceinline__ order::SumF32 load_partial(const order::SumF32 *p) { return order::SumF32{__ldcg(&p->s)}; }
+__device__ __forceinline__ order::SumDouble load_partial(const order::SumDouble *p) { return order::SumDouble{__ldcg(&p->s)}; }
 __device__ __forceinline__ order::SumF64 load_partial(const order::SumF64 *p) {
     double2 v = __ldcg(reinterpret_cast<const double2 *>(p));
     return order::SumF64{v.x, v.y};
