@@ -173,3 +173,25 @@ TEST_CASE("HOST: a call leaves the caller's exception flags exactly as they were
         CHECK(joined == inf);
     }
 }
+
+// What a -ffast-math build returned (cmake/ieee_flags.cmake refuses it): compensation optimised away,
+// Inf assumed away, a NaN of another sign.
+TEST_CASE("HOST: the results that fast math changes", "[host][fp_env]") {
+    const double inf = std::numeric_limits<double>::infinity();
+    struct Case {
+        double x[4], y[4];
+        std::size_t n;
+        std::uint64_t expected_bits;
+    } cases[] = {
+        {{1e16, 1, -1e16}, {1, 1, 1}, 3, 0x3ff0000000000000},       // 1
+        {{inf, 1, 1e300, 3}, {1, 1, 1e10, 1}, 4, 0x7ff0000000000000},  // +Inf
+        {{inf}, {0}, 1, 0x7ff8000000000000},                          // Inf * 0: the one NaN
+    };
+    for (const Case &k : cases) {
+        Ctx c(k.n, CUDOT_F64, CUDOT_MEMORY_HOST);
+        REQUIRE(c.status == CUDOT_OK);
+        std::memcpy(c.x(), k.x, k.n * sizeof(double));
+        std::memcpy(c.y(), k.y, k.n * sizeof(double));
+        CHECK(test::bits(c.dot()) == k.expected_bits);
+    }
+}
