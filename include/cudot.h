@@ -23,6 +23,11 @@
  *  - Results are deterministic: the value returned by cudot_dot is a pure function of n and the input
  *    values, bitwise identical on every call, for every memory strategy, on the CPU and on any GPU.
  *    docs/DESIGN.md gives the canonical summation order and docs/ACCURACY.md the error bounds.
+ *  - The calling thread's floating-point environment changes no result: cudot computes with round to
+ *    nearest and no flushing of subnormals whatever the caller set (x86 MXCSR FTZ/DAZ and rounding,
+ *    AArch64 FPCR FZ/FZ16/AH and rounding), and every call returns the environment exactly as it found
+ *    it, its modes and its sticky exception flags alike: a call neither raises nor clears a flag the
+ *    caller can see (fetestexcept reads the same before and after).
  */
 #ifndef CUDOT_H
 #define CUDOT_H

@@ -67,7 +67,6 @@ double fill_subnormal(const Ctx &c, const SubnormalCase &s, std::size_t n) {
 const SubnormalCase kSubnormalCases[] = {
     {CUDOT_F32, CUDOT_F32, -149, -149, "F32 x F32, both subnormal"},
     {CUDOT_F64, CUDOT_F64, -1074, 0, "F64 (Dot2): x subnormal, y integers"},
-    {CUDOT_F16, CUDOT_F16, -24, -24, "F16 x F16, both subnormal"},
     {CUDOT_F16, CUDOT_F32, -24, -149, "F16 x F32, both subnormal"},
 };
 
@@ -155,11 +154,14 @@ TEST_CASE("HOST: a call leaves the caller's exception flags exactly as they were
     std::memcpy(special.x(), sx, sizeof sx);
     std::memcpy(special.y(), sy, sizeof sy);
 
-    for (int before : {0, FE_DIVBYZERO | FE_UNDERFLOW, FE_ALL_EXCEPT}) {
-        INFO("flags before the calls: " << before);
+    for (int raised : {0, FE_DIVBYZERO | FE_UNDERFLOW, FE_ALL_EXCEPT}) {
         std::feclearexcept(FE_ALL_EXCEPT);
-        std::feraiseexcept(before);
-        REQUIRE(std::fetestexcept(FE_ALL_EXCEPT) == before);
+        std::feraiseexcept(raised);
+        // Raising one flag may raise others with it (AArch64's glibc raises underflow by an operation that
+        // is also inexact): what the caller holds is what it reads back.
+        const int before = std::fetestexcept(FE_ALL_EXCEPT);
+        INFO("flags before the calls: " << before);
+        REQUIRE((before & raised) == raised);
         double r1 = 0, r2 = 0, joined = 0;
         const cudot_status s1 = cudot_dot(f32.ctx, &r1), s2 = cudot_dot(special.ctx, &r2);
         unsigned char partials[CUDOT_PARTIAL_BYTES];
