@@ -13,11 +13,11 @@
 set(cudot_host_flags_refused "-ffast-math|-Ofast|-funsafe-math-optimizations|-ffinite-math-only|-fassociative-math|-freciprocal-math|-fno-signed-zeros")
 set(cudot_cuda_flags_refused "--?use_fast_math|--?ftz[= ]true|--?prec-div[= ]false|--?prec-sqrt[= ]false")
 
-# cudot_refuse_flags(LANG PATTERN): stops the configuration if CMAKE_<LANG>_FLAGS or a per-configuration
-# variant of it holds a flag matching PATTERN (a flag on its own, or inside -Xcompiler=a,b).
-function(cudot_refuse_flags lang pattern)
+# cudot_refuse_flags(VARIABLE PATTERN): stops the configuration if VARIABLE or a per-configuration
+# variant of it (VARIABLE_RELEASE...) holds a flag matching PATTERN (on its own, or inside -Xcompiler=a,b).
+function(cudot_refuse_flags variable pattern)
   foreach(config "" _DEBUG _RELEASE _RELWITHDEBINFO _MINSIZEREL)
-    set(var CMAKE_${lang}_FLAGS${config})
+    set(var ${variable}${config})
     if(" ${${var}} " MATCHES "[ ,=](${pattern})[ ,]")
       message(FATAL_ERROR "cudot: ${var} contains '${CMAKE_MATCH_1}', which would change cudot's results "
         "(IEEE arithmetic is what makes them exact and the same on every CPU and GPU). Remove it "
@@ -26,8 +26,15 @@ function(cudot_refuse_flags lang pattern)
   endforeach()
 endfunction()
 
-cudot_refuse_flags(C "${cudot_host_flags_refused}")
-cudot_refuse_flags(CXX "${cudot_host_flags_refused}")
+cudot_refuse_flags(CMAKE_C_FLAGS "${cudot_host_flags_refused}")
+cudot_refuse_flags(CMAKE_CXX_FLAGS "${cudot_host_flags_refused}")
 if(CUDOT_WITH_CUDA)
-  cudot_refuse_flags(CUDA "${cudot_host_flags_refused}|${cudot_cuda_flags_refused}")
+  # Checked before enable_language(CUDA), so that a refusal needs no toolkit; CMake turns the CUDAFLAGS
+  # environment variable into CMAKE_CUDA_FLAGS only there, on the first configuration.
+  if(NOT DEFINED CMAKE_CUDA_FLAGS AND DEFINED ENV{CUDAFLAGS})
+    set(CUDAFLAGS "$ENV{CUDAFLAGS}")
+    cudot_refuse_flags(CUDAFLAGS "${cudot_host_flags_refused}|${cudot_cuda_flags_refused}")
+    unset(CUDAFLAGS)
+  endif()
+  cudot_refuse_flags(CMAKE_CUDA_FLAGS "${cudot_host_flags_refused}|${cudot_cuda_flags_refused}")
 endif()

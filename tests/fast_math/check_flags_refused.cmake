@@ -8,7 +8,7 @@ set(quiet_options -DCUDOT_BUILD_TESTS=OFF -DCUDOT_BUILD_EXAMPLES=OFF -DCUDOT_WIT
 # configure(NAME OUT_RC OUT_LOG ARGS...): configures a fresh build of the project with ARGS.
 function(configure name out_rc out_log)
   file(REMOVE_RECURSE ${WORK_DIR}/${name})
-  execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/${name} -G ${GENERATOR}
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${environment} ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/${name} -G ${GENERATOR}
                           ${quiet_options} ${ARGN}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   set(${out_rc} ${rc} PARENT_SCOPE)
@@ -21,8 +21,9 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "ordinary flags were refused:\n${log}")
 endif()
 
-# VARIABLE=VALUE|FLAG NAMED IN THE MESSAGE
+# VARIABLE=VALUE|FLAG NAMED IN THE MESSAGE (an ENV: variable is set in the environment instead)
 set(refused
+  "ENV:CUDAFLAGS=-O3 --use_fast_math|--use_fast_math"
   "CMAKE_CXX_FLAGS=-ffast-math|-ffast-math"
   "CMAKE_CXX_FLAGS=-O2 -Ofast|-Ofast"
   "CMAKE_C_FLAGS=-funsafe-math-optimizations|-funsafe-math-optimizations"
@@ -36,10 +37,17 @@ foreach(case IN LISTS refused)
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 setting)
   list(GET parts 1 flag)
-  string(REGEX REPLACE "=.*" "" variable "${setting}")
   math(EXPR index "${index} + 1")
   # CUDA flags are checked before the CUDA language is enabled: no toolkit needed for this.
-  configure(refused${index} rc log -DCUDOT_WITH_CUDA=ON "-D${setting}")
+  if(setting MATCHES "^ENV:(.*)")
+    set(environment "${CMAKE_MATCH_1}")
+    set(variable CUDAFLAGS)
+    configure(refused${index} rc log -DCUDOT_WITH_CUDA=ON)
+  else()
+    set(environment "")
+    string(REGEX REPLACE "=.*" "" variable "${setting}")
+    configure(refused${index} rc log -DCUDOT_WITH_CUDA=ON "-D${setting}")
+  endif()
   string(REGEX REPLACE "[ \n]+" " " flat "${log}")
   if(rc EQUAL 0 OR NOT flat MATCHES "cudot: ${variable} contains '${flag}', which would change cudot's results")
     message(FATAL_ERROR "${setting}: not refused with the message naming ${flag} (rc ${rc}):\n${log}")
