@@ -30,6 +30,11 @@
  *    thread's current CUDA context as it found it (none, a primary context, or the caller's own
  *    driver-API context), and an error the caller's CUDA code left pending stays pending. The
  *    primary context of a device cudot used is kept until the process ends, as the runtime keeps it.
+ *  - The calling thread's floating-point environment changes no result: cudot computes with round to
+ *    nearest and no flushing of subnormals whatever the caller set (x86 MXCSR FTZ/DAZ and rounding,
+ *    AArch64 FPCR FZ/FZ16/AH and rounding), and every call returns the environment exactly as it found
+ *    it, its modes and its sticky exception flags alike: a call neither raises nor clears a flag the
+ *    caller can see (fetestexcept reads the same before and after).
  */
 #ifndef CUDOT_H
 #define CUDOT_H

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh - install what the tests need (Debian packages), build everything, run every test: the C/C++
 # suite through CTest (GPU cases report "skipped" where no GPU is usable) and each binding's tests.
-# Then the Windows build under wine (scripts/test-windows.sh) and the reliability jobs: sanitizers,
+# Then the Windows build under wine (scripts/test-windows.sh), the AArch64 build under qemu-user
+# (scripts/test-aarch64.sh) and the reliability jobs: sanitizers,
 # valgrind and the fuzzer (scripts/sanitize.sh, scripts/fuzz.sh).
 # Environment: CUDOT_CMAKE_ARGS (extra configure arguments, e.g. -DCMAKE_CUDA_ARCHITECTURES=90),
 #              CUDOT_SKIP_INSTALL=1 (do not run apt-get), BUILD_DIR (default: build),
@@ -16,6 +17,7 @@ packages=(cmake g++ gcc pkg-config catch2 libmpfr-dev libgmp-dev libopenblas-dev
           valgrind clang libclang-rt-14-dev libopenmpi-dev openmpi-bin
           python3-build python3-venv python3-mypy nuget g++-mingw-w64-x86-64-posix wine64)
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
+packages+=(g++-aarch64-linux-gnu qemu-user)  # the AArch64 job (scripts/test-aarch64.sh)
 if [[ "${CUDOT_SKIP_INSTALL:-0}" != 1 ]]; then
   missing=()
   for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
@@ -52,6 +54,11 @@ done
 # above; a machine without them (CUDOT_SKIP_INSTALL=1) says so and fails, since CI must run it.
 echo "==== Windows: cross-built with MinGW-w64, run under wine (scripts/test-windows.sh)"
 scripts/test-windows.sh || failed+=(windows)
+
+# Linux AArch64 (issue 22): the CPU library and the C/C++ suite cross-built with Debian's aarch64 compiler
+# and run under qemu-user, with the caller's flush-to-zero and the bits digest checked there.
+echo "==== AArch64: cross-built, run under qemu-user (scripts/test-aarch64.sh)"
+scripts/test-aarch64.sh || failed+=(aarch64)
 
 # Reliability jobs (docs/RELIABILITY.md): the CPU path under ASan+UBSan, TSan and valgrind, then the
 # fuzzer from the committed corpus for a bounded time. CUDOT_SKIP_RELIABILITY=1 leaves them out.

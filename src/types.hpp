@@ -7,6 +7,13 @@
 
 #include "cudot.h"
 
+// Every result cudot promises rests on IEEE arithmetic done as written: -ffast-math and -Ofast let the
+// compiler drop Dot2's compensation, assume no Inf or NaN and pick other NaN bits. CMakeLists.txt refuses
+// those flags (cmake/ieee_flags.cmake); this stops a build that passes them some other way.
+#if defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
+#error "cudot must not be compiled with -ffast-math, -Ofast or -ffinite-math-only: they change its results"
+#endif
+
 #if defined(__CUDACC__)
 #include <cuda_fp16.h>
 #endif

@@ -341,36 +341,3 @@ TEST_CASE("HOST: equals a literal implementation of the canonical order", "[host
         check_literal<double, double>(8192 * 1025 + 3, kind);
     }
 }
-
-#if defined(__x86_64__)
-#include <xmmintrin.h>
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#else
-#define RUNNING_ON_VALGRIND 0
-#endif
-TEST_CASE("HOST: the caller's flush-to-zero and rounding mode do not change the result", "[host][determinism]") {
-    if (RUNNING_ON_VALGRIND) {  // valgrind does not emulate MXCSR's FTZ, DAZ and rounding bits
-        WARN("not checked under valgrind: it ignores the MXCSR modes this test sets");
-        return;
-    }
-    const std::size_t n = 300000;
-    for (int32_t dtype : {CUDOT_F32, CUDOT_F64, CUDOT_F16}) {
-        Ctx c(n, dtype, CUDOT_MEMORY_HOST);
-        REQUIRE(c.status == CUDOT_OK);
-        test::fill_random_any(dtype, c.x(), n, 3);
-        test::fill_random_any(dtype, c.y(), n, 4);
-        if (dtype != CUDOT_F16)  // tiny values whose products are subnormal in float / double arithmetic
-            for (std::size_t i = 0; i < n; i += 5) test::set_value(dtype, c.x(), i, dtype == CUDOT_F32 ? 1e-39 : 1e-310);
-        const double expected = c.dot();
-        const unsigned saved = _mm_getcsr();
-        _mm_setcsr(saved | 0x8040 | 0x6000);  // FTZ + DAZ + round toward zero
-        const double r = c.dot();
-        const unsigned during = _mm_getcsr();
-        _mm_setcsr(saved);
-        INFO(test::dtype_name(dtype));
-        CHECK(test::bits(r) == test::bits(expected));
-        CHECK(during == (saved | 0x8040 | 0x6000));  // and the caller's mode is given back
-    }
-}
-#endif
