@@ -244,10 +244,9 @@ TEST_CASE("a job wakes only the sleeping workers it needs", "[.wakeups]") {
         return cudot::testing::cpu_pool_wakeups() - before;
     };
     for (int i = 0; i < 5; ++i) {
-        CHECK(wakeups_of(two, double(n)) == 1);  // the caller and one helper
-        const unsigned long long woken = wakeups_of(all, double(n));
-        CHECK(woken >= 1);
-        CHECK(woken <= 3);
+        // The caller and one helper (none woken if a heavily loaded machine left it still polling).
+        CHECK(wakeups_of(two, double(n)) <= 1);
+        CHECK(wakeups_of(all, double(n)) <= 3);
     }
     cudot_deinit(two);
     cudot_deinit(all);
