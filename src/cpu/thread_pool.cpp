@@ -114,7 +114,9 @@ void pin_this_module() {
 }
 }  // namespace
 
-ThreadPool::ThreadPool(unsigned helpers) : beds_(new Bed[helpers]) {
+// No beds for no workers: a zero-length array of beds would be held by a pointer just past its cookie,
+// which leak checkers do not count as a reference to it.
+ThreadPool::ThreadPool(unsigned helpers) : beds_(helpers ? new Bed[helpers] : nullptr) {
     if (helpers > 0) pin_this_module();
     workers_.reserve(helpers);
 #if defined(_WIN32)
