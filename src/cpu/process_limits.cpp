@@ -4,11 +4,13 @@
 #include "../testing.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
+#include <cstdio>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -17,6 +19,7 @@
 #if defined(_WIN32)
 #include <windows.h>
 #else
+#include <fcntl.h>
 #include <unistd.h>
 #endif
 #if defined(__linux__)
@@ -28,15 +31,44 @@ namespace cpu {
 
 namespace {
 
-// The first line of a small file (empty if it cannot be read).
-std::string first_line(const std::string &path) {
-    std::ifstream in(path);
-    std::string line;
-    if (in) std::getline(in, line);
-    return line;
+// The start of a small file (up to 4 KiB; empty if it cannot be read). Plain reads into a buffer on
+// the stack rather than a stream: these run on every HOST init, and a stream's 8 KiB heap buffer made a
+// fork() in another thread likely to catch an allocator lock that a child under AddressSanitizer then
+// waits for forever.
+std::string file_text(const std::string &path) {
+    char buffer[4096];
+    std::size_t size = 0;
+#if defined(_WIN32)
+    if (std::FILE *f = std::fopen(path.c_str(), "rb")) {
+        size = std::fread(buffer, 1, sizeof buffer, f);
+        std::fclose(f);
+    }
+#else
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::string();
+    for (ssize_t got = 0; size < sizeof buffer; size += static_cast<std::size_t>(got)) {
+        got = ::read(fd, buffer + size, sizeof buffer - size);
+        if (got <= 0) break;
+    }
+    ::close(fd);
+#endif
+    return std::string(buffer, size);
 }
 
-bool file_exists(const std::string &path) { return static_cast<bool>(std::ifstream(path)); }
+std::string first_line(const std::string &path) {
+    const std::string text = file_text(path);
+    return text.substr(0, text.find('\n'));
+}
+
+bool file_exists(const std::string &path) {
+#if defined(_WIN32)
+    std::FILE *f = std::fopen(path.c_str(), "rb");
+    if (f) std::fclose(f);
+    return f != nullptr;
+#else
+    return ::access(path.c_str(), F_OK) == 0;
+#endif
+}
 
 // A whole decimal number with nothing after it; false for anything else (including "max", "-1").
 bool parse_number(const std::string &text, unsigned long long *out) {
@@ -165,24 +197,16 @@ unsigned parse_thread_count(const char *text) {
 
 namespace {
 
-#if defined(__linux__)
-std::string file_text(const char *path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-#endif
-
-// testing::use_cgroup_tree: a fake tree and membership in place of the process's own.
-std::mutex fake_mutex;
-std::string fake_root, fake_self;
+// testing::use_cgroup_tree: a fake tree and membership in place of the process's own. Published
+// through an atomic pointer, not under a lock: a fork() while another thread held that lock would
+// leave it held in the child, and the child's first init would wait for it forever.
+struct FakeCgroup {
+    std::string root, self;
+};
+std::atomic<const FakeCgroup *> fake_cgroup{nullptr};
 
 CgroupLimits own_cgroup_limits() {
-    {
-        std::lock_guard<std::mutex> lock(fake_mutex);
-        if (!fake_root.empty()) return cgroup_limits(fake_root, fake_self);
-    }
+    if (const FakeCgroup *fake = fake_cgroup.load(std::memory_order_acquire)) return cgroup_limits(fake->root, fake->self);
 #if defined(__linux__)
     return cgroup_limits("/sys/fs/cgroup", file_text("/proc/self/cgroup"));
 #else
@@ -248,9 +272,16 @@ std::size_t usable_memory() { return memory_for(physical_ram(), own_cgroup_limit
 
 namespace testing {
 void use_cgroup_tree(const char *root, const char *self_cgroup) {
-    std::lock_guard<std::mutex> lock(cpu::fake_mutex);
-    cpu::fake_root = root ? root : "";
-    cpu::fake_self = self_cgroup ? self_cgroup : "";
+    // Every tree stays allocated until exit: a concurrent init may still be reading a replaced one.
+    static std::mutex mutex;
+    static std::vector<std::unique_ptr<cpu::FakeCgroup>> trees;
+    std::lock_guard<std::mutex> lock(mutex);
+    const cpu::FakeCgroup *fake = nullptr;
+    if (root) {
+        trees.push_back(std::unique_ptr<cpu::FakeCgroup>(new cpu::FakeCgroup{root, self_cgroup ? self_cgroup : ""}));
+        fake = trees.back().get();
+    }
+    cpu::fake_cgroup.store(fake, std::memory_order_release);
 }
 }  // namespace testing
 }  // namespace cudot
