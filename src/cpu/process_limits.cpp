@@ -55,9 +55,10 @@ std::string file_text(const std::string &path) {
     return std::string(buffer, size);
 }
 
+// The first line of a small file, without its line end (written on Windows, as tests do, it is "\r\n").
 std::string first_line(const std::string &path) {
     const std::string text = file_text(path);
-    return text.substr(0, text.find('\n'));
+    return text.substr(0, text.find_first_of("\r\n"));
 }
 
 bool file_exists(const std::string &path) {
