@@ -106,7 +106,10 @@ enum { CUDOT_F32 = 1, CUDOT_F64 = 2, CUDOT_F16 = 3, CUDOT_BF16 = 4, CUDOT_I8 = 5
  *            (OUT_OF_MEMORY), before allocating, when the buffers would not fit in the device's free
  *            memory.
  *  HOST    - ordinary aligned host memory, computed on the CPU by a persistent thread pool. Works
- *            everywhere, no GPU or driver needed. */
+ *            everywhere, no GPU or driver needed. The pool has one thread per CPU the process may use
+ *            (its affinity mask, lowered to its cgroup's CPU quota), the calling thread included;
+ *            the environment variable CUDOT_NUM_THREADS (1 to 1024, read when the pool starts) sets
+ *            the count instead, and any other value of it is ignored. */
 enum {
     CUDOT_MEMORY_AUTO = 0,
     CUDOT_MEMORY_PINNED = 1,

@@ -17,6 +17,16 @@ void set_cpu_always_parallel(cudot_ctx *ctx, bool on);
 void set_cpu_parallel_bytes(cudot_ctx *ctx, std::size_t bytes);
 // How many jobs the CPU thread pool has shared with its workers in this process so far.
 unsigned long long cpu_pool_jobs();
+// The CPU thread pool's threads, the calling thread included (starts the pool if it has not started).
+unsigned cpu_pool_threads();
+// How many times a sleeping pool worker has been woken for a job in this process so far.
+unsigned long long cpu_pool_wakeups();
+// Limits are read from the cgroup tree at `root` for the membership `self_cgroup` (the text of a
+// /proc/self/cgroup) instead of the process's own (root nullptr: the process's own again).
+void use_cgroup_tree(const char *root, const char *self_cgroup);
+// Building a CPU kernel table (on the first dot of the process) first sleeps this long (0: not at all),
+// so tests can fork while another thread is inside the build.
+void delay_tile_kernel_build(unsigned ms);
 // MinGW builds only (src/cpu/fma_mingw.cpp): the baseline copy's fma uses the software path even on a
 // processor with FMA, so tests can compare the two.
 void set_software_fma(bool on);

@@ -8,13 +8,11 @@
 
 #if defined(_WIN32)
 #include <malloc.h>
-#include <windows.h>
-#else
-#include <unistd.h>
 #endif
 
 #include "../order.hpp"
 #include "../path_chooser.hpp"
+#include "process_limits.hpp"
 #include "thread_pool.hpp"
 #include "tile_kernels.hpp"
 
@@ -55,16 +53,7 @@ struct HostState {
     WhereChooser where;           // calling thread or pool, for sizes where either can win
 };
 
-std::size_t physical_memory() {
-#if defined(_WIN32)
-    MEMORYSTATUSEX status;
-    status.dwLength = sizeof status;
-    return GlobalMemoryStatusEx(&status) ? static_cast<std::size_t>(status.ullTotalPhys) : 0;
-#else
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
-#endif
-}
+std::size_t physical_memory() { return usable_memory(); }
 
 void *allocate_host(std::size_t bytes) {
     constexpr std::size_t kAlign = 4096;
@@ -96,7 +85,8 @@ cudot_status create(cudot_ctx &ctx, ErrorSink err) {
     std::size_t physical = physical_memory();
     if (physical != 0 && (x_bytes > physical / 2 || y_bytes > physical / 2 || x_bytes + y_bytes > physical))
         return fail(err, CUDOT_ERROR_OUT_OF_MEMORY,
-                    "HOST buffers of %zu + %zu bytes exceed this machine's physical memory (%zu bytes)", x_bytes,
+                    "HOST buffers of %zu + %zu bytes exceed the memory this process may use (%zu bytes: physical "
+                    "memory, or its cgroup's limit if lower)", x_bytes,
                     y_bytes, physical);
     HostState *state = new (std::nothrow) HostState;
     if (!state) return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the context");

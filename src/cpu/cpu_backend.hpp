@@ -26,10 +26,11 @@ double join_packed_partials(types::Kind kind, const void *partials, std::size_t 
 // A HOST context's scratch for the partials of up to its capacity's tiles (cudot_tile_partials).
 void *partial_scratch(cudot_ctx &ctx);
 
-// Page-aligned host memory that is refused (nullptr) rather than overcommitted beyond physical RAM.
+// Page-aligned host memory that is refused (nullptr) rather than overcommitted beyond physical_memory().
 void *allocate_host(std::size_t bytes);
 void free_host(void *p);
-// Physical memory of this machine in bytes (0 if unknown).
+// The memory this process may use in bytes: physical RAM, or the container's (cgroup's) limit where
+// that is lower (0 if unknown).
 std::size_t physical_memory();
 
 }  // namespace cpu

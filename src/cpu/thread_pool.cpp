@@ -1,15 +1,20 @@
 // thread_pool.cpp - see thread_pool.hpp.
 //
-// A job's life: run() writes the job, publishes it by making state_ odd, wakes one sleeping worker if
-// any (the first worker in wakes the rest), and claims tasks itself. When no task is left to claim it
-// closes the job (state_ even) and waits until every worker that entered has left; the workers that
-// entered are exactly those that may still be running a claimed task. A worker that was asleep and
-// arrives after the close sees the state changed and goes back to waiting without reading the job.
+// A job's life: run() writes the job, publishes it by making state_ odd, wakes one of the sleeping
+// workers the job needs (the first helper in wakes the job's other sleepers), and claims tasks itself.
+// When no task is left to claim it closes the job (state_ even) and waits until every worker that
+// entered has left; the workers that entered are exactly those that may still be running a claimed
+// task. A worker that arrives after the close sees the state changed and waits for the next job
+// without reading this one.
 // Entering (inside_ + 1, then re-reading state_) and closing (state_ store, then reading inside_) are
-// sequentially consistent, so at least one side sees the other.
+// sequentially consistent, so at least one side sees the other. So are going to sleep (asleep = true,
+// then reading state_) and publishing (state_ store, then reading asleep): a worker either sees the
+// job or is seen asleep and woken.
 #include "thread_pool.hpp"
 
 #include "fp_env.hpp"
+#include "process_limits.hpp"
+#include "../testing.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -18,6 +23,8 @@
 #include <windows.h>
 #else
 #include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
 #endif
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -30,9 +37,9 @@
 namespace cudot {
 namespace cpu {
 
-// How long an idle worker keeps polling for the next job before it sleeps. Long enough to cover the
-// gap between two dots in a loop, including a host rewriting a few MiB of input between them; short
-// enough that a process which stopped dotting soon has no spinning threads.
+// How long a worker that took part in a job keeps polling for the next one before it sleeps. Long
+// enough to cover the gap between two dots in a loop, including a host rewriting a few MiB of input
+// between them; short enough that a process which stopped dotting soon has no spinning threads.
 constexpr auto kSpin = std::chrono::microseconds(500);
 // Polls between two looks at the clock while spinning (a pause is tens of nanoseconds).
 constexpr unsigned kPollsPerClockRead = 64;
@@ -60,7 +67,7 @@ ThreadPool &ThreadPool::instance() {
     std::lock_guard<std::mutex> lock(creation_mutex());
     pool = the_pool.load(std::memory_order_relaxed);
     if (!pool) {
-        pool = new ThreadPool(std::max(1u, std::thread::hardware_concurrency()) - 1);  // never deleted
+        pool = new ThreadPool(usable_cpus() - 1);  // never deleted
         pool->abandoned_ = abandoned_pools;
         abandoned_pools = nullptr;
         the_pool.store(pool, std::memory_order_release);
@@ -107,9 +114,28 @@ void pin_this_module() {
 }
 }  // namespace
 
-ThreadPool::ThreadPool(unsigned helpers) {
+// No beds for no workers: a zero-length array of beds would be held by a pointer just past its cookie,
+// which leak checkers do not count as a reference to it.
+ThreadPool::ThreadPool(unsigned helpers) : beds_(helpers ? new Bed[helpers] : nullptr) {
     if (helpers > 0) pin_this_module();
     workers_.reserve(helpers);
+#if defined(_WIN32)
+    start_workers(helpers);
+#else
+    // A new thread starts with its creator's signal mask: block every asynchronous signal while the
+    // workers are created, so that the application's handlers run on its own threads (which may block
+    // a signal to have it delivered elsewhere, or wait for it with sigwait). The synchronous ones stay
+    // open: a fault in a worker must still reach the handler that reports it.
+    sigset_t all, callers;
+    sigfillset(&all);
+    for (int synchronous : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS}) sigdelset(&all, synchronous);
+    const bool masked = pthread_sigmask(SIG_SETMASK, &all, &callers) == 0;
+    start_workers(helpers);
+    if (masked) pthread_sigmask(SIG_SETMASK, &callers, nullptr);
+#endif
+}
+
+void ThreadPool::start_workers(unsigned helpers) {
     try {
         for (unsigned i = 0; i < helpers; ++i) workers_.emplace_back(&ThreadPool::worker_main, this, i);
     } catch (...) {
@@ -117,7 +143,7 @@ ThreadPool::ThreadPool(unsigned helpers) {
     }
 }
 
-void ThreadPool::drain() {
+void ThreadPool::claim_and_run_tasks() {
     for (;;) {
         const std::size_t i = next_.fetch_add(1, std::memory_order_relaxed);
         if (i >= count_) return;
@@ -125,47 +151,72 @@ void ThreadPool::drain() {
     }
 }
 
-void ThreadPool::wake_one_sleeper() {
-    { std::lock_guard<std::mutex> lock(sleep_mutex_); }  // a worker between its check and its wait holds it
-    wake_.notify_one();
+// Wakes worker `index` if it sleeps and no wake is on its way to it; true if this call woke it.
+bool ThreadPool::wake(unsigned index) {
+    Bed &bed = beds_[index];
+    if (!bed.asleep.load(std::memory_order_seq_cst)) return false;  // awake: it will see the job
+    std::lock_guard<std::mutex> lock(bed.mutex);  // a worker between its check and its wait holds it
+    if (!bed.asleep.load(std::memory_order_relaxed) || bed.woken) return false;
+    bed.woken = true;
+    wakeups_.fetch_add(1, std::memory_order_relaxed);
+    bed.wake.notify_one();
+    return true;
 }
 
-// Waits (spinning, then asleep) until a job other than `seen` is open.
-std::uint64_t ThreadPool::next_job(std::uint64_t seen) {
-    auto fresh = [&](std::uint64_t s) { return is_open(s) && s != seen; };
+// The caller wakes one sleeping helper only, to stay off the slow path itself.
+void ThreadPool::wake_first_sleeping(unsigned helpers) {
+    for (unsigned i = 0; i < helpers; ++i)
+        if (wake(i)) return;
+}
+
+// Polls for a job other than `seen` for up to kSpin; 0 if none came.
+std::uint64_t ThreadPool::spin_for_job(std::uint64_t seen) {
     const auto until = std::chrono::steady_clock::now() + kSpin;
     for (unsigned polls = 1;; ++polls) {
         const std::uint64_t s = state_.load(std::memory_order_acquire);
-        if (fresh(s)) return s;
+        if (is_open(s) && s != seen) return s;
         if (polls % kPollsPerClockRead == 0) {
-            if (std::chrono::steady_clock::now() >= until) break;
+            if (std::chrono::steady_clock::now() >= until) return 0;
             std::this_thread::yield();  // should this core have other work, let it run
         } else {
             CUDOT_CPU_RELAX();
         }
     }
-    std::unique_lock<std::mutex> lock(sleep_mutex_);
-    sleepers_.fetch_add(1, std::memory_order_seq_cst);
+}
+
+// Sleeps until a job other than `seen` is open (a job that opened before the sleep began included).
+std::uint64_t ThreadPool::sleep_until_job(unsigned index, std::uint64_t seen) {
+    Bed &bed = beds_[index];
+    std::unique_lock<std::mutex> lock(bed.mutex);
+    bed.asleep.store(true, std::memory_order_seq_cst);
     std::uint64_t s = 0;
-    wake_.wait(lock, [&] {
+    for (;;) {
         s = state_.load(std::memory_order_seq_cst);
-        return fresh(s);
-    });
-    sleepers_.fetch_sub(1, std::memory_order_relaxed);
+        if (is_open(s) && s != seen) break;
+        bed.woken = false;  // a wake for a job that closed before this worker saw it
+        bed.wake.wait(lock);
+    }
+    bed.woken = false;
+    bed.asleep.store(false, std::memory_order_relaxed);
     return s;
 }
 
 void ThreadPool::worker_main(unsigned index) {
     DefaultFpEnv fp_env;  // a new thread inherits its creator's FP environment; workers use the default
     std::uint64_t seen = 0;
+    bool took_part = false;  // in the last job it saw: only then is the next one worth polling for
     for (;;) {
-        const std::uint64_t job = next_job(seen);
+        std::uint64_t job = took_part ? spin_for_job(seen) : 0;
+        if (job == 0) job = sleep_until_job(index, seen);
         seen = job;
+        took_part = false;
         inside_.fetch_add(1, std::memory_order_seq_cst);
-        if (state_.load(std::memory_order_seq_cst) == job) {
-            // The caller wakes one sleeper, to stay off the slow path itself; the first one in wakes the rest.
-            if (sleepers_.load(std::memory_order_relaxed) != 0) wake_.notify_all();
-            if (index < helpers_wanted_) drain();
+        if (state_.load(std::memory_order_seq_cst) == job && index < helpers_wanted_) {
+            if (!rest_woken_.exchange(true, std::memory_order_relaxed))
+                for (unsigned i = 0; i < helpers_wanted_; ++i)
+                    if (i != index) wake(i);
+            claim_and_run_tasks();
+            took_part = true;
         }
         inside_.fetch_sub(1, std::memory_order_release);
     }
@@ -194,14 +245,22 @@ void ThreadPool::run(std::size_t count, unsigned max_threads, Task task, void *a
     arg_ = arg;
     count_ = count;
     helpers_wanted_ = helpers;
+    rest_woken_.store(false, std::memory_order_relaxed);
     next_.store(0, std::memory_order_relaxed);
     const std::uint64_t open = state_.load(std::memory_order_relaxed) + 1;
     state_.store(open, std::memory_order_seq_cst);
-    if (sleepers_.load(std::memory_order_seq_cst) != 0) wake_one_sleeper();
-    drain();
+    wake_first_sleeping(helpers);
+    claim_and_run_tasks();
     state_.store(open + 1, std::memory_order_seq_cst);  // closed: nobody enters any more
     wait_until_no_worker_inside();
 }
 
 }  // namespace cpu
+}  // namespace cudot
+
+namespace cudot {
+namespace testing {
+unsigned cpu_pool_threads() { return cpu::ThreadPool::instance().threads(); }
+unsigned long long cpu_pool_wakeups() { return cpu::ThreadPool::instance().wakeups(); }
+}  // namespace testing
 }  // namespace cudot

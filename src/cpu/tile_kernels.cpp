@@ -1,7 +1,16 @@
 // tile_kernels.cpp - the baseline copy of the CPU inner loop, and the run-time choice between copies.
 #include "tile_kernels.hpp"
 
+#include <atomic>
+#include <chrono>
+#include <thread>
 #include <type_traits>
+
+#if !defined(_WIN32)
+#include <pthread.h>
+#endif
+
+#include "../testing.hpp"
 
 #if defined(CUDOT_HAVE_AVX2_KERNELS)
 #include <cpuid.h>
@@ -36,7 +45,13 @@ static bool cpu_has_avx512() {  // the features the AVX-512 copy is compiled for
 }
 #endif
 
+namespace {
+std::atomic<unsigned> build_delay_ms{0};  // testing::delay_tile_kernel_build
+}
+
 static TileKernels make(void (*fill)(PartialsFn (&)[kTypes][kTypes]), const char *isa) {
+    if (const unsigned ms = build_delay_ms.load(std::memory_order_relaxed))
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     TileKernels k{};
     fill(k.table);
     k.isa = isa;
@@ -78,5 +93,26 @@ int tile_kernel_variants(const TileKernels **out, int max) {
     return count;
 }
 
+#if !defined(_WIN32)
+namespace {
+// The tables are function-local statics, built by the first dot. A fork() while another thread is
+// building one would leave the child's copy marked "being built" forever, and its first dot would wait
+// for it forever. So before any fork the forking thread finishes every table (waiting for a build in
+// progress), and the child finds them complete.
+void finish_tables_before_fork() {
+    const TileKernels *all[3];
+    tile_kernel_variants(all, 3);
+    tile_kernels();
+}
+// Installed when the library is loaded (glibc removes it again if it is unloaded).
+[[maybe_unused]] const bool fork_handler_installed = pthread_atfork(finish_tables_before_fork, nullptr, nullptr) == 0;
+}  // namespace
+#endif
+
 }  // namespace cpu
+
+namespace testing {
+void delay_tile_kernel_build(unsigned ms) { cpu::build_delay_ms.store(ms, std::memory_order_relaxed); }
+}  // namespace testing
+
 }  // namespace cudot
