@@ -3,7 +3,7 @@
 
 #include "threads.hpp"
 
-TEST_CASE("HOST: private contexts on 8 threads", "[host][threads]") {
+TEST_CASE("HOST: private contexts on 8 threads", "[host][threads][slow-under-checkers]") {
     test::check_private_contexts(CUDOT_MEMORY_HOST, 8, 25);
 }
 
