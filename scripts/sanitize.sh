@@ -58,9 +58,9 @@ tsan() {
   # detector stops at 64 locks held at once (cudot's fork handler holds the registry's 256 shards).
   # Nor the two long single-threaded sweeps (every size, every instruction-set copy): one thread gives TSan
   # nothing to see, they took 5 of its 8 minutes, and they run natively and under ASan. Nor the 8-thread
-  # pooled-dot case ([slow-under-checkers]: 240 s under TSan, over 100 s alone under valgrind, whose
-  # instrumented waits the pool's bounded spinning turns into long turns; natively 4 s, and under ASan):
-  # the 32-thread stress program keeps TSan's and valgrind's eyes on threads sharing the pool.
+  # pooled-dot case ([slow-under-checkers]: 240 s under TSan and over 100 s alone under valgrind since the
+  # 1.6 pool, why not yet known; natively 4 s, and it runs under ASan): the 32-thread stress program
+  # keeps TSan's and valgrind's eyes on threads sharing the pool.
   skip_here="$skip|fork|counts come out exact at every size|short tiles give the baseline copy|private contexts on 8 threads" \
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 run_ctest "tsan" build-tsan
 }
