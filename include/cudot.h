@@ -44,7 +44,7 @@
 
 /* Version of this header. cudot_version() returns the version of the library actually loaded. */
 #define CUDOT_VERSION_MAJOR 1
-#define CUDOT_VERSION_MINOR 6
+#define CUDOT_VERSION_MINOR 7
 #define CUDOT_VERSION_PATCH 0
 #define CUDOT_VERSION_NUMBER (CUDOT_VERSION_MAJOR * 10000 + CUDOT_VERSION_MINOR * 100 + CUDOT_VERSION_PATCH)
 
@@ -267,6 +267,127 @@ CUDOT_API cudot_status cudot_tile_partials(cudot_ctx *ctx, size_t first, size_t 
  *         result NULL). A failure's message is read with cudot_last_error(NULL), as after cudot_init. */
 CUDOT_API cudot_status cudot_join_partials(int32_t x_dtype, int32_t y_dtype, const void *partials, size_t tiles,
                                            double *result);
+
+/* ---- Dots on your own arrays (since 1.7) ----
+ * The same dot, with the same bits, on arrays the caller already has: a numpy array, a Go slice, a C#
+ * span, a CuPy array, a PyTorch tensor, any cudaMalloc'd buffer. No context, no copy of the data.
+ *
+ * Where each operand lives is found out, not declared: the library asks CUDA (cudaPointerGetAttributes)
+ * whether it is ordinary (pageable) host memory, page-locked host memory (cudaMallocHost, cudaHostAlloc,
+ * or registered with cudaHostRegister or cudot_register_host), managed memory (cudaMallocManaged), or
+ * the memory of a GPU, and of which. Without a GPU or a CUDA driver every pointer is taken for host
+ * memory.
+ *
+ * Who computes:
+ *  - Device and managed operands: their GPU, in its primary context, on the caller's stream (below).
+ *    Both operands must be on the same GPU (UNSUPPORTED otherwise: copy one to the other's device).
+ *  - Pageable host operands: the CPU threads (HOST's pool), reading them in place.
+ *  - Page-locked host operands: from 2^20 elements on, the GPU (the first GPU that can map host memory,
+ *    unless the other operand decides it), reading them in place over the bus; below that, the CPU.
+ *  - A mix of device (or managed) and host operands: the device's GPU, if it can read the host operand
+ *    (page-locked, or pageable on a GPU with pageable memory access); UNSUPPORTED otherwise.
+ * Results are the bits a HOST context holding the same n values returns (cudot_dot), whoever computes.
+ *
+ * Streams (device and managed operands, and host operands the GPU reads): the work is queued on
+ * cudot_arrays.stream, a cudaStream_t passed as void * (its values are CUDA's own: NULL is the legacy
+ * default stream, cudaStreamLegacy (1) and cudaStreamPerThread (2) name those streams of the operands'
+ * GPU). So it runs after everything queued on that stream before the call. The library never
+ * synchronises the device, never uses the legacy default stream unless given it, and allocates nothing
+ * per call: each stream it has been given on a GPU gets a small workspace (16 bytes per 8192 elements of
+ * the largest dot on it, plus 256), kept until the process ends. Calls on different streams, from any
+ * threads, never share a workspace. The stream must belong to the operands' GPU (INVALID_ARGUMENT).
+ *  - cudot_dot_arrays waits for its result and returns it in host memory; it is refused (UNSUPPORTED)
+ *    on a stream that is being captured into a CUDA graph.
+ *  - cudot_dot_arrays_async returns once the work is queued; the result lands, in stream order, in a
+ *    double of device, managed or mapped memory of the operands' GPU. It may be captured into a graph
+ *    and replayed (the captured work gets a workspace of its own, freed with the graph).
+ *
+ * Ranges: for device and managed operands CUDA knows the allocation, and an operand whose n elements
+ * (with its stride) leave it is refused (INVALID_ARGUMENT). For host memory the caller's n and strides
+ * are trusted, as BLAS trusts them; the library only checks that the first and last elements can be
+ * read, so that a freed or foreign device pointer without a GPU to read it gets a status, not a crash. */
+
+/* One operand: n elements of one type, element i at data + i * stride elements. */
+typedef struct cudot_array {
+    const void *data; /* element 0; any address (not even the element type's alignment is required). May
+                         be NULL only when n is 0. */
+    int32_t dtype;    /* CUDOT_F32 .. CUDOT_U8 */
+    int32_t reserved; /* must be 0 */
+    int64_t stride;   /* in elements, signed: 1 contiguous, -1 reversed (numpy x[::-1], BLAS incx < 0:
+                         data is then element 0, the last in memory), 0 one value repeated (numpy
+                         broadcast_to; the same bits as n copies). Note that 0 is a value, not "the
+                         default": start from CUDOT_ARRAYS_INIT, which sets 1. */
+} cudot_array;
+
+/* A dot of two caller-owned operands. Like cudot_config it can grow: set size to sizeof(cudot_arrays)
+ * (CUDOT_ARRAYS_INIT does); fields past a caller's size read as zero, and bytes past what the library
+ * knows must be zero. */
+typedef struct cudot_arrays {
+    uint32_t size;      /* sizeof(cudot_arrays): 88 in 1.7 on 64-bit platforms, at most 4096 */
+    uint32_t reserved;  /* must be 0 */
+    size_t n;           /* elements of each operand (0: the dot is +0.0; nothing is read) */
+    cudot_array x, y;
+    void *stream;       /* cudaStream_t of the operands' GPU (see "Streams" above); NULL: the legacy
+                           default stream. Ignored when the CPU computes. */
+    void *x_ready;      /* NULL, or a cudaStream_t on which x was written (e.g. a producer's stream
+                           named by __cuda_array_interface__): the dot waits for the work queued on it
+                           so far (an event recorded there, waited on by `stream`). (void *)1 names the
+                           legacy default stream, (void *)2 the per-thread one. */
+    void *y_ready;      /* the same for y */
+} cudot_arrays;
+
+#define CUDOT_ARRAYS_INIT \
+    { (uint32_t)sizeof(cudot_arrays), 0, 0, { NULL, CUDOT_F32, 0, 1 }, { NULL, CUDOT_F32, 0, 1 }, NULL, NULL, NULL }
+
+/*! cudot_dot_arrays: *result = the dot of a->x and a->y, the same bits as cudot_dot of a HOST context
+ * holding the same n values (NaN, Inf and the empty dot alike), for every type pair, stride and place.
+ * x and y may overlap or be the same array: both are only read.
+ * @return CUDOT_OK;
+ *         CUDOT_ERROR_INVALID_ARGUMENT  a or result NULL, a->size below 1.7's or above 4096, unknown dtype,
+ *                                       reserved fields not 0, data NULL with n > 0, n * stride
+ *                                       overflowing, a device or managed operand running past its
+ *                                       allocation, a host operand whose first or last element cannot be
+ *                                       read (freed, or device memory with no GPU to read it), a
+ *                                       stream of another GPU;
+ *         CUDOT_ERROR_NO_DEVICE         a device or managed operand with no usable GPU;
+ *         CUDOT_ERROR_UNSUPPORTED       operands on two GPUs; a host operand the GPU of the other cannot
+ *                                       read; the stream is being captured; size larger than this library
+ *                                       knows with non-zero bytes beyond;
+ *         CUDOT_ERROR_CUDA              a CUDA call failed (the message names it);
+ *         CUDOT_ERROR_OUT_OF_MEMORY; CUDOT_ERROR_INTERNAL.
+ * The message of a failure is read with cudot_last_error(NULL) on the same thread. */
+CUDOT_API cudot_status cudot_dot_arrays(const cudot_arrays *a, double *result);
+
+/*! cudot_dot_arrays_async: queues the dot on a->stream and returns; the result (one double) is written in
+ * stream order to device_result, which must be 8-byte aligned device, managed or mapped (page-locked)
+ * memory the operands' GPU can write. The operands must be ones a GPU computes (device or managed
+ * memory, page-locked host memory, or a mix the GPU can read); n = 0 queues a write of +0.0. Works
+ * during stream capture: the captured dot replays with the same bits.
+ * @return as cudot_dot_arrays, plus CUDOT_ERROR_INVALID_ARGUMENT (device_result NULL, misaligned, or
+ *         not memory the GPU can write) and CUDOT_ERROR_UNSUPPORTED (operands only the CPU can read). A
+ *         status other than CUDOT_OK means nothing was queued. */
+CUDOT_API cudot_status cudot_dot_arrays_async(const cudot_arrays *a, double *device_result);
+
+/*! cudot_tile_partials_arrays: the partial sums of the tiles of a->x and a->y (element 0 taken as the
+ * first element of a tile), as cudot_tile_partials gives them for a context: ceil(n / CUDOT_TILE_ELEMENTS)
+ * partials of CUDOT_PARTIAL_BYTES each, into out (host memory), for cudot_join_partials. A blocking call.
+ * @return as cudot_dot_arrays (out NULL with n > 0: INVALID_ARGUMENT). */
+CUDOT_API cudot_status cudot_tile_partials_arrays(const cudot_arrays *a, void *out);
+
+/*! cudot_register_host: page-locks bytes of host memory from p, once (cudaHostRegister, which costs
+ * about as much as reading the range several times: never do it per dot), and maps it for every GPU, so
+ * that dots on arrays in it run at the bus's speed or better. Without a GPU it only records the range.
+ * Release it with cudot_unregister_host(p) before freeing the memory.
+ * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT (p NULL, bytes 0, the range overlaps a range registered
+ *         already, or is not host memory); CUDOT_ERROR_OUT_OF_MEMORY; CUDOT_ERROR_CUDA. Messages with
+ *         cudot_last_error(NULL). */
+CUDOT_API cudot_status cudot_register_host(const void *p, size_t bytes);
+
+/*! cudot_unregister_host: releases a range cudot_register_host registered, named by the same p. Wait for
+ * any dot that reads the range to finish first.
+ * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT (p is not the start of a range registered by
+ *         cudot_register_host); CUDOT_ERROR_CUDA. */
+CUDOT_API cudot_status cudot_unregister_host(const void *p);
 
 /*! cudot_status_string: a constant English name for a status, e.g. "CUDOT_ERROR_NO_DEVICE".
  * Never NULL; unknown values give "CUDOT_ERROR_UNKNOWN". Static storage: never free it. Thread-safe. */
