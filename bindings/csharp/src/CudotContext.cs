@@ -288,7 +288,8 @@ namespace Cudot
             }
         }
 
-        static bool Fits(Type t, DType d)
+        // Whether a Span<t> can view elements of d (also DotSpan.Create's check).
+        internal static bool Fits(Type t, DType d)
         {
             switch (d)
             {

@@ -21,6 +21,27 @@ namespace Cudot
         public int YDType; // 0: the same as DType
     }
 
+    // cudot_array: one operand of a dot on the caller's own memory (since 1.7).
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct NativeArray
+    {
+        public IntPtr Data;
+        public int DType;
+        public int Reserved; // must be 0
+        public long Stride;  // in elements, signed
+    }
+
+    // cudot_arrays as of 1.7: 88 bytes on 64-bit platforms, fields in header order.
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct NativeArrays
+    {
+        public uint Size;
+        public uint Reserved; // must be 0
+        public UIntPtr N;
+        public NativeArray X, Y;
+        public IntPtr Stream, XReady, YReady;
+    }
+
     internal static class Native
     {
         // The import name: portable, no platform's file name in it. CudotLibrary installs, before the
@@ -57,6 +78,16 @@ namespace Cudot
         internal static extern unsafe int cudot_tile_partials(IntPtr ctx, UIntPtr first, UIntPtr n, byte* partials);
         [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)] // since 1.2
         internal static extern unsafe int cudot_join_partials(int xDType, int yDType, byte* partials, UIntPtr tiles, out double result);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)] // since 1.7
+        internal static extern unsafe int cudot_dot_arrays(NativeArrays* a, out double result);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)] // since 1.7
+        internal static extern unsafe int cudot_dot_arrays_async(NativeArrays* a, IntPtr deviceResult);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)] // since 1.7
+        internal static extern unsafe int cudot_tile_partials_arrays(NativeArrays* a, byte* partials);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)] // since 1.7
+        internal static extern int cudot_register_host(IntPtr p, UIntPtr bytes);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)] // since 1.7
+        internal static extern int cudot_unregister_host(IntPtr p);
     }
 
     // The forwarders through which all other code reaches Native. Why they exist: Mono resolves a
@@ -104,6 +135,16 @@ namespace Cudot
         {
             return Native.cudot_join_partials(x, y, partials, new UIntPtr(tiles), out r);
         }
+        [MethodImpl(NoInline)]
+        internal static unsafe int DotArrays(NativeArrays* a, out double r) { return Native.cudot_dot_arrays(a, out r); }
+        [MethodImpl(NoInline)]
+        internal static unsafe int DotArraysAsync(NativeArrays* a, IntPtr deviceResult) { return Native.cudot_dot_arrays_async(a, deviceResult); }
+        [MethodImpl(NoInline)]
+        internal static unsafe int TilePartialsArrays(NativeArrays* a, byte* partials) { return Native.cudot_tile_partials_arrays(a, partials); }
+        [MethodImpl(NoInline)]
+        internal static int RegisterHost(IntPtr p, ulong bytes) { return Native.cudot_register_host(p, new UIntPtr(bytes)); }
+        [MethodImpl(NoInline)]
+        internal static int UnregisterHost(IntPtr p) { return Native.cudot_unregister_host(p); }
         [MethodImpl(NoInline)]
         internal static IntPtr StatusStringPtr(int status) { return Native.cudot_status_string(status); }
         [MethodImpl(NoInline)]

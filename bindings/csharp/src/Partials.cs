@@ -48,9 +48,34 @@ namespace Cudot
             int status;
             fixed (byte* p = &MemoryMarshal.GetReference(partials)) // null for an empty span, which the library accepts with 0 tiles
                 status = Api.JoinPartials((int)xDType, (int)yDType, p, (ulong)(partials.Length / PartialBytes), out r);
-            // Like cudot_init's, this message is thread-local: read it now, on this thread.
-            if (status != 0) throw CudotContext.Error(status, Api.LastError(IntPtr.Zero));
+            CheckWithoutContext(status);
             return r;
+        }
+
+        // For calls whose failure message is thread-local (cudot_last_error(NULL), as after cudot_init):
+        // read it now, on this thread, before anything else calls into the library.
+        internal static void CheckWithoutContext(int status)
+        {
+            if (status != 0) throw CudotContext.Error(status, Api.LastError(IntPtr.Zero));
+        }
+
+        // A buffer for the partials of n elements, in one array.
+        internal static byte[] NewPartials(long n)
+        {
+            long bytes = TileCount(n) * PartialBytes;
+            if (bytes > int.MaxValue)
+                throw new ArgumentOutOfRangeException("n", n, "the partials would not fit one array; use the Span overload in pieces");
+            return new byte[bytes];
+        }
+
+        // The bytes the partials of n elements take, after checking that a destination of
+        // destinationLength bytes holds them.
+        internal static int PartialsLength(long n, int destinationLength)
+        {
+            long bytes = TileCount(n) * PartialBytes; // checks n >= 0
+            if (destinationLength < bytes)
+                throw new ArgumentException("destination holds " + destinationLength + " bytes; " + bytes + " are needed", "destination");
+            return (int)bytes;
         }
 
         // Library functions newer than 1.0 are looked up only at their first call; asking an older
@@ -73,10 +98,7 @@ namespace Cudot
         /// Do not write to the buffers meanwhile from another thread, as for Dot.</summary>
         public byte[] TilePartials(long first, long n)
         {
-            long bytes = CudotLibrary.TileCount(n) * CudotLibrary.PartialBytes;
-            if (bytes > int.MaxValue)
-                throw new ArgumentOutOfRangeException("n", n, "the partials would not fit one array; use the Span overload in pieces");
-            var partials = new byte[bytes];
+            byte[] partials = CudotLibrary.NewPartials(n);
             TilePartials(first, n, partials);
             return partials;
         }
@@ -86,16 +108,14 @@ namespace Cudot
         public unsafe int TilePartials(long first, long n, Span<byte> destination)
         {
             if (first < 0) throw new ArgumentOutOfRangeException("first", first, "cannot be negative");
-            long bytes = CudotLibrary.TileCount(n) * CudotLibrary.PartialBytes; // checks n >= 0
-            if (destination.Length < bytes)
-                throw new ArgumentException("destination holds " + destination.Length + " bytes; " + bytes + " are needed", "destination");
+            int bytes = CudotLibrary.PartialsLength(n, destination.Length);
             using (var lease = Lease())
             {
                 CudotLibrary.RequireVersion(10200, "cudot_tile_partials");
                 fixed (byte* p = &MemoryMarshal.GetReference(destination))
                     Check(Api.TilePartials(lease.Ptr, (ulong)first, (ulong)n, p), lease.Ptr);
             }
-            return (int)bytes;
+            return bytes;
         }
     }
 }
