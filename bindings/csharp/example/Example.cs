@@ -54,6 +54,23 @@ static class Example
             Console.WriteLine("bfloat16 x int8 = " + ctx.Dot());
         }
 
+        // Dots on your own arrays (cudot 1.7): no context, and nothing copied; the library reads the
+        // arrays where they are, and the result has the bits a Host context holding them would give.
+        float[] a = { 1, 2, 3, 4 };
+        double[] b = { 0.5, 0.25, 2, -1 };
+        double own = CudotArrays.Dot(a, b);
+        Console.WriteLine("own arrays: float x double = " + own);
+        DotSpan xa = a, yb = b; // strided views: every other element of a, against b backwards
+        double strided = CudotArrays.Dot(xa.Strided(0, 2, 2), yb.Strided(3, 2, -1));
+        Console.WriteLine("strided: a[0]*b[3] + a[2]*b[2] = " + strided);
+        Span<sbyte> q = new sbyte[4]; // spans and slices of any origin, of each element type
+        for (int i = 0; i < q.Length; i++) q[i] = (sbyte)(i % 2 == 0 ? 3 : -1);
+        ushort[] bits = { BFloat16Bits.FromSingle(1.5f), BFloat16Bits.FromSingle(-2), BFloat16Bits.FromSingle(0.25f), BFloat16Bits.FromSingle(8) };
+        bool[] keep = { true, false, true, true };
+        Console.WriteLine("int8 x float = " + CudotArrays.Dot(q, new ReadOnlySpan<float>(a)) +
+                          ", bfloat16 x bool mask = " + CudotArrays.Dot(DotSpan.BFloat16(bits), keep));
+        if (own != 3 || strided != 5) return 1;
+
         // A failure is a CudotException carrying the status and the library's message.
         try
         {

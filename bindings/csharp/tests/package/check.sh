@@ -19,8 +19,9 @@ export HOME=$work/home # nuget writes its config and cache under HOME: keep them
 cp "$build/Cudot.dll" "$build/Cudot.xml" "$work/stage/lib/net45/"
 cp -L "$CUDOT_LIBRARY" "$work/stage/runtimes/linux-x64/native/libcudot.so.1" # the real file, by its soname
 nuget pack "$csharp/Cudot.nuspec" -BasePath "$work/stage" -OutputDirectory "$work/feed" -NonInteractive -NoPackageAnalysis >/dev/null
-nuget install Cudot -Version 1.6.0 -Source "$work/feed" -OutputDirectory "$work/packages" -NonInteractive >/dev/null
-pkg=$work/packages/Cudot.1.6.0
+version=$(sed -n 's:.*<version>\(.*\)</version>.*:\1:p' "$csharp/Cudot.nuspec")
+nuget install Cudot -Version "$version" -Source "$work/feed" -OutputDirectory "$work/packages" -NonInteractive >/dev/null
+pkg=$work/packages/Cudot.$version
 for f in lib/net45/Cudot.dll lib/net45/Cudot.xml runtimes/linux-x64/native/libcudot.so.1; do
   [[ -f $pkg/$f ]] || { echo "FAIL package lacks $f"; exit 1; }
 done
