@@ -52,6 +52,8 @@ if out=$(mono "$build/Example.exe" 2>&1); then
   echo "$out"
   grep -q "dot of 1000000 elements = 1500000 " <<<"$out" || failed+=("example output")
   grep -q "Float32 x UInt8: sum of the odd elements = 16$" <<<"$out" || failed+=("example mixed output")
+  grep -q "own arrays: float x double = 3$" <<<"$out" || failed+=("example own arrays output")
+  grep -qF "strided: a[0]*b[3] + a[2]*b[2] = 5" <<<"$out" || failed+=("example strided output")
 else
   echo "$out"; failed+=(example)
 fi

@@ -236,6 +236,23 @@ namespace Cudot.Tests
             }
         }
 
+        // The page-locked buffers of Pinned and Mapped contexts, as spans of 2^20 elements or more, are
+        // read by the GPU; no driver API needed.
+        [Test]
+        public void PageLockedContextBuffersAsSpans([Values(Memory.Pinned, Memory.Mapped)] Memory memory)
+        {
+            const int n = (1 << 20) + 3;
+            using (var gpu = Gpu.OpenOrSkip(n, DType.Float32, memory, DType.Float16))
+            using (var host = new CudotContext(n, DType.Float32, Memory.Host, yDType: DType.Float16))
+            {
+                Data.FillRandomAny(host, 81);
+                Data.CopyInputs(host, gpu);
+                using (var x = gpu.LeaseX<float>())
+                using (var y = gpu.LeaseY<ushort>())
+                    Bits.AreSame(host.Dot(), CudotArrays.Dot(x.Span, DotSpan.Float16(y.Span)), memory + " buffers");
+            }
+        }
+
         static short[] ToShorts(ushort[] bits)
         {
             var s = new short[bits.Length];
