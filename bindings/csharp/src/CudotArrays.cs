@@ -163,10 +163,14 @@ namespace Cudot
             };
         }
 
+        static volatile bool ready; // the library is loaded and new enough: checked once
+
         static void Ready(string function)
         {
+            if (ready) return;
             CudotLibrary.EnsureLoaded(); // must precede the first Api call (see Native.cs)
             CudotLibrary.RequireVersion(10700, function);
+            ready = true;
         }
 
         static void Check(int status) { CudotLibrary.CheckWithoutContext(status); }
