@@ -114,8 +114,10 @@ type operand struct {
 func (a Array) resolve(name string) (operand, error) {
 	size := elementSize(a.dtype)
 	switch {
+	case a.dtype == 0:
+		return operand{}, fmt.Errorf("%s is the zero Array (make Arrays with Float32Slice ... DeviceArray)", name)
 	case size == 0:
-		return operand{}, fmt.Errorf("%s has element type %v (make Arrays with Float32Slice ... DeviceArray)", name, a.dtype)
+		return operand{}, fmt.Errorf("%s has the unknown element type %d", name, int32(a.dtype))
 	case a.n < 0:
 		return operand{}, fmt.Errorf("%s has a negative length %d", name, a.n)
 	case a.first < 0:
