@@ -310,7 +310,7 @@ func TestArraysBadInput(t *testing.T) {
 	}{
 		{"lengths differ", "x has 10 elements and y 9", whole, whole.Strided(1, 9, 1)},
 		{"past the end", "leave its slice of 10", whole.Strided(1, 10, 1), whole.Strided(0, 10, 1)},
-		{"stride 3 too long", "stride 3", whole.Strided(0, 4, 3), whole.Strided(0, 4, 1)},
+		{"stride 3 too long", "stride 3", whole.Strided(0, 5, 3), whole.Strided(0, 5, 1)},
 		{"stride -1 before the start", "stride -1", whole.Strided(8, 10, -1), whole},
 		{"stride 0 past the end", "from index 10", whole.Strided(10, 2, 0), whole.Strided(0, 2, 1)},
 		{"negative first", "negative index", whole, whole.Strided(-1, 10, 1)},
