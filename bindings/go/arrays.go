@@ -299,35 +299,35 @@ type Element interface {
 // collector frees while still registered would stay page-locked, and a later registration of memory
 // reusing it would fail. An empty slice, or memory overlapping a registered range, is
 // ErrInvalidArgument.
-func RegisterHost[E Element](s []E) error {
-	const op = "RegisterHost"
-	if err := Load(); err != nil {
-		return err
-	}
-	if len(s) == 0 {
-		return &Error{Op: op, Status: StatusInvalidArgument, Message: "an empty slice has no memory to register"}
-	}
-	if !libHasArrays() {
-		return errNoArrays(op)
-	}
-	var e E
-	st, msg := libRegisterHost(unsafe.Pointer(&s[0]), uintptr(len(s))*unsafe.Sizeof(e))
-	return statusError(op, st, msg)
-}
+func RegisterHost[E Element](s []E) error { return hostRange(hostRegister, s) }
 
 // UnregisterHost releases the registration RegisterHost made of s (the same slice, or one starting
 // at the same element). Wait for every dot that reads s (DotAsync's stream) first.
-func UnregisterHost[E Element](s []E) error {
-	const op = "UnregisterHost"
+func UnregisterHost[E Element](s []E) error { return hostRange(hostUnregister, s) }
+
+// hostOp says what hostRange does with a slice's memory.
+type hostOp int
+
+const (
+	hostRegister   hostOp = 0 // cudot_register_host
+	hostUnregister hostOp = 1 // cudot_unregister_host
+)
+
+var hostOpNames = [...]string{hostRegister: "RegisterHost", hostUnregister: "UnregisterHost"}
+
+// hostRange registers or unregisters the memory of s.
+func hostRange[E Element](op hostOp, s []E) error {
+	name := hostOpNames[op]
 	if err := Load(); err != nil {
 		return err
 	}
 	if len(s) == 0 {
-		return &Error{Op: op, Status: StatusInvalidArgument, Message: "an empty slice was never registered"}
+		return &Error{Op: name, Status: StatusInvalidArgument, Message: "an empty slice has no memory to register or unregister"}
 	}
 	if !libHasArrays() {
-		return errNoArrays(op)
+		return errNoArrays(name)
 	}
-	st, msg := libUnregisterHost(unsafe.Pointer(&s[0]))
-	return statusError(op, st, msg)
+	var e E
+	st, msg := libHostRange(op, unsafe.Pointer(&s[0]), uintptr(len(s))*unsafe.Sizeof(e))
+	return statusError(name, st, msg)
 }

@@ -417,8 +417,8 @@ func TestRegisterHost(t *testing.T) {
 	if e := (*cudot.Error)(nil); errors.As(err, &e) && e.Message == "" {
 		t.Errorf("unregistering twice: no message from the library")
 	}
-	checkError(t, "empty", cudot.RegisterHost([]int8{}), "RegisterHost", cudot.ErrInvalidArgument, "empty slice")
-	checkError(t, "empty", cudot.UnregisterHost([]bool(nil)), "UnregisterHost", cudot.ErrInvalidArgument, "empty slice")
+	checkError(t, "empty", cudot.RegisterHost([]int8{}), "RegisterHost", cudot.ErrInvalidArgument, "empty slice has no memory")
+	checkError(t, "empty", cudot.UnregisterHost([]bool(nil)), "UnregisterHost", cudot.ErrInvalidArgument, "empty slice has no memory")
 	// Still the same bits after unregistering.
 	if got := mustDot(t, cudot.Float32Slice(x), cudot.BFloat16Slice(y)); !bitsEqual(got, want) {
 		t.Errorf("after UnregisterHost: Dot = %v, Host context %v", got, want)

@@ -207,13 +207,9 @@ static int cd_tile_partials_arrays(const cd_request *r, const void *xp, const vo
 	*msg = cd_message(st, NULL);
 	return st;
 }
-static int cd_register_host(const void *p, size_t bytes, char **msg) {
-	int st = p_register_host(p, bytes);
-	*msg = cd_message(st, NULL);
-	return st;
-}
-static int cd_unregister_host(const void *p, char **msg) {
-	int st = p_unregister_host(p);
+// op 0: cudot_register_host(p, bytes); 1: cudot_unregister_host(p).
+static int cd_host_range(int op, const void *p, size_t bytes, char **msg) {
+	int st = op == 0 ? p_register_host(p, bytes) : p_unregister_host(p);
 	*msg = cd_message(st, NULL);
 	return st;
 }
@@ -396,14 +392,9 @@ func libTilePartialsArrays(c *arraysCall, out []byte) (Status, string) {
 	return st, takeMessage(m)
 }
 
-func libRegisterHost(p unsafe.Pointer, bytes uintptr) (Status, string) {
+// libHostRange registers (op hostRegister) or unregisters the bytes at p.
+func libHostRange(op hostOp, p unsafe.Pointer, bytes uintptr) (Status, string) {
 	var m *C.char
-	st := Status(C.cd_register_host(p, C.size_t(bytes), &m))
-	return st, takeMessage(m)
-}
-
-func libUnregisterHost(p unsafe.Pointer) (Status, string) {
-	var m *C.char
-	st := Status(C.cd_unregister_host(p, &m))
+	st := Status(C.cd_host_range(C.int(op), p, C.size_t(bytes), &m))
 	return st, takeMessage(m)
 }

@@ -296,15 +296,13 @@ func libTilePartialsArrays(c *arraysCall, out []byte) (Status, string) {
 	})
 }
 
-func libRegisterHost(p unsafe.Pointer, bytes uintptr) (Status, string) {
+// libHostRange registers (op hostRegister) or unregisters the bytes at p.
+func libHostRange(op hostOp, p unsafe.Pointer, bytes uintptr) (Status, string) {
 	return callOn(0, func() uintptr {
-		r, _, _ := procs.registerHost.Call(uintptr(p), bytes)
-		return r
-	})
-}
-
-func libUnregisterHost(p unsafe.Pointer) (Status, string) {
-	return callOn(0, func() uintptr {
+		if op == hostRegister {
+			r, _, _ := procs.registerHost.Call(uintptr(p), bytes)
+			return r
+		}
 		r, _, _ := procs.unregisterHost.Call(uintptr(p))
 		return r
 	})

@@ -82,14 +82,8 @@ var (
 
 const msgCap = 512
 
-func text(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			return string(b[:i])
-		}
-	}
-	return string(b)
-}
+// text is the NUL-terminated message C wrote into b.
+func text(b []byte) string { return C.GoString((*C.char)(unsafe.Pointer(&b[0]))) }
 
 // Open loads the driver and retains device 0's primary context, once; its error matches ErrUnavailable.
 func Open() error {
