@@ -262,9 +262,11 @@ func (c *arraysCall) c() *cArrays {
 		stream: c.streams.Stream, xReady: c.streams.XReady, yReady: c.streams.YReady}
 }
 
-// libHasArrays reports whether the library (1.7 or later) has the calls for dots of own arrays.
+// libHasArrays reports whether the library (1.7 or later) has the calls for dots of own arrays. On
+// 32-bit Windows Go aligns the int64 stride to 4 bytes where C aligns it to 8, so cArrays would not
+// match cudot_arrays there: the calls are answered as unsupported.
 func libHasArrays() bool {
-	return procs.dotArrays != nil && procs.dotArraysAsync != nil && procs.tilePartialsArrays != nil &&
+	return unsafe.Sizeof(cArrays{}) == 88 && procs.dotArrays != nil && procs.dotArraysAsync != nil && procs.tilePartialsArrays != nil &&
 		procs.registerHost != nil && procs.unregisterHost != nil
 }
 
