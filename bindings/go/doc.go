@@ -62,6 +62,25 @@
 // give the same bits as one Context holding all of it. Any transport carries the bytes (MPI, RPC,
 // files); the README shows how. Needs library 1.2.
 //
+// # Dots on your own arrays
+//
+// Dot, DotOn, DotAsync and TilePartials (library 1.7) compute on memory the program already has, with
+// no Context and no copy: an Array made from a Go slice (Float32Slice, Float64Slice, Float16Slice,
+// BFloat16Slice, Int8Slice, Uint8Slice, BoolSlice) or from CUDA memory named by its address
+// (DeviceArray), of any element type on either side. Strided gives a view with a stride in elements
+// (1, -1 backwards, 0 one element repeated, or any other), checked against the slice so that the
+// library never reads outside it. The result is the same bits as Dot on a Host Context holding the
+// same values, whoever computes: the CPU for Go memory, the operands' GPU for device memory, on the
+// CUDA stream given in Streams.
+//
+//	r, err := cudot.Dot(cudot.Float32Slice(x), cudot.BoolSlice(mask))
+//	r, err = cudot.Dot(cudot.Float64Slice(x).Strided(len(x)-1, len(x), -1), cudot.Float64Slice(y)) // x reversed
+//	err = cudot.DotAsync(cudot.Streams{Stream: s}, cudot.DeviceArray(dx, cudot.Float16, n),
+//		cudot.DeviceArray(dy, cudot.Float16, n), dResult) // the result lands in device memory, in stream order
+//
+// RegisterHost page-locks a slice's memory for GPUs to read it fast; UnregisterHost must release it
+// before the slice is dropped.
+//
 // # Versions
 //
 // BindingVersion is the library version this binding was written for (the cudot.h whose API it

@@ -131,3 +131,26 @@ func ExampleFloat16bits() {
 	// 0.33325195 5.9604645e-08
 	// 0x4974 999424
 }
+
+// A dot of two Go slices of different types: nothing is copied and no Context is needed.
+func ExampleDot() {
+	x := []float32{1.5, 2, 4, 8}
+	mask := []bool{true, false, true, true}
+	r, err := cudot.Dot(cudot.Float32Slice(x), cudot.BoolSlice(mask))
+	fmt.Println(r, err)
+	// Output: 13.5 <nil>
+}
+
+// Views with a stride: every second element, the slice backwards (stride -1 starts at the last index),
+// and one element repeated (stride 0).
+func ExampleArray_Strided() {
+	x := []float64{1, 10, 2, 20, 3, 30}
+	y := []int8{1, 2, 3}
+	every2nd := cudot.Float64Slice(x).Strided(0, 3, 2) // 1, 2, 3
+	backwards := cudot.Int8Slice(y).Strided(2, 3, -1)  // 3, 2, 1
+	repeated := cudot.Int8Slice(y).Strided(1, 3, 0)    // 2, 2, 2
+	r1, _ := cudot.Dot(every2nd, backwards)
+	r2, _ := cudot.Dot(every2nd, repeated)
+	fmt.Println(r1, r2)
+	// Output: 10 12
+}

@@ -37,3 +37,9 @@ func libTilePartials(unsafe.Pointer, uint64, uint64, []byte) (Status, string) {
 func libJoinPartials(DType, DType, []byte) (float64, Status, string) {
 	return 0, StatusInternal, "not loaded"
 }
+
+func libHasArrays() bool                                            { return false }
+func libDotArrays(*arraysCall) (float64, Status, string)            { return 0, StatusInternal, "" }
+func libDotArraysAsync(*arraysCall, uintptr) (Status, string)       { return StatusInternal, "" }
+func libTilePartialsArrays(*arraysCall, []byte) (Status, string)    { return StatusInternal, "" }
+func libHostRange(hostOp, unsafe.Pointer, uintptr) (Status, string) { return StatusInternal, "" }

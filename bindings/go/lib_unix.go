@@ -29,6 +29,15 @@ typedef uint32_t (*cd_version_fn)(void);
 typedef int (*cd_tile_partials_fn)(void *, size_t, size_t, void *);
 typedef int (*cd_join_partials_fn)(int32_t, int32_t, const void *, size_t, double *);
 
+// cudot_array and cudot_arrays as of 1.7 (88 bytes on 64-bit platforms).
+typedef struct { const void *data; int32_t dtype, reserved; int64_t stride; } cd_array;
+typedef struct { uint32_t size, reserved; size_t n; cd_array x, y; void *stream, *x_ready, *y_ready; } cd_arrays;
+_Static_assert(sizeof(void *) != 8 || sizeof(cd_arrays) == 88, "cudot_arrays is 88 bytes");
+typedef int (*cd_dot_arrays_fn)(const cd_arrays *, double *);
+typedef int (*cd_tile_partials_arrays_fn)(const cd_arrays *, void *);
+typedef int (*cd_register_host_fn)(const void *, size_t);
+typedef int (*cd_unregister_host_fn)(const void *);
+
 static cd_init_fn p_init;
 static cd_get_inputs_fn p_get_inputs;
 static cd_dot_fn p_dot;
@@ -41,6 +50,11 @@ static cd_last_error_fn p_last_error;
 static cd_version_fn p_version;
 static cd_tile_partials_fn p_tile_partials; // since 1.2: NULL with an older library
 static cd_join_partials_fn p_join_partials; // since 1.2
+static cd_dot_arrays_fn p_dot_arrays;       // since 1.7, like the next four
+static cd_dot_arrays_fn p_dot_arrays_async; // the same signature: a double * (there in device memory)
+static cd_tile_partials_arrays_fn p_tile_partials_arrays;
+static cd_register_host_fn p_register_host;
+static cd_unregister_host_fn p_unregister_host;
 
 static void cd_copy(char *dst, size_t cap, const char *src) {
 	snprintf(dst, cap, "%s", src ? src : "");
@@ -76,6 +90,11 @@ static int cd_open(const char *path, char *err, size_t cap) {
 	p_get_dtypes = (cd_get_dtypes_fn)dlsym(lib, "cudot_get_dtypes");
 	p_tile_partials = (cd_tile_partials_fn)dlsym(lib, "cudot_tile_partials");
 	p_join_partials = (cd_join_partials_fn)dlsym(lib, "cudot_join_partials");
+	p_dot_arrays = (cd_dot_arrays_fn)dlsym(lib, "cudot_dot_arrays");
+	p_dot_arrays_async = (cd_dot_arrays_fn)dlsym(lib, "cudot_dot_arrays_async");
+	p_tile_partials_arrays = (cd_tile_partials_arrays_fn)dlsym(lib, "cudot_tile_partials_arrays");
+	p_register_host = (cd_register_host_fn)dlsym(lib, "cudot_register_host");
+	p_unregister_host = (cd_unregister_host_fn)dlsym(lib, "cudot_unregister_host");
 	return 0;
 }
 
@@ -146,6 +165,52 @@ static int cd_has_get_dtypes(void) { return p_get_dtypes != NULL; }
 static int cd_get_dtypes(void *ctx, int32_t *x, int32_t *y, char **msg) {
 	int st = p_get_dtypes(ctx, x, y);
 	*msg = cd_message(st, ctx);
+	return st;
+}
+// Dots of own arrays. Go fills a cd_request (no Go pointers in it, so cgo lets C read it) and passes
+// the Go pointers of slice operands beside it; the shim builds the cudot_arrays on the C stack. An
+// operand is a Go pointer (xp, yp) or a device address (x_addr, y_addr); NULL and 0 for an empty one.
+// Messages come from cudot_last_error(NULL), read in the same C call.
+typedef struct {
+	uint64_t n;
+	uintptr_t x_addr, y_addr;
+	int64_t x_stride, y_stride;
+	int32_t x_dtype, y_dtype;
+	uintptr_t stream, x_ready, y_ready;
+} cd_request;
+
+static int cd_has_arrays(void) {
+	return p_dot_arrays && p_dot_arrays_async && p_tile_partials_arrays && p_register_host && p_unregister_host;
+}
+static cd_arrays cd_fill(const cd_request *r, const void *xp, const void *yp) {
+	cd_arrays a = {sizeof(cd_arrays), 0, (size_t)r->n,
+		{xp ? xp : (const void *)r->x_addr, r->x_dtype, 0, r->x_stride},
+		{yp ? yp : (const void *)r->y_addr, r->y_dtype, 0, r->y_stride},
+		(void *)r->stream, (void *)r->x_ready, (void *)r->y_ready};
+	return a;
+}
+static int cd_dot_arrays(const cd_request *r, const void *xp, const void *yp, double *res, char **msg) {
+	cd_arrays a = cd_fill(r, xp, yp);
+	int st = p_dot_arrays(&a, res);
+	*msg = cd_message(st, NULL);
+	return st;
+}
+static int cd_dot_arrays_async(const cd_request *r, uintptr_t result, char **msg) {
+	cd_arrays a = cd_fill(r, NULL, NULL);
+	int st = p_dot_arrays_async(&a, (double *)result);
+	*msg = cd_message(st, NULL);
+	return st;
+}
+static int cd_tile_partials_arrays(const cd_request *r, const void *xp, const void *yp, void *out, char **msg) {
+	cd_arrays a = cd_fill(r, xp, yp);
+	int st = p_tile_partials_arrays(&a, out);
+	*msg = cd_message(st, NULL);
+	return st;
+}
+// op 0: cudot_register_host(p, bytes); 1: cudot_unregister_host(p).
+static int cd_host_range(int op, const void *p, size_t bytes, char **msg) {
+	int st = op == 0 ? p_register_host(p, bytes) : p_unregister_host(p);
+	*msg = cd_message(st, NULL);
 	return st;
 }
 static const char *cd_status_string(int st) { return p_status_string(st); }
@@ -288,4 +353,48 @@ func libJoinPartials(x, y DType, partials []byte) (float64, Status, string) {
 		return 0, st, cBuffer(buf)
 	}
 	return float64(r), st, ""
+}
+
+// libHasArrays reports whether the library (1.7 or later) has the calls for dots of own arrays.
+func libHasArrays() bool { return C.cd_has_arrays() != 0 }
+
+// request is c without its Go pointers, which the shims take as separate arguments.
+func request(c *arraysCall) C.cd_request {
+	return C.cd_request{n: C.uint64_t(c.n),
+		x_addr: C.uintptr_t(c.x.addr), y_addr: C.uintptr_t(c.y.addr),
+		x_stride: C.int64_t(c.x.stride), y_stride: C.int64_t(c.y.stride),
+		x_dtype: C.int32_t(c.x.dtype), y_dtype: C.int32_t(c.y.dtype),
+		stream: C.uintptr_t(c.streams.Stream), x_ready: C.uintptr_t(c.streams.XReady),
+		y_ready: C.uintptr_t(c.streams.YReady)}
+}
+
+func libDotArrays(c *arraysCall) (float64, Status, string) {
+	r := request(c)
+	var res C.double
+	var m *C.char
+	st := Status(C.cd_dot_arrays(&r, c.x.p, c.y.p, &res, &m))
+	return float64(res), st, takeMessage(m)
+}
+
+// libDotArraysAsync queues the dot of c, whose operands are device addresses, writing to result.
+func libDotArraysAsync(c *arraysCall, result uintptr) (Status, string) {
+	r := request(c)
+	var m *C.char
+	st := Status(C.cd_dot_arrays_async(&r, C.uintptr_t(result), &m))
+	return st, takeMessage(m)
+}
+
+// libTilePartialsArrays writes the partials of c into out, which has room for them.
+func libTilePartialsArrays(c *arraysCall, out []byte) (Status, string) {
+	r := request(c)
+	var m *C.char
+	st := Status(C.cd_tile_partials_arrays(&r, c.x.p, c.y.p, first0(out), &m))
+	return st, takeMessage(m)
+}
+
+// libHostRange registers (op hostRegister) or unregisters the bytes at p.
+func libHostRange(op hostOp, p unsafe.Pointer, bytes uintptr) (Status, string) {
+	var m *C.char
+	st := Status(C.cd_host_range(C.int(op), p, C.size_t(bytes), &m))
+	return st, takeMessage(m)
 }

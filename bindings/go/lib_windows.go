@@ -49,6 +49,9 @@ var procs struct {
 	getDTypes *syscall.Proc // cudot_get_dtypes; nil with a 1.0 library
 
 	tilePartials, joinPartials *syscall.Proc // since 1.2; nil with an older library
+
+	// since 1.7; nil with an older library
+	dotArrays, dotArraysAsync, tilePartialsArrays, registerHost, unregisterHost *syscall.Proc
 }
 
 func openLibrary(path string) error {
@@ -73,6 +76,11 @@ func openLibrary(path string) error {
 	procs.getDTypes, _ = dll.FindProc("cudot_get_dtypes")       // optional: new in 1.1
 	procs.tilePartials, _ = dll.FindProc("cudot_tile_partials") // optional: new in 1.2
 	procs.joinPartials, _ = dll.FindProc("cudot_join_partials")
+	procs.dotArrays, _ = dll.FindProc("cudot_dot_arrays") // optional: new in 1.7, like the next four
+	procs.dotArraysAsync, _ = dll.FindProc("cudot_dot_arrays_async")
+	procs.tilePartialsArrays, _ = dll.FindProc("cudot_tile_partials_arrays")
+	procs.registerHost, _ = dll.FindProc("cudot_register_host")
+	procs.unregisterHost, _ = dll.FindProc("cudot_unregister_host")
 	// The DLL is never released: contexts may use it until the process exits.
 	return nil
 }
@@ -218,4 +226,86 @@ func libJoinPartials(x, y DType, partials []byte) (float64, Status, string) {
 		return 0, st, goString(m)
 	}
 	return res, StatusOK, ""
+}
+
+// cArray and cArrays mirror cudot_array and cudot_arrays of 1.7 (88 bytes on 64-bit Windows). data is
+// an unsafe.Pointer so that the collector sees the Go slices it points into while the call runs;
+// device addresses go into it unconverted (asPointer), as the collector ignores addresses outside its
+// heap.
+type cArray struct {
+	data            unsafe.Pointer
+	dtype, reserved int32
+	stride          int64
+}
+
+type cArrays struct {
+	size, reserved         uint32
+	n                      uintptr
+	x, y                   cArray
+	stream, xReady, yReady uintptr
+}
+
+// asPointer reinterprets a device address as a pointer without converting the uintptr (which go vet's
+// unsafeptr check would question); the memory is CUDA's.
+func asPointer(addr uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&addr)) }
+
+func (o operand) c() cArray {
+	data := o.p
+	if data == nil {
+		data = asPointer(o.addr)
+	}
+	return cArray{data: data, dtype: int32(o.dtype), stride: o.stride}
+}
+
+func (c *arraysCall) c() *cArrays {
+	return &cArrays{size: uint32(unsafe.Sizeof(cArrays{})), n: uintptr(c.n), x: c.x.c(), y: c.y.c(),
+		stream: c.streams.Stream, xReady: c.streams.XReady, yReady: c.streams.YReady}
+}
+
+// libHasArrays reports whether the library (1.7 or later) has the calls for dots of own arrays. On
+// 32-bit Windows Go aligns the int64 stride to 4 bytes where C aligns it to 8, so cArrays would not
+// match cudot_arrays there: the calls are answered as unsupported.
+func libHasArrays() bool {
+	return unsafe.Sizeof(cArrays{}) == 88 && procs.dotArrays != nil && procs.dotArraysAsync != nil && procs.tilePartialsArrays != nil &&
+		procs.registerHost != nil && procs.unregisterHost != nil
+}
+
+func libDotArrays(c *arraysCall) (float64, Status, string) {
+	a := c.c()
+	var res float64
+	st, msg := callOn(0, func() uintptr {
+		r, _, _ := procs.dotArrays.Call(uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(&res)))
+		return r
+	})
+	return res, st, msg
+}
+
+// libDotArraysAsync queues the dot of c, whose operands are device addresses, writing to result.
+func libDotArraysAsync(c *arraysCall, result uintptr) (Status, string) {
+	a := c.c()
+	return callOn(0, func() uintptr {
+		r, _, _ := procs.dotArraysAsync.Call(uintptr(unsafe.Pointer(a)), result)
+		return r
+	})
+}
+
+// libTilePartialsArrays writes the partials of c into out, which has room for them.
+func libTilePartialsArrays(c *arraysCall, out []byte) (Status, string) {
+	a, p := c.c(), first0(out)
+	return callOn(0, func() uintptr {
+		r, _, _ := procs.tilePartialsArrays.Call(uintptr(unsafe.Pointer(a)), uintptr(p))
+		return r
+	})
+}
+
+// libHostRange registers (op hostRegister) or unregisters the bytes at p.
+func libHostRange(op hostOp, p unsafe.Pointer, bytes uintptr) (Status, string) {
+	return callOn(0, func() uintptr {
+		if op == hostRegister {
+			r, _, _ := procs.registerHost.Call(uintptr(p), bytes)
+			return r
+		}
+		r, _, _ := procs.unregisterHost.Call(uintptr(p))
+		return r
+	})
 }

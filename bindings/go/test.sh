@@ -39,6 +39,10 @@ GODEBUG=cgocheck=2 "$bin/example"
 GODEBUG=cgocheck=2 "$bin/example" -dtype float16 -ydtype uint8
 GODEBUG=cgocheck=2 "$bin/example" -dtype int8 -ydtype bfloat16
 
+echo "== example/ownarrays (dots of Go slices, no Context)"
+go build -o "$bin/ownarrays" ./example/ownarrays
+GODEBUG=cgocheck=2 "$bin/ownarrays"
+
 # A separate module, in a temporary directory outside the repository, that finds the binding through a
 # replace directive (what a user does while there is no module proxy to fetch it from), built offline.
 echo "== a separate module (example.com/consumer) builds against this one and runs"
