@@ -148,12 +148,14 @@ _on_stream(f, ::Any) = f()
 # The calls
 # ---------------------------------------------------------------------------------------------
 
-# Builds the cudot_arrays of x and y on `stream` (the caller's, or the operands' default) and runs
-# call(Ref(arrays)) with x, y and `extra` (the async result) preserved, the pointers taken and the
-# C call made under _on_stream.
-function _arrays_call(call, x::AbstractVector, y::AbstractVector, extra, stream, x_ready, y_ready)
+# Builds the cudot_arrays of x and y on `stream` (the caller's, or the operands' default) and
+# runs the C call `call(Ref(arrays))` under _on_stream, with x, y and `extra` (the async result)
+# preserved and their pointers taken there. A failed status throws the library's message, read
+# right after the call (no yield point between them).
+function _arrays_call(call, h::_Library, what::AbstractString, x::AbstractVector,
+                      y::AbstractVector, extra; stream, x_ready, y_ready)
     s = stream === nothing ? _default_stream(extra, x, y) : stream
-    return _on_stream(s) do
+    _on_stream(s) do
         GC.@preserve x y extra begin
             n = length(x)
             length(y) == n ||
@@ -162,9 +164,11 @@ function _arrays_call(call, x::AbstractVector, y::AbstractVector, extra, stream,
             a = _Arrays(UInt32(sizeof(_Arrays)), UInt32(0), Csize_t(n), _operand(x, "x"),
                         _operand(y, "y"), _stream_handle(s), _ready_handle(x_ready),
                         _ready_handle(y_ready))
-            call(Ref(a))
+            st = call(Ref(a))
+            st == OK || _throw_global_error(h, st, what)
         end
     end
+    return nothing
 end
 
 """
@@ -198,12 +202,10 @@ with a library older than 1.7.
 function dot_arrays(x::AbstractVector, y::AbstractVector; stream=nothing, x_ready=nothing,
                     y_ready=nothing)
     h = _arrays_library()
-    return _arrays_call(x, y, nothing, stream, x_ready, y_ready) do a
-        r = Ref{Cdouble}(0.0)
-        st = _c_dot_arrays(h.dot_arrays, a, r)
-        st == OK || _throw_global_error(h, st, "cudot_dot_arrays")
-        r[]
-    end
+    r = Ref{Cdouble}(0.0)
+    _arrays_call(a -> _c_dot_arrays(h.dot_arrays, a, r), h, "cudot_dot_arrays", x, y, nothing;
+                 stream=stream, x_ready=x_ready, y_ready=y_ready)
+    return r[]
 end
 
 # The address of the async result: one Float64 in memory the GPU can write.
@@ -233,12 +235,10 @@ reference, or `GC.@preserve`, until the stream is synchronized). May be captured
 function dot_arrays!(result::AbstractVector{Float64}, x::AbstractVector, y::AbstractVector;
                      stream=nothing, x_ready=nothing, y_ready=nothing)
     h = _arrays_library()
-    _arrays_call(x, y, result, stream, x_ready, y_ready) do a
-        dest = _result_pointer(result)
-        st = _c_dot_arrays_async(h.dot_arrays_async, a, dest)
-        st == OK || _throw_global_error(h, st, "cudot_dot_arrays_async")
-        nothing
-    end
+    # The result's address is taken inside, like the operands', under the dot's stream.
+    _arrays_call(a -> _c_dot_arrays_async(h.dot_arrays_async, a, _result_pointer(result)), h,
+                 "cudot_dot_arrays_async", x, y, result;
+                 stream=stream, x_ready=x_ready, y_ready=y_ready)
     return result
 end
 
@@ -255,11 +255,9 @@ function tile_partials(x::AbstractVector, y::AbstractVector; stream=nothing, x_r
                        y_ready=nothing)
     h = _arrays_library()
     out = Vector{UInt8}(undef, cld(length(x), TILE_ELEMENTS) * PARTIAL_BYTES)
-    _arrays_call(x, y, nothing, stream, x_ready, y_ready) do a
-        st = _c_tile_partials_arrays(h.tile_partials_arrays, a, out)
-        st == OK || _throw_global_error(h, st, "cudot_tile_partials_arrays")
-        nothing
-    end
+    _arrays_call(a -> _c_tile_partials_arrays(h.tile_partials_arrays, a, out), h,
+                 "cudot_tile_partials_arrays", x, y, nothing;
+                 stream=stream, x_ready=x_ready, y_ready=y_ready)
     return out
 end
 

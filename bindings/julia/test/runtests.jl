@@ -1254,6 +1254,19 @@ end
     for dep in vcat(get(sections, "deps", String[]), get(sections, "extras", String[]))
         @test dep in compat
     end
+    # The package extensions (1.7): each weak dependency has a [compat] entry and is an extra too
+    # (for Pkg before Julia 1.9), and each extension has its file in ext/.
+    weak = get(sections, "weakdeps", String[])
+    @test sort(weak) == ["BFloat16s", "CUDA"]
+    for dep in weak
+        @test dep in compat
+        @test dep in get(sections, "extras", String[])
+    end
+    extensions = get(sections, "extensions", String[])
+    @test sort(extensions) == ["CudotBFloat16sExt", "CudotCUDAExt"]
+    for ext in extensions
+        @test isfile(joinpath(PKGDIR, "ext", ext * ".jl"))
+    end
 end
 
 @testset "library preference (Cudot.set_library!)" begin
