@@ -24,6 +24,16 @@ Element types (x and y may differ): `Float32`, `Float64`, `Float16`, `Int8`, `UI
         dot(ctx)                # 750.0: the sum of x over the mask
     end
 
+Dots on vectors you already have (cudot 1.7), read in place with no context and no copy, strided
+or reversed views included; with CUDA.jl loaded (Julia 1.9+) also `CuVector`s, on the task's
+stream:
+
+    Cudot.dot_arrays(x, y)                  # x::Vector{Float32}, y = view(v, n:-1:1), ...
+    Cudot.dot_arrays!(r, dx, dy)            # async, into r::CuVector{Float64} of length 1
+
+See [`Cudot.dot_arrays`](@ref), [`Cudot.dot_arrays!`](@ref), `Cudot.tile_partials(x, y)` and
+[`Cudot.register_host`](@ref).
+
 The C library is found when the package loads: `ENV["CUDOT_LIBRARY"]` (a path) first, then the
 `"library"` preference set by [`Cudot.set_library!`](@ref), otherwise the soname `libcudot.so.1`,
 otherwise `Libdl.find_library(["libcudot", "cudot"])`; without an explicit path, a library of

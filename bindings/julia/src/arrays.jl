@@ -32,7 +32,8 @@ end
 # reads is preserved by the caller (GC.@preserve) and never moved by Julia's collector.
 @static if _GC_SAFE_CALLS
     _c_dot_arrays(f, a, r) = @ccall gc_safe=true $f(a::Ref{_Arrays}, r::Ref{Cdouble})::Cint
-    _c_dot_arrays_async(f, a, dest) = @ccall gc_safe=true $f(a::Ref{_Arrays}, dest::Ptr{Cvoid})::Cint
+    _c_dot_arrays_async(f, a, dest) =
+        @ccall gc_safe=true $f(a::Ref{_Arrays}, dest::Ptr{Cvoid})::Cint
     _c_tile_partials_arrays(f, a, out) =
         @ccall gc_safe=true $f(a::Ref{_Arrays}, out::Ptr{UInt8})::Cint
     _c_register_host(f, p, bytes) = @ccall gc_safe=true $f(p::Ptr{Cvoid}, bytes::Csize_t)::Cint

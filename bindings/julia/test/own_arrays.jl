@@ -69,6 +69,11 @@ end
     @test Cudot.dot_arrays(w, Float64[1, 10, 100, 1000]) === 1234.0
     @test Cudot.dot_arrays(Float64[1, 10, 100, 1000], w) === 1234.0
     @test Cudot.dot_arrays(w, w) === 30.0
+    # A zero step: p[2] three times, stride 0 (one value repeated, the bits of three copies).
+    rep = view(p, StepRangeLen(2, 0, 3))
+    @test stride(rep, 1) == 0 && rep == [2.0, 2.0, 2.0]
+    @test Cudot.dot_arrays(rep, Float64[1, 10, 100]) === 222.0
+    @test Cudot.dot_arrays(rep, Float64[1, 10, 100]) === host_dot([2.0, 2.0, 2.0], Float64[1, 10, 100])
     # Every second element backwards: 4, 2.
     @test Cudot.dot_arrays(view(p, 4:-2:1), Float64[1, 10]) === 24.0
     # A row of a matrix (stride 3) and a reversed column.
