@@ -83,6 +83,20 @@ for r in (1:T, T+1:length(vals))                 # the second piece ends in a sh
 end
 println("joined: ", Cudot.join_partials(Float32, Float32, parts), " == whole: ", whole)
 
+# Dots on your own vectors (cudot 1.7): no context and no copy. Each vector goes to the library as
+# the address of its element 1 and its stride; the bits are those of a :host context holding the
+# same values.
+a = Float32[sin(i) for i in 1:n]
+b = Float64[cos(i) for i in 1:n]
+println("own arrays: ", Cudot.dot_arrays(a, b))
+# Strided and reversed views are read in place too: every second element of a, and b backwards.
+# (For view(b, n:-2:2), pointer() is its element 1, b[n], the last in memory: what cudot takes.)
+println("strided:    ", Cudot.dot_arrays(view(a, 1:2:n), view(b, n:-2:2)))
+mask = [isodd(i) for i in 1:n]                     # Vector{Bool}: one byte per element
+println("masked:     ", Cudot.dot_arrays(a, mask))
+# Partials of your own vectors join like a context's.
+println("joined:     ", Cudot.join_partials(Float32, Float64, Cudot.tile_partials(a, b)))
+
 # Without the do-block: close explicitly. Errors are CudotError exceptions.
 ctx = CudotContext(10; eltype=Float64, memory=:host)
 try

@@ -24,6 +24,16 @@ Element types (x and y may differ): `Float32`, `Float64`, `Float16`, `Int8`, `UI
         dot(ctx)                # 750.0: the sum of x over the mask
     end
 
+Dots on vectors you already have (cudot 1.7), read in place with no context and no copy, strided
+or reversed views included; with CUDA.jl loaded (Julia 1.9+) also `CuVector`s, on the task's
+stream:
+
+    Cudot.dot_arrays(x, y)                  # x::Vector{Float32}, y = view(v, n:-1:1), ...
+    Cudot.dot_arrays!(r, dx, dy)            # async, into r::CuVector{Float64} of length 1
+
+See [`Cudot.dot_arrays`](@ref), [`Cudot.dot_arrays!`](@ref), `Cudot.tile_partials(x, y)` and
+[`Cudot.register_host`](@ref).
+
 The C library is found when the package loads: `ENV["CUDOT_LIBRARY"]` (a path) first, then the
 `"library"` preference set by [`Cudot.set_library!`](@ref), otherwise the soname `libcudot.so.1`,
 otherwise `Libdl.find_library(["libcudot", "cudot"])`; without an explicit path, a library of
@@ -95,6 +105,9 @@ const _MIXED_SINCE = v"1.1.0"
 
 # The first library version with cudot_tile_partials and cudot_join_partials.
 const _PARTIALS_SINCE = v"1.2.0"
+
+# The first library version with dots on the caller's own arrays (cudot_dot_arrays and the rest).
+const _ARRAYS_SINCE = v"1.7.0"
 
 # Memory strategies; the C value is the index in this tuple minus one (CUDOT_MEMORY_AUTO = 0, ...).
 const _MEMORY = (:auto, :pinned, :mapped, :managed, :host)
@@ -187,6 +200,11 @@ struct _Library
     get_dtypes::Ptr{Cvoid}     # C_NULL for a 1.0 library, which lacks cudot_get_dtypes
     tile_partials::Ptr{Cvoid}  # C_NULL before 1.2, like join_partials
     join_partials::Ptr{Cvoid}
+    dot_arrays::Ptr{Cvoid}            # C_NULL before 1.7, like the four below (src/arrays.jl)
+    dot_arrays_async::Ptr{Cvoid}
+    tile_partials_arrays::Ptr{Cvoid}
+    register_host::Ptr{Cvoid}
+    unregister_host::Ptr{Cvoid}
     status_string::Ptr{Cvoid}
     last_error::Ptr{Cvoid}
 end
@@ -300,6 +318,7 @@ function _bind_library(handle::Ptr{Cvoid}, version::VersionNumber, path, how)
     catch
         String(path)
     end
+    arrays_sym(name) = _sym_since(handle, version, _ARRAYS_SINCE, name, path, how)
     return _Library(fullpath, handle, version,
                     _sym(handle, :cudot_init, path, how),
                     _sym(handle, :cudot_get_inputs, path, how),
@@ -311,6 +330,11 @@ function _bind_library(handle::Ptr{Cvoid}, version::VersionNumber, path, how)
                     _sym_since(handle, version, _MIXED_SINCE, :cudot_get_dtypes, path, how),
                     _sym_since(handle, version, _PARTIALS_SINCE, :cudot_tile_partials, path, how),
                     _sym_since(handle, version, _PARTIALS_SINCE, :cudot_join_partials, path, how),
+                    arrays_sym(:cudot_dot_arrays),
+                    arrays_sym(:cudot_dot_arrays_async),
+                    arrays_sym(:cudot_tile_partials_arrays),
+                    arrays_sym(:cudot_register_host),
+                    arrays_sym(:cudot_unregister_host),
                     _sym(handle, :cudot_status_string, path, how),
                     _sym(handle, :cudot_last_error, path, how))
 end
@@ -450,6 +474,10 @@ end
 # Context
 # ---------------------------------------------------------------------------------------------
 
+# A 16-bit type named BFloat16 (BFloat16s.jl's, or another package's): the error messages point
+# such a type to the binding's bfloat16 representation.
+_is_bfloat16_like(T) = T isa DataType && nameof(T) === :BFloat16 && isbitstype(T) && sizeof(T) == 2
+
 # The element type given for `what` (the keyword's name) if it is one of ELTYPES; otherwise the
 # CudotError the C library would give for an unknown dtype (status 1).
 function _checked_eltype(T, what::AbstractString)
@@ -457,7 +485,7 @@ function _checked_eltype(T, what::AbstractString)
         S === T && return S
     end
     hint = ""
-    if T isa DataType && nameof(T) === :BFloat16 && isbitstype(T) && sizeof(T) == 2
+    if _is_bfloat16_like(T)
         hint = string(" (for bfloat16 data use UInt16, the bit patterns: reinterpret(", T,
                       ", v) views such a buffer as ", T, " without copying)")
     end
@@ -668,6 +696,14 @@ end
 
 @noinline _throw_ctx_error(h::_Library, p::Ptr{Cvoid}, st, what) =
     throw(CudotError(st, _last_error(h, p, what)))
+
+# The message of a failed call without a context (cudot_init, cudot_join_partials and the calls on
+# the caller's own arrays) is thread-local, in cudot_last_error(NULL): read right after the failed
+# call, with no yield point in between, so on the same OS thread.
+@noinline function _throw_global_error(h::_Library, st, what::AbstractString)
+    msg = unsafe_string(ccall(h.last_error, Cstring, (Ptr{Cvoid},), C_NULL))
+    throw(CudotError(st, isempty(msg) ? string(what, " failed") : msg))
+end
 
 # Run f(library, pointer) with the context locked, open and kept alive for the whole call.
 # The message of a failed call is read inside f, still under the lock, so no other call on this
@@ -1170,18 +1206,18 @@ function join_partials(xT, yT, partials::AbstractVector{UInt8})
     return _join(h, _dtype_code(Tx), _dtype_code(Ty), buf, len ÷ PARTIAL_BYTES)
 end
 
-# The message of a failed join is thread-local, like cudot_init's: read right after the call, with
-# no yield point in between, so on the same OS thread.
+# The message of a failed join is thread-local, like cudot_init's (see _throw_global_error).
 @noinline function _join(h::_Library, xcode::Int32, ycode::Int32, buf::Vector{UInt8}, tiles::Int)
     r = Ref{Cdouble}(0.0)
     st = ccall(h.join_partials, Cint, (Int32, Int32, Ptr{UInt8}, Csize_t, Ref{Cdouble}),
                xcode, ycode, buf, Csize_t(tiles), r)
-    if st != OK
-        msg = unsafe_string(ccall(h.last_error, Cstring, (Ptr{Cvoid},), C_NULL))
-        throw(CudotError(st, isempty(msg) ? "cudot_join_partials failed" : msg))
-    end
+    st == OK || _throw_global_error(h, st, "cudot_join_partials")
     return r[]
 end
+
+# Dots on the caller's own arrays (cudot 1.7): Cudot.dot_arrays, dot_arrays!, tile_partials(x, y),
+# register_host, unregister_host.
+include("arrays.jl")
 
 # ---------------------------------------------------------------------------------------------
 # bfloat16 bit patterns

@@ -13,6 +13,15 @@ using Test
 using Random
 using Cudot
 
+# CUDA.jl is not a test dependency (large, and of use only with a GPU). The tests of Cudot's CUDA.jl
+# extension (test/cuda_arrays.jl) run where CUDA.jl can be loaded from the active environments,
+# e.g. a temporary one: Pkg.activate(temp=true); Pkg.develop(path="bindings/julia");
+# Pkg.add("CUDA"); include("bindings/julia/test/runtests.jl"). Elsewhere they are skipped.
+const HAVE_CUDA_JL = VERSION >= v"1.9" && Base.find_package("CUDA") !== nothing
+if HAVE_CUDA_JL
+    using CUDA
+end
+
 const GPU_REQUIRED = get(ENV, "CUDOT_TEST_GPU", "") == "1"
 const SIZES = (0, 1, 1000, 8193, 2^20 + 3)
 
@@ -1245,6 +1254,19 @@ end
     for dep in vcat(get(sections, "deps", String[]), get(sections, "extras", String[]))
         @test dep in compat
     end
+    # The package extensions (1.7): each weak dependency has a [compat] entry and is an extra too
+    # (for Pkg before Julia 1.9), and each extension has its file in ext/.
+    weak = get(sections, "weakdeps", String[])
+    @test sort(weak) == ["BFloat16s", "CUDA"]
+    for dep in weak
+        @test dep in compat
+        @test dep in get(sections, "extras", String[])
+    end
+    extensions = get(sections, "extensions", String[])
+    @test sort(extensions) == ["CudotBFloat16sExt", "CudotCUDAExt"]
+    for ext in extensions
+        @test isfile(joinpath(PKGDIR, "ext", ext * ".jl"))
+    end
 end
 
 @testset "library preference (Cudot.set_library!)" begin
@@ -1383,5 +1405,21 @@ end
     end
 end
 
+# ---- dots on the caller's own arrays (1.7)
+
+include("own_arrays.jl")
+
+if HAVE_CUDA_JL
+    include("cuda_arrays.jl")
+else
+    @testset "own arrays: CUDA.jl arrays" begin
+        if GPU_REQUIRED
+            @test HAVE_CUDA_JL       # CUDOT_TEST_GPU=1 asks for them: missing is a failure
+        else
+            @info "CUDA.jl cannot be loaded here: skipping the tests of the CUDA.jl extension"
+            @test_skip false
+        end
+    end
+end
 
 end # @testset "Cudot"
