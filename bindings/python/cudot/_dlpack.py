@@ -92,7 +92,10 @@ def exported(obj: Any, stream: Optional[int]) -> Iterator[Tensor]:
     """The 1-D tensor `obj` exports through `__dlpack__`, valid inside the `with` block. `stream` is the
     consumer's stream as DLPack spells it (1 legacy default, 2 per-thread, a handle otherwise), passed to
     the producer for CUDA devices so that it makes the data safe to read there; None for the others."""
-    capsule = obj.__dlpack__() if stream is None else obj.__dlpack__(stream=stream)
+    try:
+        capsule = obj.__dlpack__() if stream is None else obj.__dlpack__(stream=stream)
+    except Exception as e:  # e.g. PyTorch's "Can't export tensors that require gradient"
+        raise TypeError(f"cudot: __dlpack__ of {type(obj).__name__} failed: {e}") from e
     if not _api.PyCapsule_IsValid(capsule, _NAME):
         raise TypeError(f"cudot: __dlpack__ of {type(obj).__name__} returned {type(capsule).__name__}, not an "
                         f"unused 'dltensor' capsule")

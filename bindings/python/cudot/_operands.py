@@ -5,7 +5,7 @@ Three kinds of objects are read: numpy arrays (and objects numpy views without c
 `__array_interface__` or the buffer protocol), objects with `__cuda_array_interface__` (v3; CuPy, PyTorch,
 Numba, ...), and objects with `__dlpack__`/`__dlpack_device__`. An object with both of the last two is
 read through `__cuda_array_interface__`, unless reading that fails (PyTorch refuses it for bfloat16
-tensors), and then through DLPack.
+tensors) or it is older than v3 and so names no stream (PyTorch's is v2): then through DLPack.
 """
 from __future__ import annotations
 
@@ -48,7 +48,8 @@ class BF16Bits:
 
 def as_bf16(bits: Any) -> BF16Bits:
     """Mark a uint16 array of bfloat16 bit patterns (as bf16_from_float returns them, or a CUDA array of
-    uint16) as bfloat16 for cudot.dot and the other calls on own arrays. Nothing is copied."""
+    uint16) as bfloat16 for cudot.dot and the other calls on own arrays. Nothing is copied. An array
+    typed bfloat16 (PyTorch's, ml_dtypes') passes unchanged."""
     return BF16Bits(bits)
 
 
@@ -151,7 +152,9 @@ def _direct_view(obj: Any) -> Optional[View]:
         if dlpack:
             return None
         raise TypeError(f"cudot: reading __cuda_array_interface__ of {type(obj).__name__} failed: {e}") from e
-    if cai is not None:
+    # A CAI before v3 (PyTorch's is v2) names no stream, so nothing could order the dot after the
+    # producer's work; DLPack can (the producer makes the data safe on our stream): it is taken instead.
+    if cai is not None and not (dlpack and isinstance(cai, dict) and cai.get("version", 0) < 3):
         return _cai_view(cai)
     if dlpack:
         return None
@@ -170,7 +173,7 @@ def _has_buffer(obj: Any) -> bool:
 
 
 def _relabel_bf16(view: View, what: str) -> View:
-    if view.type_name != "uint16":
+    if view.type_name not in ("uint16", "bfloat16"):  # an array typed bfloat16 already is one
         raise TypeError(f"cudot: as_bf16 takes an array of uint16 bit patterns; {what} holds {view.type_name}")
     return view._replace(type_name="bfloat16")
 

@@ -10,45 +10,10 @@ import pytest
 
 import cudot
 from cudot import _arrays, _lib
-from support import bits, random_values
+from support import NAMES, bits, element_values, host_dot, operand, strided
 
-NAMES = ("f32", "f64", "f16", "bf16", "i8", "u8", "bool")
-NUMPY = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": np.uint16, "i8": np.int8,
-         "u8": np.uint8, "bool": np.bool_}
 STRIDES = [(1, 1), (-1, -1), (0, 0), (3, 3), (-1, 3), (0, -2)]
 T = cudot.TILE_ELEMENTS
-
-
-def element_values(name, n, seed):
-    """n values of type `name` as numpy holds them (bf16 as bit patterns); floats mix large and small
-    magnitudes, so that another summation order would show in the bits."""
-    rng = np.random.default_rng(seed)
-    v = random_values(name, n, rng)
-    if name in ("f32", "f64", "f16", "bf16"):
-        v[::97] = (v[::97] * 1e4).clip(-6e4, 6e4)
-    return cudot.bf16_from_float(v) if name == "bf16" else np.asarray(v).astype(NUMPY[name])
-
-
-def strided(values, stride):
-    """A view with the given stride (in elements) whose elements are `values` (stride 0: values[0] n times)."""
-    n = len(values)
-    if stride == 0:
-        return np.broadcast_to(values[:1], (n,))
-    base = np.zeros(max(n, 1) * abs(stride), dtype=values.dtype)
-    view = base[::stride][:n]
-    view[:] = values
-    return view
-
-
-def operand(view, name):
-    return cudot.as_bf16(view) if name == "bf16" else view
-
-
-def host_dot(x, xt, y, yt):
-    """The reference: a HOST context holding the same values."""
-    with cudot.Context(len(x), xt, memory="host", y_dtype=yt) as ctx:
-        ctx.x[:], ctx.y[:] = x, y
-        return ctx.dot()
 
 
 def check(x, xt, y, yt, **kw):
@@ -215,6 +180,39 @@ def test_a_bf16_dlpack_or_cuda_array_of_uint16_bits():
     want = host_dot(x, "bf16", y, "f16")
     assert bits(cudot.dot(cudot.as_bf16(DLPackExporter(x)), y)) == bits(want)
     assert bits(cudot.dot(cudot.as_bf16(CudaArrayInterface(x)), CudaArrayInterface(y))) == bits(want)
+
+
+class Both(DLPackExporter):
+    """A producer with both protocols, as CuPy (CAI v3) and PyTorch (CAI v2) are."""
+
+    def __init__(self, a, version):
+        super().__init__(a, device=(2, 0))
+        self.__cuda_array_interface__ = CudaArrayInterface(a, 1 if version >= 3 else None,
+                                                           version).__cuda_array_interface__
+
+
+def test_a_cuda_array_interface_with_a_stream_is_preferred_to_dlpack_and_one_without_is_not():
+    x = element_values("f32", 1000, 25)
+    want = host_dot(x, "f32", x, "f32")
+    v3, v2 = Both(x, 3), Both(x, 2)
+    assert bits(cudot.dot(v3, v3)) == bits(want) and v3.streams == []
+    assert bits(cudot.dot(v2, v2)) == bits(want) and v2.streams == [1, 1]
+
+
+class Refusing(DLPackExporter):
+    """PyTorch's bfloat16 tensors: __cuda_array_interface__ raises, __dlpack__ works."""
+
+    @property
+    def __cuda_array_interface__(self):
+        raise TypeError("unsupported type")
+
+
+def test_a_failing_cuda_array_interface_falls_back_to_dlpack():
+    x = element_values("bf16", 1000, 26)
+    exporter = Refusing(x, device=(2, 0))
+    assert bits(cudot.dot(cudot.as_bf16(exporter), x.astype(np.float32))) == bits(
+        host_dot(x, "bf16", x.astype(np.float32), "f32"))
+    assert exporter.streams == [1]
 
 
 def prepared(x, y, stream=None):
