@@ -20,6 +20,7 @@
 #include "context.hpp"
 #include "messages.hpp"
 #include "order.hpp"
+#include "own_arrays.hpp"
 #include "cpu/cpu_backend.hpp"
 #include "cpu/fp_env.hpp"
 #include "cpu/thread_pool.hpp"
@@ -378,10 +379,11 @@ cudot_status tile_partials_impl(cudot_ctx &ctx, std::size_t first, std::size_t n
     // capacity, so of any n within it.
     void *scratch = nullptr;
     if (ctx.memory == CUDOT_MEMORY_HOST) {
-        const unsigned char *x = static_cast<const unsigned char *>(ctx.x) + first * element_size(ctx.dtype);
-        const unsigned char *y = static_cast<const unsigned char *>(ctx.y) + first * element_size(ctx.y_dtype);
+        Operands ops = ctx.operands(n);
+        ops.x.data = ops.x.at(first);
+        ops.y.data = ops.y.at(first);
         scratch = cpu::partial_scratch(ctx);
-        cpu::compute_packed_partials(ctx.dtype, ctx.y_dtype, x, y, n, 0, tiles, scratch, ctx.hooks());
+        if (cudot_status status = cpu::compute_packed_partials(ops, 0, tiles, scratch, ctx.hooks())) return status;
     } else {
         cudot_status status = cuda::tile_partials(ctx, first, n, &scratch);
         if (status != CUDOT_OK) return status;
@@ -541,6 +543,55 @@ CUDOT_API cudot_status cudot_join_partials(int32_t x_dtype, int32_t y_dtype, con
                                            double *result) {
     return guarded(ErrorSink{no_context_error, sizeof no_context_error},
                    [&] { return join_partials_impl(x_dtype, y_dtype, partials, tiles, result); });
+}
+
+// Dots of the caller's own arrays (own_arrays.cpp): no context, so messages go to cudot_last_error(NULL).
+static cudot_status no_context_call(const char *call, cudot_status (*body)(ErrorSink, const void *), const void *args) {
+    ThreadMessage message;
+    return message.keep_if_failed(guarded(message.sink(), [&] { return body(message.sink(), args); }), call);
+}
+
+struct ArraysCall {
+    const cudot_arrays *a;
+    arrays::Want want;
+    void *out;
+    const char *name;
+};
+static cudot_status arrays_call(const ArraysCall &c) {
+    return no_context_call(c.name, [](ErrorSink err, const void *args) {
+        const ArraysCall &call = *static_cast<const ArraysCall *>(args);
+        return arrays::run(call.a, call.want, call.out, call.name, err);
+    }, &c);
+}
+
+CUDOT_API cudot_status cudot_dot_arrays(const cudot_arrays *a, double *result) {
+    return arrays_call({a, arrays::Want::Result, result, "cudot_dot_arrays"});
+}
+
+CUDOT_API cudot_status cudot_dot_arrays_async(const cudot_arrays *a, double *device_result) {
+    return arrays_call({a, arrays::Want::DeviceResult, device_result, "cudot_dot_arrays_async"});
+}
+
+CUDOT_API cudot_status cudot_tile_partials_arrays(const cudot_arrays *a, void *out) {
+    return arrays_call({a, arrays::Want::Partials, out, "cudot_tile_partials_arrays"});
+}
+
+struct RegisterCall {
+    const void *p;
+    size_t bytes;
+};
+CUDOT_API cudot_status cudot_register_host(const void *p, size_t bytes) {
+    RegisterCall c{p, bytes};
+    return no_context_call("cudot_register_host", [](ErrorSink err, const void *args) {
+        const RegisterCall &r = *static_cast<const RegisterCall *>(args);
+        return arrays::register_host(r.p, r.bytes, err);
+    }, &c);
+}
+
+CUDOT_API cudot_status cudot_unregister_host(const void *p) {
+    return no_context_call("cudot_unregister_host", [](ErrorSink err, const void *args) {
+        return arrays::unregister_host(args, err);
+    }, p);
 }
 
 CUDOT_API cudot_status cudot_deinit(cudot_ctx *ctx) {

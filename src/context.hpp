@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "cudot.h"
+#include "operands.hpp"
 
 namespace cudot {
 
@@ -75,6 +76,14 @@ struct cudot_ctx {
     char last_message[512] = {0};  // the latest failure's message on this context, from any thread
 
     cudot::ErrorSink sink() { return cudot::ErrorSink{nullptr, 0, this}; }
+    // The first n elements of the buffers, as the operand views every backend reads (operands.hpp).
+    cudot::Operands operands(std::size_t n) const {
+        cudot::Operands ops;
+        ops.n = n;
+        ops.x = cudot::dense_operand(x, dtype);
+        ops.y = cudot::dense_operand(y, y_dtype);
+        return ops;
+    }
     const cudot::TestHooks &hooks() const {
         static const cudot::TestHooks defaults;
         return test_hooks ? *test_hooks : defaults;

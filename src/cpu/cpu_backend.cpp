@@ -2,6 +2,9 @@
 #include "cpu_backend.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <memory>
 #include <chrono>
 #include <cstdlib>
 #include <new>
@@ -11,7 +14,6 @@
 #endif
 
 #include "../order.hpp"
-#include "../path_chooser.hpp"
 #include "process_limits.hpp"
 #include "thread_pool.hpp"
 #include "tile_kernels.hpp"
@@ -44,12 +46,8 @@ struct ParallelPolicy {
     static std::size_t threshold(types::Kind kind) { return kind == types::Kind::Dot2 ? kBytesDot2 : kBytesDouble; }
 };
 
-enum Where { kCaller, kPool, kWheres };
-using WhereChooser = PathChooser<kWheres>;
-
 struct HostState {
     void *partials = nullptr;  // one accumulator per tile of capacity
-    PartialsFn kernel = nullptr;  // this context's pair on this processor, looked up once
     WhereChooser where;           // calling thread or pool, for sizes where either can win
 };
 
@@ -90,7 +88,6 @@ cudot_status create(cudot_ctx &ctx, ErrorSink err) {
                     y_bytes, physical);
     HostState *state = new (std::nothrow) HostState;
     if (!state) return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the context");
-    state->kernel = tile_kernels().get(ctx.dtype, ctx.y_dtype);
     ctx.host = state;
     ctx.x = allocate_host(x_bytes);
     ctx.y = allocate_host(y_bytes);
@@ -115,19 +112,80 @@ void destroy(cudot_ctx &ctx) {
 
 namespace {
 
-// Tiles [first, last) of an n-element dot, and where their partials go.
+// Bytes of one tile partial of a pair's kind, packed.
+std::size_t partial_bytes(types::Kind kind) {
+    return kind == types::Kind::Dot2 ? sizeof(order::SumF64)
+                                     : kind == types::Kind::Exact ? sizeof(order::SumI64) : sizeof(order::SumDouble);
+}
+
+// A tile of a view that is not dense (strided, reversed, repeated, or not aligned to its type) is first
+// gathered into a buffer of the thread's, so the same inner loops read it: they see the same values in
+// the same order, so the tile's partial has the same bits. Each thread keeps its buffers (two tiles of
+// the widest type, 128 KiB) until it ends.
+class GatherBuffers {
+   public:
+    // Buffers for x and y, or nullptr if they cannot be had.
+    unsigned char *get() {
+        if (!bytes_) bytes_.reset(new (std::nothrow) unsigned char[2 * kTileBytes + 64]);
+        return bytes_.get();
+    }
+    static constexpr std::size_t kTileBytes = order::kTile * sizeof(double);
+
+   private:
+    std::unique_ptr<unsigned char[]> bytes_;
+};
+thread_local GatherBuffers gather_buffers;
+
+template <std::size_t Size>
+void gather_elements(const Operand &o, std::size_t from, std::size_t count, unsigned char *out) {
+    const unsigned char *p = o.at(from);
+    const std::ptrdiff_t step = o.stride_bytes();
+    for (std::size_t i = 0; i < count; ++i, p += step) std::memcpy(out + i * Size, p, Size);
+}
+
+// Elements [from, from + count) of o, contiguous and aligned: o's own memory when it is dense, else a copy.
+const unsigned char *tile_source(const Operand &o, std::size_t from, std::size_t count, unsigned char *buffer) {
+    if (o.dense()) return o.at(from);
+    switch (o.size()) {
+        case 1: gather_elements<1>(o, from, count, buffer); break;
+        case 2: gather_elements<2>(o, from, count, buffer); break;
+        case 4: gather_elements<4>(o, from, count, buffer); break;
+        default: gather_elements<8>(o, from, count, buffer); break;
+    }
+    return buffer;
+}
+
+// Tiles [first, last) of a dot, and where their partials go.
 struct Job {
     PartialsFn kernel;
-    const void *x;
-    const void *y;
-    std::size_t n;
+    const Operands *ops;
     std::size_t first, last;
     void *partials;
+    std::size_t partial_size;        // bytes of one partial
     std::size_t tiles_per_task = 0;  // when shared with the pool
+    std::atomic<bool> out_of_memory{false};
 
-    void run_tiles(std::size_t from, std::size_t to) const { kernel(x, y, n, from, to, partials); }
+    void run_tiles(std::size_t from, std::size_t to) {
+        const Operands &o = *ops;
+        if (o.x.dense() && o.y.dense()) {
+            kernel(o.x.data, o.y.data, o.n, from, to, partials);
+            return;
+        }
+        unsigned char *buffers = gather_buffers.get();
+        if (!buffers) {
+            out_of_memory.store(true, std::memory_order_relaxed);
+            return;
+        }
+        unsigned char *bx = buffers, *by = buffers + GatherBuffers::kTileBytes;
+        for (std::size_t t = from; t < to; ++t) {
+            const std::size_t begin = t * order::kTile, count = std::min(order::kTile, o.n - begin);
+            // The tile's partial is a function of its elements alone: tile 0 of a dot of `count` elements.
+            kernel(tile_source(o.x, begin, count, bx), tile_source(o.y, begin, count, by), count, 0, 1,
+                   static_cast<unsigned char *>(partials) + t * partial_size);
+        }
+    }
     static void task(void *self, std::size_t index) {
-        const Job &job = *static_cast<const Job *>(self);
+        Job &job = *static_cast<Job *>(self);
         const std::size_t from = job.first + index * job.tiles_per_task;
         job.run_tiles(from, std::min(from + job.tiles_per_task, job.last));
     }
@@ -149,7 +207,7 @@ void run_on_pool(Job &job, std::size_t pair_bytes, const TestHooks &hooks) {
 void compute_tiles(Job &job, std::size_t pair_bytes, types::Kind kind, const TestHooks &hooks,
                    WhereChooser *chooser = nullptr) {
     const std::size_t tiles = job.last - job.first;
-    const std::size_t elements = std::min(job.n, job.last * order::kTile) - job.first * order::kTile;
+    const std::size_t elements = std::min(job.ops->n, job.last * order::kTile) - job.first * order::kTile;
     const std::size_t bytes = elements * pair_bytes;
     const bool forced = hooks.cpu_parallel_bytes || hooks.cpu_always_parallel;
     if (tiles > 1 && chooser && !forced && bytes >= ParallelPolicy::kChooseFrom && bytes < ParallelPolicy::kChooseUpTo) {
@@ -167,15 +225,17 @@ void compute_tiles(Job &job, std::size_t pair_bytes, types::Kind kind, const Tes
     else run_on_pool(job, pair_bytes, hooks);
 }
 
-std::size_t pair_bytes(int32_t x_dtype, int32_t y_dtype) { return types::size_of(x_dtype) + types::size_of(y_dtype); }
+std::size_t pair_bytes(const Operands &ops) { return ops.x.size() + ops.y.size(); }
 
 }  // namespace
 
-void compute_packed_partials(int32_t x_dtype, int32_t y_dtype, const void *x, const void *y, std::size_t n,
-                             std::size_t first, std::size_t last, void *partials, const TestHooks &hooks) {
-    if (first >= last) return;
-    Job job{tile_kernels().get(x_dtype, y_dtype), x, y, n, first, last, partials};
-    compute_tiles(job, pair_bytes(x_dtype, y_dtype), types::kind_of(x_dtype, y_dtype), hooks);
+cudot_status compute_packed_partials(const Operands &ops, std::size_t first, std::size_t last, void *partials,
+                                     const TestHooks &hooks, WhereChooser *chooser) {
+    if (first >= last) return CUDOT_OK;
+    const types::Kind kind = types::kind_of(ops.x.dtype, ops.y.dtype);
+    Job job{tile_kernels().get(ops.x.dtype, ops.y.dtype), &ops, first, last, partials, partial_bytes(kind)};
+    compute_tiles(job, pair_bytes(ops), kind, hooks, chooser);
+    return job.out_of_memory.load(std::memory_order_relaxed) ? CUDOT_ERROR_OUT_OF_MEMORY : CUDOT_OK;
 }
 
 void *partial_scratch(cudot_ctx &ctx) { return ctx.host->partials; }
@@ -199,11 +259,13 @@ double join_packed_partials(types::Kind kind, const void *partials, std::size_t 
 }
 
 cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
-    const std::size_t tiles = order::tile_count(n);
-    const types::Kind kind = types::kind_of(ctx.dtype, ctx.y_dtype);
-    Job job{ctx.host->kernel, ctx.x, ctx.y, n, 0, tiles, ctx.host->partials};
-    compute_tiles(job, pair_bytes(ctx.dtype, ctx.y_dtype), kind, ctx.hooks(), &ctx.host->where);
-    *result = join_packed_partials(kind, ctx.host->partials, tiles);
+    return dot(ctx.operands(n), ctx.host->partials, ctx.hooks(), &ctx.host->where, result);
+}
+
+cudot_status dot(const Operands &ops, void *partials, const TestHooks &hooks, WhereChooser *chooser, double *result) {
+    const std::size_t tiles = order::tile_count(ops.n);
+    if (cudot_status status = compute_packed_partials(ops, 0, tiles, partials, hooks, chooser)) return status;
+    *result = join_packed_partials(types::kind_of(ops.x.dtype, ops.y.dtype), partials, tiles);
     return CUDOT_OK;
 }
 

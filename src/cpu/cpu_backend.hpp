@@ -4,6 +4,8 @@
 #include <cstddef>
 
 #include "../context.hpp"
+#include "../operands.hpp"
+#include "../path_chooser.hpp"
 #include "../types.hpp"
 
 namespace cudot {
@@ -15,12 +17,20 @@ void destroy(cudot_ctx &ctx);
 // The canonical dot of the first n elements of x and y (n <= capacity).
 cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result);
 
+// Whether a dot runs on the calling thread or on the pool, where either can win: measured per size class
+// by a context (or by the caller of the functions below; nullptr: decided by size alone).
+enum Where { kCaller, kPool, kWheres };
+using WhereChooser = PathChooser<kWheres>;
+
+// The canonical dot of two operand views of host memory (ops.n >= 1); `partials` holds the tile count's
+// packed partials. The road every CPU dot takes: a context's buffers, a caller's arrays, AUTO's CPU share.
+// OUT_OF_MEMORY only when a thread cannot get its gather buffers (views that are not dense).
+cudot_status dot(const Operands &ops, void *partials, const TestHooks &hooks, WhereChooser *chooser, double *result);
 // The pieces dot() is made of, for AUTO's CPU and CPU+GPU paths (src/cuda/auto_policy.cu, split_dot.cu)
-// and cudot_tile_partials (api.cpp):
-// the partials of tiles [first, last) of an n-element dot, on the pool when worth it, packed (each the
-// size of the pair's accumulator, unlike cudot_tile_partials's CUDOT_PARTIAL_BYTES slots)...
-void compute_packed_partials(int32_t x_dtype, int32_t y_dtype, const void *x, const void *y, std::size_t n,
-                             std::size_t first, std::size_t last, void *partials, const TestHooks &hooks);
+// and the tile partials: the partials of tiles [first, last), on the pool when worth it, packed (each
+// the size of the pair's accumulator, unlike cudot_tile_partials's CUDOT_PARTIAL_BYTES slots)...
+cudot_status compute_packed_partials(const Operands &ops, std::size_t first, std::size_t last, void *partials,
+                                     const TestHooks &hooks, WhereChooser *chooser = nullptr);
 // ...and the canonical join of `tiles` such packed partials (of the pair's kind) into the result.
 double join_packed_partials(types::Kind kind, const void *partials, std::size_t tiles);
 // A HOST context's scratch for the partials of up to its capacity's tiles (cudot_tile_partials).

@@ -27,10 +27,7 @@ constexpr std::size_t kSplitMinTiles = 16;
 
 
 cudot_status cpu_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
-    const std::size_t tiles = order::tile_count(n);
-    cpu::compute_packed_partials(ctx.dtype, ctx.y_dtype, ctx.x, ctx.y, n, 0, tiles, s.h_partials, ctx.hooks());
-    *result = cpu::join_packed_partials(types::kind_of(ctx.dtype, ctx.y_dtype), s.h_partials, tiles);
-    return CUDOT_OK;
+    return cpu::dot(ctx.operands(n), s.h_partials, ctx.hooks(), nullptr, result);
 }
 
 cudot_status run(int path, cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {

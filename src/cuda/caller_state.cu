@@ -139,6 +139,8 @@ cudaError_t use_primary_context(int device) {
     return cudaSuccess;
 }
 
+cudaError_t driver_entry(const char *symbol, void **fn) { return find(symbol, *fn); }
+
 cudaError_t note(cudaError_t error) {
     if (error != cudaSuccess && error != cudaErrorNotReady) thread_state.failed = true;
     return error;

@@ -47,6 +47,8 @@ class CallerCudaState {
 // Makes `device`'s primary context current on this thread (retaining it on first use), unless it is
 // already current inside cudot's call. Returns a cudaError_t so CUDOT_CUDA_TRY can check it.
 cudaError_t use_primary_context(int device);
+// A driver API function by name (CUDA 12.0's ABI of it), through the runtime: no link against libcuda.
+cudaError_t driver_entry(const char *symbol, void **fn);
 // Records that a CUDA call of cudot's failed (it left an error behind); returns `error`.
 cudaError_t note(cudaError_t error);
 

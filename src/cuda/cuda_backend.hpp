@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "../context.hpp"
+#include "../operands.hpp"
 
 namespace cudot {
 namespace cuda {
@@ -64,6 +65,30 @@ void tune(cudot_ctx &ctx, const GpuTuning &tuning);
 // Tests: the GPUs that CUDOT_DEVICE_ALL inits on this thread use (a GPU may repeat, so the split over
 // several GPUs runs on a machine with one); count 0 restores every visible GPU.
 void force_devices(const int *devices, int count);
+
+
+// ---- Dots of the caller's own arrays (cudot_dot_arrays; stream_dot.cu) ----
+// Fills o.place, o.device and o.gpu_data from CUDA's pointer attributes (without a CUDA driver every
+// pointer is pageable host memory), and for device and managed memory checks that the operand's n
+// elements stay inside the allocation CUDA made. `name` ("x", "y") names it in messages.
+cudot_status locate(Operand &o, std::size_t n, const char *name, ErrorSink err);
+// The GPU that reads page-locked host operands: the first usable one that can map host memory; -1: none.
+int host_reader_device();
+// Whether GPU `device` can read pageable host memory in place (HMM or ATS).
+bool reads_pageable(int device);
+// One dot (or tile partials) of caller views on GPU `device`, queued on the caller's stream.
+struct StreamCall {
+    void *stream = nullptr;           // cudaStream_t (CUDA's handle values)
+    void *x_ready = nullptr, *y_ready = nullptr;  // streams the operands were written on, or nullptr
+    double *host_result = nullptr;    // blocking: the result, in host memory
+    double *device_result = nullptr;  // asynchronous: where the result lands, in stream order
+    void *partials = nullptr;         // blocking: the packed tile partials instead of the result
+};
+cudot_status stream_dot(const Operands &ops, int device, const StreamCall &call, ErrorSink err);
+// Page-locks and maps [p, p + bytes) for every GPU (cudaHostRegister); OK without a GPU (nothing done;
+// *locked says which).
+cudot_status register_host(const void *p, std::size_t bytes, bool *locked, ErrorSink err);
+cudot_status unregister_host(const void *p, ErrorSink err);
 
 }  // namespace cuda
 }  // namespace cudot

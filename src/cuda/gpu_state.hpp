@@ -25,6 +25,11 @@ struct LaunchArgs {
     unsigned *ticket = nullptr;
     Completion *done = nullptr;         // nullptr: partials only
     const volatile unsigned *hold = nullptr;  // tests: the word a held launch waits on (launch() sets it)
+    // Views that are not dense (strided_dot_kernel; whole tiles, slices 1): byte strides from element i
+    // to i + 1, and whether each view's elements are aligned to their type.
+    bool dense = true;
+    long long x_stride = 0, y_stride = 0;
+    bool x_aligned = true, y_aligned = true;
 };
 
 // The typed launch and occupancy query, selected once per context from (dtype, y_dtype).

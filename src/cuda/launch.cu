@@ -25,6 +25,13 @@ static cudaError_t launch_typed(const LaunchArgs &a, cudaStream_t stream) {
                               slice_shift, static_cast<Acc *>(a.partials), a.ticket, a.done, a.hold};
     // cudaLaunchKernel returns this launch's own error: not one that the caller's code (or an earlier
     // call of cudot's) left pending in CUDA's per-thread last error.
+    if (!a.dense) {
+        StridedView x{static_cast<const unsigned char *>(a.x), a.x_stride, a.x_aligned};
+        StridedView y{static_cast<const unsigned char *>(a.y), a.y_stride, a.y_aligned};
+        void *args[] = {const_cast<DotParams<Tx, Ty> *>(&p), &x, &y};
+        return cudaLaunchKernel(reinterpret_cast<const void *>(&strided_dot_kernel<Tx, Ty>), dim3(a.blocks),
+                                dim3(kThreads), args, 0, stream);
+    }
     void *args[] = {const_cast<DotParams<Tx, Ty> *>(&p)};
     return cudaLaunchKernel(reinterpret_cast<const void *>(&dot_kernel<Tx, Ty>), dim3(a.blocks),
                             dim3(kThreads / a.slices), args, 0, stream);

@@ -26,5 +26,21 @@ cudot_status dot(cudot_ctx &ctx, std::size_t, double *) {
     return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU dot in a build without CUDA");
 }
 
+cudot_status locate(Operand &o, std::size_t, const char *, ErrorSink) {
+    o.place = Place::Pageable;
+    o.gpu_data = o.data;
+    return CUDOT_OK;
+}
+int host_reader_device() { return -1; }
+bool reads_pageable(int) { return false; }
+cudot_status stream_dot(const Operands &, int, const StreamCall &, ErrorSink err) {
+    return fail(err, CUDOT_ERROR_NO_DEVICE, "%s", kWhy);
+}
+cudot_status register_host(const void *, std::size_t, bool *locked, ErrorSink) {
+    *locked = false;
+    return CUDOT_OK;
+}
+cudot_status unregister_host(const void *, ErrorSink) { return CUDOT_OK; }
+
 }  // namespace cuda
 }  // namespace cudot

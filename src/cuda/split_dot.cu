@@ -79,8 +79,9 @@ cudot_status hybrid_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *r
     cudot_status status = g > 0 ? queue_partials(ctx, s, 0, n, g, true, false) : CUDOT_OK;
     if (status != CUDOT_OK) return status;
     const auto cpu_start = std::chrono::steady_clock::now();
-    cpu::compute_packed_partials(ctx.dtype, ctx.y_dtype, ctx.x, ctx.y, n, g, tiles, s.h_partials, ctx.hooks());
+    const cudot_status cpu_status = cpu::compute_packed_partials(ctx.operands(n), g, tiles, s.h_partials, ctx.hooks());
     const double cpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cpu_start).count();
+    (void)cpu_status;  // dense views: no gather buffers, so never out of memory
     if (g > 0) {
         float gpu_ms = 0;
         status = wait_partials(ctx, s, &gpu_ms);

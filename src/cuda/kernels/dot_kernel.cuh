@@ -310,7 +310,7 @@ __device__ __forceinline__ void join_slices(typename A::Acc *partials, std::size
 // Writes the result where the host polls for it, in one store (Completion).
 __device__ __forceinline__ void publish(Completion *done, double result) {
     std::uint64_t bits = static_cast<std::uint64_t>(__double_as_longlong(result));
-    if (bits == kNoResult) bits = kDefaultNaN;
+    if (result != result) bits = kDefaultNaN;  // one NaN, the host's quiet_NaN(): also the asynchronous result's
     *reinterpret_cast<volatile std::uint64_t *>(&done->result_bits) = bits;
 }
 
@@ -369,6 +369,38 @@ __device__ __forceinline__ bool pairs_up(const DotParams<Tx, Ty> &p, std::size_t
     return Narrow<Tx, Ty>::value && other < p.items && p.n - tile_of(other, p.slice_shift) * order::kTile >= order::kTile;
 }
 
+// After a launch's items: the test hold, then, for a launch that joins on the device, the ticket and the
+// join by the block that finishes last.
+template <class Tx, class Ty>
+__device__ __forceinline__ void finish_dot(const DotParams<Tx, Ty> &p, typename PairOf<Tx, Ty>::Acc *warp_roots) {
+    using A = typename PairOf<Tx, Ty>::A;
+    using Acc = typename PairOf<Tx, Ty>::Acc;
+    __shared__ bool is_last;
+    if (p.hold && threadIdx.x == 0)  // tests: a GPU that does not finish (DotParams::hold)
+        while (*p.hold != 0) {
+        }
+    if (!p.done) return;
+
+    // Publish this block's partials, then count finished blocks; the last one joins. A dot of one
+    // block needs no ticket, only a barrier so its threads see what thread 0 wrote.
+    if (gridDim.x > 1) {
+        if (threadIdx.x == 0) {
+            __threadfence();
+            is_last = atomicAdd(p.ticket, 1u) == gridDim.x - 1;
+        }
+        __syncthreads();
+        if (!is_last) return;
+        __threadfence();
+    } else {
+        __syncthreads();
+    }
+    const Acc root = join_partials<Tx, Ty>(p, warp_roots);
+    if (threadIdx.x == 0) {
+        if (gridDim.x > 1) *p.ticket = 0;  // ready for the next dot on this stream
+        publish(p.done, A::finish(root));
+    }
+}
+
 // Blocks take the items blockIdx.x, then every gridDim.x-th one, below items.
 // kMinBlocksPerSM: told that two blocks per SM are enough, the compiler keeps a whole tile's loads in
 // registers and issues them before the first addition; left to itself it held 48 registers and
@@ -382,7 +414,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM) dot_kernel(const Do
     using Acc = typename P::Acc;
     constexpr bool kSplit = SplitLanes<Tx, Ty>::value;
     __shared__ Acc warp_roots[kMaxWarps];
-    __shared__ bool is_last;
 
     for (std::size_t item = blockIdx.x; item < p.items;
          item += (pairs_up(p, item) ? 2 : 1) * gridDim.x) {
@@ -408,29 +439,58 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM) dot_kernel(const Do
         const Acc root = block_tree<A, kSplit>(lane, warp_roots);
         if (threadIdx.x == 0) p.partials[item] = root;
     }
-    if (p.hold && threadIdx.x == 0)  // tests: a GPU that does not finish (DotParams::hold)
-        while (*p.hold != 0) {
-        }
-    if (!p.done) return;
+    finish_dot(p, warp_roots);
+}
 
-    // Publish this block's partials, then count finished blocks; the last one joins. A dot of one
-    // block needs no ticket, only a barrier so its threads see what thread 0 wrote.
-    if (gridDim.x > 1) {
-        if (threadIdx.x == 0) {
-            __threadfence();
-            is_last = atomicAdd(p.ticket, 1u) == gridDim.x - 1;
-        }
-        __syncthreads();
-        if (!is_last) return;
-        __threadfence();
-    } else {
-        __syncthreads();
+// Views that are not dense (a stride other than 1, or an address not 16-byte aligned): one element per
+// load, at element i * stride (bytes) from element 0, and any address at all (an element not aligned to
+// its type is read byte by byte). The same items (whole tiles), lanes, trees and join as dot_kernel,
+// so the same bits; the vector loads are what it gives up.
+struct StridedView {
+    const unsigned char *data;  // element 0
+    long long stride;           // bytes from element i to i + 1 (signed; 0 repeats element 0)
+    bool aligned;               // data and stride are multiples of the element's size
+};
+
+template <class T>
+__device__ __forceinline__ T load_element(const StridedView &v, std::size_t i) {
+    const unsigned char *p = v.data + static_cast<long long>(i) * v.stride;
+    if (v.aligned) return *reinterpret_cast<const T *>(p);
+    unsigned char b[sizeof(T)];
+#pragma unroll
+    for (unsigned k = 0; k < sizeof(T); ++k) b[k] = p[k];
+    T value;
+    memcpy(&value, b, sizeof value);
+    return value;
+}
+
+template <class Tx, class Ty>
+__global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
+    strided_dot_kernel(const DotParams<Tx, Ty> p, const StridedView x, const StridedView y) {
+    using P = PairOf<Tx, Ty>;
+    using A = typename P::A;
+    using Acc = typename P::Acc;
+    constexpr bool kSplit = SplitLanes<Tx, Ty>::value;
+    using Map = LaneMap<kSplit>;
+    __shared__ Acc warp_roots[kMaxWarps];
+
+    for (std::size_t item = blockIdx.x; item < p.items; item += gridDim.x) {  // one item per tile
+        const std::size_t begin = item * order::kTile;
+        const std::size_t count = p.n - begin < order::kTile ? p.n - begin : order::kTile;
+        Acc lane[kLanesPerThread];
+#pragma unroll
+        for (int k = 0; k < kLanesPerThread; ++k) lane[k] = A::zero();
+#pragma unroll
+        for (int j = 0; j < static_cast<int>(order::kSteps); ++j)
+#pragma unroll
+            for (int k = 0; k < kLanesPerThread; ++k) {
+                const std::size_t e = j * order::kLanes + Map::lane(threadIdx.x, k);
+                if (e < count) add_one<Tx, Ty>(lane[k], load_element<Tx>(x, begin + e), load_element<Ty>(y, begin + e));
+            }
+        const Acc root = block_tree<A, kSplit>(lane, warp_roots);
+        if (threadIdx.x == 0) p.partials[item] = root;
     }
-    const Acc root = join_partials<Tx, Ty>(p, warp_roots);
-    if (threadIdx.x == 0) {
-        if (gridDim.x > 1) *p.ticket = 0;  // ready for the next dot on this stream
-        publish(p.done, A::finish(root));
-    }
+    finish_dot(p, warp_roots);
 }
 
 }  // namespace cuda

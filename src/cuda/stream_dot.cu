@@ -1,0 +1,414 @@
+// stream_dot.cu - dots of the caller's own arrays on a GPU (cuda_backend.hpp, "Dots of the caller's own
+// arrays"): where each pointer lives, and one launch of the dot kernel on the caller's stream.
+//
+// What a launch needs besides the operands is a workspace: the join's ticket and one partial per tile.
+// It is kept per stream (keyed by CUDA's process-unique stream id), so launches that share it are
+// ordered by their stream, and no call allocates: a stream's workspace is made (stream-ordered,
+// cudaMallocAsync) the first time a stream is seen or a larger dot comes, and kept. Work captured into
+// a graph gets a workspace of its own instead, allocated and freed by the graph itself, so a graph
+// replayed anywhere never shares one. A blocking dot's result comes back the way a context's does:
+// the last block writes it into a slot of mapped host memory, which the host polls.
+#include <cuda.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "cuda_backend.hpp"
+#include "cuda_check.hpp"
+#include "device_health.hpp"
+#include "gpu_state.hpp"
+
+namespace cudot {
+namespace cuda {
+
+namespace {
+
+constexpr int kMaxDevices = 256;
+
+// ---- where a pointer lives (the driver's cuPointerGetAttributes, which needs no current context) ----
+
+using PointerAttributesFn = CUresult (*)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);
+
+PointerAttributesFn pointer_attributes() {
+    static const PointerAttributesFn fn = [] {
+        void *p = nullptr;
+        return driver_entry("cuPointerGetAttributes", &p) == cudaSuccess ? reinterpret_cast<PointerAttributesFn>(p)
+                                                                         : nullptr;
+    }();
+    return fn;
+}
+
+struct PointerInfo {
+    Place place = Place::Pageable;
+    int device = -1;
+    std::uintptr_t range_start = 0;
+    std::size_t range_size = 0;
+};
+
+// Without a driver every pointer is host memory. A pointer CUDA does not know (pageable memory, or
+// memory already freed) comes back with a memory type of 0.
+PointerInfo pointer_info(const void *p) {
+    PointerInfo info;
+    PointerAttributesFn get = pointer_attributes();
+    if (!get) return info;
+    unsigned type = 0, managed = 0;
+    int ordinal = -1;
+    CUdeviceptr start = 0;
+    std::size_t size = 0;
+    CUpointer_attribute names[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                   CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                   CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+    void *values[] = {&type, &managed, &ordinal, &start, &size};
+    if (get(5, names, values, reinterpret_cast<CUdeviceptr>(p)) != CUDA_SUCCESS) return info;
+    if (managed) info.place = Place::Managed;
+    else if (type == CU_MEMORYTYPE_DEVICE) info.place = Place::Device;
+    else if (type == CU_MEMORYTYPE_HOST) info.place = Place::PageLocked;
+    else return info;
+    info.device = ordinal;
+    info.range_start = static_cast<std::uintptr_t>(start);
+    info.range_size = size;
+    return info;
+}
+
+// ---- per GPU: usability, launch shapes, result slots, workspaces ----
+
+struct Workspace {
+    void *memory = nullptr;  // the ticket (kTicketBytes), then the partials
+    std::size_t bytes = 0;
+};
+
+struct ArrayGpu {
+    static constexpr int kTypesSquare = 36;
+    std::once_flag probed;
+    cudot_status usable = CUDOT_ERROR_NO_DEVICE;
+    char why[256] = {0};
+    int pageable = 0;  // cudaDevAttrPageableMemoryAccess
+    int sms = 1;
+    std::mutex mutex;  // guards everything below
+    unsigned resident[kTypesSquare] = {};  // blocks the dense kernel keeps resident, per type pair (0: not asked)
+    std::vector<Completion *> free_slots;  // mapped result slots (host addresses == device addresses, UVA)
+    std::unordered_map<unsigned long long, Workspace> workspaces;  // by stream id
+    cudaEvent_t ready_event = nullptr;     // x_ready / y_ready waits
+};
+
+ArrayGpu &array_gpu(int device) {
+    static ArrayGpu *gpus[kMaxDevices];
+    static std::mutex made;
+    std::lock_guard<std::mutex> lock(made);
+    if (!gpus[device]) gpus[device] = new ArrayGpu;  // never destroyed: calls may come until the process ends
+    return *gpus[device];
+}
+
+cudot_status check_device(int device, ErrorSink err) {
+    if (device < 0 || device >= kMaxDevices)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "GPU ordinal %d is out of range", device);
+    ArrayGpu &g = array_gpu(device);
+    std::call_once(g.probed, [&] {
+        g.usable = probe(device, ErrorSink{g.why, sizeof g.why});
+        if (note(cudaDeviceGetAttribute(&g.pageable, cudaDevAttrPageableMemoryAccess, device)) != cudaSuccess)
+            g.pageable = 0;
+        if (note(cudaDeviceGetAttribute(&g.sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) g.sms = 1;
+    });
+    if (g.usable != CUDOT_OK) return fail(err, g.usable, "%s", g.why);
+    return CUDOT_OK;
+}
+
+unsigned resident_blocks(ArrayGpu &g, int32_t xd, int32_t yd, const Launcher &l) {
+    unsigned &r = g.resident[(xd - 1) * 6 + (yd - 1)];
+    if (r == 0) {
+        int per_sm = 0;
+        if (l.occupancy(kThreads, &per_sm) != cudaSuccess || per_sm < 1) per_sm = 1;
+        r = static_cast<unsigned>(per_sm * std::max(g.sms, 1));
+    }
+    return r;
+}
+
+Completion *take_slot(ArrayGpu &g, ErrorSink err, cudot_status &status) {
+    status = CUDOT_OK;
+    if (g.free_slots.empty()) {
+        constexpr std::size_t kSlots = 4096 / sizeof(Completion);
+        void *page = nullptr;
+        const cudaError_t e = pass_or_inject(cudaHostAlloc(&page, 4096, cudaHostAllocMapped | cudaHostAllocPortable));
+        if (e != cudaSuccess) {
+            status = cuda_fail(err, e, "cudaHostAlloc (result slots)");
+            return nullptr;
+        }
+        Completion *slots = static_cast<Completion *>(page);
+        for (std::size_t i = 0; i < kSlots; ++i) g.free_slots.push_back(slots + i);  // kept until the process ends
+    }
+    Completion *slot = g.free_slots.back();
+    g.free_slots.pop_back();
+    return slot;
+}
+
+// The stream's workspace, grown to `bytes` (the old one freed in stream order, after the work that uses it).
+cudot_status stream_workspace(ArrayGpu &g, cudaStream_t stream, std::size_t bytes, void *&out, ErrorSink err) {
+    unsigned long long id = 0;
+    CUDOT_CUDA_TRY(err, cudaStreamGetId(stream, &id));
+    Workspace &w = g.workspaces[id];
+    if (w.bytes < bytes) {
+        const std::size_t grown = std::max(bytes, 2 * w.bytes);
+        void *memory = nullptr;
+        CUDOT_CUDA_TRY(err, cudaMallocAsync(&memory, grown, stream));
+        CUDOT_CUDA_TRY(err, cudaMemsetAsync(memory, 0, kTicketBytes, stream));
+        if (w.memory) CUDOT_CUDA_TRY(err, cudaFreeAsync(w.memory, stream));
+        w.memory = memory;
+        w.bytes = grown;
+    }
+    out = w.memory;
+    return CUDOT_OK;
+}
+
+// CUDA's special stream handles (NULL, cudaStreamLegacy, cudaStreamPerThread) belong to whichever device is
+// current: here, the operands'.
+bool special_stream(cudaStream_t s) { return s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread; }
+
+cudaStream_t ready_handle(void *ready) {
+    if (ready == reinterpret_cast<void *>(1)) return cudaStreamLegacy;
+    if (ready == reinterpret_cast<void *>(2)) return cudaStreamPerThread;
+    return static_cast<cudaStream_t>(ready);
+}
+
+cudot_status wait_ready(ArrayGpu &g, void *ready, cudaStream_t stream, ErrorSink err) {
+    if (!ready || ready_handle(ready) == stream) return CUDOT_OK;
+    if (!g.ready_event) CUDOT_CUDA_TRY(err, cudaEventCreateWithFlags(&g.ready_event, cudaEventDisableTiming));
+    CUDOT_CUDA_TRY(err, cudaEventRecord(g.ready_event, ready_handle(ready)));
+    CUDOT_CUDA_TRY(err, cudaStreamWaitEvent(stream, g.ready_event, 0));
+    return CUDOT_OK;
+}
+
+// Polls the slot until the result is there, the stream reports an error, or the bound passes.
+cudot_status wait_slot(int device, cudaStream_t stream, Completion *slot, std::uint64_t bound_ms, double *result,
+                       ErrorSink err) {
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now(), bound = start + std::chrono::milliseconds(bound_ms);
+    auto next_query = start + std::chrono::microseconds(20);
+    const volatile std::uint64_t *word = &slot->result_bits;
+    for (;;) {
+        for (int i = 0; i < 64; ++i) {
+            const std::uint64_t bits = *word;
+            if (bits != kNoResult) {
+                std::memcpy(result, &bits, sizeof bits);
+                return CUDOT_OK;
+            }
+        }
+        const auto now = Clock::now();
+        if (now < next_query) continue;
+        next_query = now + std::chrono::microseconds(20);
+        const cudaError_t e = note(cudaStreamQuery(stream));
+        if (e == cudaSuccess) {
+            const std::uint64_t bits = *word;
+            if (bits == kNoResult) return fail(err, CUDOT_ERROR_INTERNAL, "dot_kernel ended without its result");
+            std::memcpy(result, &bits, sizeof bits);
+            return CUDOT_OK;
+        }
+        if (e != cudaErrorNotReady) return cuda_fail(err, e, "dot_kernel (cudaStreamQuery)");
+        if (now > bound) {
+            mark_stuck(device, stream);
+            return fail(err, CUDOT_ERROR_CUDA, "GPU %d did not finish the dot within %llu ms", device,
+                        static_cast<unsigned long long>(bound_ms));
+        }
+        if (now - start > std::chrono::microseconds(200)) std::this_thread::yield();
+    }
+}
+
+cudot_status wait_stream_bounded(int device, cudaStream_t stream, std::uint64_t bound_ms, ErrorSink err) {
+    const auto bound = std::chrono::steady_clock::now() + std::chrono::milliseconds(bound_ms);
+    for (;;) {
+        const cudaError_t e = note(cudaStreamQuery(stream));
+        if (e == cudaSuccess) return CUDOT_OK;
+        if (e != cudaErrorNotReady) return cuda_fail(err, e, "cudaStreamQuery (the partials)");
+        if (std::chrono::steady_clock::now() > bound) {
+            mark_stuck(device, stream);
+            return fail(err, CUDOT_ERROR_CUDA, "GPU %d did not finish within %llu ms", device,
+                        static_cast<unsigned long long>(bound_ms));
+        }
+        std::this_thread::yield();
+    }
+}
+
+bool dense_on_gpu(const Operand &o) {
+    return o.stride == 1 && reinterpret_cast<std::uintptr_t>(o.gpu_data) % kLoadAlign == 0;
+}
+
+cudot_status check_result_pointer(double *p, int device, ErrorSink err) {
+    if (reinterpret_cast<std::uintptr_t>(p) % alignof(double) != 0)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "device_result (%p) is not 8-byte aligned", static_cast<void *>(p));
+    const PointerInfo info = pointer_info(p);
+    const bool ok = info.place == Place::Managed || info.place == Place::PageLocked ||
+                    (info.place == Place::Device && info.device == device);
+    if (!ok)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                    "device_result (%p) is not device memory of GPU %d, managed memory or page-locked host memory",
+                    static_cast<void *>(p), device);
+    return CUDOT_OK;
+}
+
+cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &call, ErrorSink err) {
+    if (cudot_status status = check_device(device, err)) return status;
+    if (is_stuck(device)) return refuse_stuck(err, device, "a dot of own arrays");
+    CUDOT_CUDA_TRY_AS(err, use_primary_context(device), "cuCtxSetCurrent (the GPU's primary context)");
+    cudaStream_t stream = static_cast<cudaStream_t>(call.stream);
+    if (!special_stream(stream)) {
+        int stream_device = -1;
+        CUDOT_CUDA_TRY(err, cudaStreamGetDevice(stream, &stream_device));
+        if (stream_device != device)
+            return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "the stream belongs to GPU %d, the operands to GPU %d",
+                        stream_device, device);
+    }
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    CUDOT_CUDA_TRY(err, cudaStreamIsCapturing(stream, &capture));
+    const bool capturing = capture != cudaStreamCaptureStatusNone;
+    const bool blocking = call.device_result == nullptr;
+    if (capturing && blocking)
+        return fail(err, CUDOT_ERROR_UNSUPPORTED,
+                    "the stream is being captured into a CUDA graph: a blocking dot cannot wait inside a capture (use "
+                    "cudot_dot_arrays_async)");
+    if (call.device_result)
+        if (cudot_status status = check_result_pointer(call.device_result, device, err)) return status;
+    if (ops.n == 0) {  // only the asynchronous form gets here with n = 0
+        CUDOT_CUDA_TRY(err, cudaMemsetAsync(call.device_result, 0, sizeof(double), stream));
+        return CUDOT_OK;
+    }
+
+    ArrayGpu &g = array_gpu(device);
+    std::unique_lock<std::mutex> lock(g.mutex);
+    if (cudot_status status = wait_ready(g, call.x_ready, stream, err)) return status;
+    if (cudot_status status = wait_ready(g, call.y_ready, stream, err)) return status;
+    const Launcher launcher = launcher_for(ops.x.dtype, ops.y.dtype);
+    const std::size_t tiles = order::tile_count(ops.n);
+    const std::size_t bytes = kTicketBytes + tiles * launcher.partial_bytes;
+    void *workspace = nullptr;
+    if (capturing) {  // the graph's own workspace, allocated and freed by the graph
+        CUDOT_CUDA_TRY(err, cudaMallocAsync(&workspace, bytes, stream));
+        CUDOT_CUDA_TRY(err, cudaMemsetAsync(workspace, 0, kTicketBytes, stream));
+    } else if (cudot_status status = stream_workspace(g, stream, bytes, workspace, err)) {
+        return status;
+    }
+    Completion *slot = nullptr;
+    if (blocking && !call.partials) {
+        cudot_status status;
+        slot = take_slot(g, err, status);
+        if (!slot) return status;
+        slot->result_bits = kNoResult;
+    }
+    const unsigned resident = resident_blocks(g, ops.x.dtype, ops.y.dtype, launcher);
+    lock.unlock();
+
+    LaunchArgs args;
+    args.x = ops.x.gpu_data;
+    args.y = ops.y.gpu_data;
+    args.n = ops.n;
+    args.items = tiles;
+    args.blocks = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(resident, tiles)));
+    args.ticket = static_cast<unsigned *>(workspace);
+    args.partials = static_cast<char *>(workspace) + kTicketBytes;
+    args.done = call.partials ? nullptr : call.device_result ? reinterpret_cast<Completion *>(call.device_result) : slot;
+    args.dense = dense_on_gpu(ops.x) && dense_on_gpu(ops.y);
+    args.x_stride = ops.x.stride_bytes();
+    args.y_stride = ops.y.stride_bytes();
+    args.x_aligned = reinterpret_cast<std::uintptr_t>(ops.x.gpu_data) % ops.x.size() == 0;
+    args.y_aligned = reinterpret_cast<std::uintptr_t>(ops.y.gpu_data) % ops.y.size() == 0;
+    args.hold = held_word(device);
+    cudaError_t launched = pass_or_inject(launcher.launch(args, stream));
+    cudot_status status = launched == cudaSuccess ? CUDOT_OK : cuda_fail(err, launched, "dot_kernel launch");
+    const std::uint64_t bound = default_wait_ms(ops.n * (ops.x.size() + ops.y.size()));
+    if (status == CUDOT_OK && call.partials) {
+        const cudaError_t copied = pass_or_inject(cudaMemcpyAsync(call.partials, args.partials,
+                                                                  tiles * launcher.partial_bytes,
+                                                                  cudaMemcpyDeviceToHost, stream));
+        status = copied == cudaSuccess ? wait_stream_bounded(device, stream, bound, err)
+                                       : cuda_fail(err, copied, "cudaMemcpyAsync (the partials to the host)");
+    }
+    if (capturing) {
+        const cudaError_t freed = pass_or_inject(cudaFreeAsync(workspace, stream));
+        if (status == CUDOT_OK && freed != cudaSuccess) status = cuda_fail(err, freed, "cudaFreeAsync (the graph's workspace)");
+    }
+    if (slot) {
+        if (status == CUDOT_OK) status = wait_slot(device, stream, slot, bound, call.host_result, err);
+        // A slot whose kernel may still write it is not reused.
+        if (status == CUDOT_OK || launched != cudaSuccess) {
+            lock.lock();
+            g.free_slots.push_back(slot);
+        }
+    }
+    return status;
+}
+
+}  // namespace
+
+cudot_status locate(Operand &o, std::size_t n, const char *name, ErrorSink err) {
+    const PointerInfo info = pointer_info(o.data);
+    o.place = info.place;
+    o.device = info.device;
+    o.gpu_data = o.data;  // unified addressing: page-locked and managed memory have one address for all
+    if (info.place != Place::Device && info.place != Place::Managed) return CUDOT_OK;
+    std::uintptr_t lo = 0, hi = 0;
+    byte_span(o, n, lo, hi);  // checked by the caller
+    if (lo < info.range_start || hi > info.range_start + info.range_size)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                    "%s: its %zu elements (stride %lld) reach bytes [%p, %p), outside its allocation [%p, %p) on GPU %d",
+                    name, n, static_cast<long long>(o.stride), reinterpret_cast<void *>(lo), reinterpret_cast<void *>(hi),
+                    reinterpret_cast<void *>(info.range_start),
+                    reinterpret_cast<void *>(info.range_start + info.range_size), info.device);
+    return CUDOT_OK;
+}
+
+int host_reader_device() {
+    static const int reader = [] {
+        CallerCudaState caller;
+        int count = 0;
+        if (note(cudaGetDeviceCount(&count)) != cudaSuccess) return -1;
+        for (int d = 0; d < count && d < kMaxDevices; ++d) {
+            char why[256];
+            if (check_device(d, ErrorSink{why, sizeof why}) == CUDOT_OK && can_map(d)) return d;
+        }
+        return -1;
+    }();
+    return reader;
+}
+
+bool reads_pageable(int device) {
+    char why[256];
+    return check_device(device, ErrorSink{why, sizeof why}) == CUDOT_OK && array_gpu(device).pageable != 0;
+}
+
+cudot_status stream_dot(const Operands &ops, int device, const StreamCall &call, ErrorSink err) {
+    CallerCudaState caller;
+    return caller.restore(stream_dot_here(ops, device, call, err), err);
+}
+
+cudot_status register_host(const void *p, std::size_t bytes, bool *locked, ErrorSink err) {
+    *locked = false;
+    const PointerInfo info = pointer_info(p);
+    if (info.place == Place::Device || info.place == Place::Managed)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "cudot_register_host: %p is %s memory, not host memory", p,
+                    info.place == Place::Device ? "device" : "managed");
+    if (host_reader_device() < 0) return CUDOT_OK;  // no GPU: only the range is recorded
+    CallerCudaState caller;
+    cudot_status status = CUDOT_OK;
+    cudaError_t e = use_primary_context(host_reader_device());
+    if (e == cudaSuccess)
+        e = pass_or_inject(cudaHostRegister(const_cast<void *>(p), bytes, cudaHostRegisterMapped | cudaHostRegisterPortable));
+    if (e != cudaSuccess) status = cuda_fail(err, e, "cudaHostRegister");
+    else *locked = true;
+    return caller.restore(status, err);
+}
+
+cudot_status unregister_host(const void *p, ErrorSink err) {
+    CallerCudaState caller;
+    cudot_status status = CUDOT_OK;
+    cudaError_t e = use_primary_context(host_reader_device());
+    if (e == cudaSuccess) e = pass_or_inject(cudaHostUnregister(const_cast<void *>(p)));
+    if (e != cudaSuccess) status = cuda_fail(err, e, "cudaHostUnregister");
+    return caller.restore(status, err);
+}
+
+}  // namespace cuda
+}  // namespace cudot

@@ -1,0 +1,258 @@
+// own_arrays.cpp - see own_arrays.hpp. Who computes (the header's "Who computes"):
+//   device or managed operand        -> its GPU, on the caller's stream
+//   page-locked host, n >= 2^20       -> a GPU that maps host memory, reading it in place
+//   anything else on the host         -> the CPU threads, reading it in place
+#include "own_arrays.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "order.hpp"
+#include "cpu/cpu_backend.hpp"
+#include "cpu/fp_env.hpp"
+#include "cpu/readable.hpp"
+#include "cuda/cuda_backend.hpp"
+
+namespace cudot {
+namespace arrays {
+
+namespace {
+
+constexpr std::uint32_t kArraysV17Size = sizeof(cudot_arrays);  // 1.7's: the first and smallest
+constexpr std::uint32_t kArraysMaxSize = 4096;
+// From this many elements page-locked host operands go to a GPU; below it a launch costs more than the
+// CPU's whole dot.
+constexpr std::size_t kGpuHostMinElements = std::size_t(1) << 20;
+
+const char *place_name(Place p) {
+    switch (p) {
+        case Place::PageLocked: return "page-locked host memory";
+        case Place::Managed: return "managed memory";
+        case Place::Device: return "device memory";
+        default: return "pageable host memory";
+    }
+}
+
+cudot_status read_request(const cudot_arrays *a, cudot_arrays &out, const char *call, ErrorSink err) {
+    if (!a) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: the cudot_arrays pointer is NULL", call);
+    const std::uint32_t size = a->size;
+    if (size < kArraysV17Size || size > kArraysMaxSize)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                    "%s: cudot_arrays.size is %u; set it to sizeof(cudot_arrays) (%u), or start from "
+                    "CUDOT_ARRAYS_INIT", call, size, kArraysV17Size);
+    const unsigned char *bytes = reinterpret_cast<const unsigned char *>(a);
+    for (std::uint32_t i = sizeof(cudot_arrays); i < size; ++i)
+        if (bytes[i] != 0)
+            return fail(err, CUDOT_ERROR_UNSUPPORTED,
+                        "%s: cudot_arrays has non-zero bytes past what this library (%s) knows: a newer header's "
+                        "fields, which it cannot honour", call, cudot_version_string());
+    std::memcpy(&out, a, sizeof out);
+    if (out.reserved != 0)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: cudot_arrays.reserved must be 0", call);
+    return CUDOT_OK;
+}
+
+cudot_status view(const cudot_array &in, std::size_t n, const char *name, const char *call, Operand &out,
+                  ErrorSink err) {
+    if (!types::valid_dtype(in.dtype))
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s.dtype %d is not CUDOT_F32 = 1 .. CUDOT_U8 = 6", call,
+                    name, static_cast<int>(in.dtype));
+    if (in.reserved != 0) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s.reserved must be 0", call, name);
+    if (!in.data) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s.data is NULL with n = %zu", call, name, n);
+    out.data = static_cast<const unsigned char *>(in.data);
+    out.gpu_data = out.data;
+    out.dtype = in.dtype;
+    out.stride = in.stride;
+    std::uintptr_t lo, hi;
+    if (!byte_span(out, n, lo, hi))
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                    "%s: %s spans beyond the address space (n = %zu, stride = %lld elements of %zu bytes)", call, name,
+                    n, static_cast<long long>(in.stride), out.size());
+    return CUDOT_OK;
+}
+
+// A host operand whose first or last element cannot be read would crash the dot: a freed array, or GPU
+// memory the CUDA driver does not know (freed, or no driver to read it).
+cudot_status check_readable(const Operand &o, std::size_t n, const char *name, const char *call, ErrorSink err) {
+    if (cpu::host_readable(o.at(0), o.size()) && cpu::host_readable(o.at(n - 1), o.size())) return CUDOT_OK;
+    return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                "%s: %s (%p) is neither memory CUDA knows nor host memory this process can read: freed, or a device "
+                "pointer with no GPU or driver to read it", call, name, static_cast<const void *>(o.data));
+}
+
+bool on_gpu(const Operand &o) { return o.place == Place::Device || o.place == Place::Managed; }
+
+// The GPU that computes, or -1 for the CPU; a pair no GPU can read is an error.
+cudot_status pick_device(const Operands &ops, bool need_gpu, const char *call, int &device, ErrorSink err) {
+    device = -1;
+    const Operand *g = on_gpu(ops.x) ? &ops.x : on_gpu(ops.y) ? &ops.y : nullptr;
+    if (g) {
+        const Operand &other = g == &ops.x ? ops.y : ops.x;
+        if (on_gpu(other) && other.device != g->device)
+            return fail(err, CUDOT_ERROR_UNSUPPORTED,
+                        "%s: x is on GPU %d and y on GPU %d: copy one to the other's device", call, ops.x.device,
+                        ops.y.device);
+        if (other.place == Place::Pageable && !cuda::reads_pageable(g->device))
+            return fail(err, CUDOT_ERROR_UNSUPPORTED,
+                        "%s: %s is pageable host memory, which GPU %d (holding %s) cannot read: page-lock it "
+                        "(cudot_register_host) or copy it to the device", call, &other == &ops.x ? "x" : "y",
+                        g->device, g == &ops.x ? "x" : "y");
+        device = g->device;
+        return CUDOT_OK;
+    }
+    const bool locked = ops.x.place == Place::PageLocked || ops.y.place == Place::PageLocked;
+    if (locked && (need_gpu || ops.n >= kGpuHostMinElements)) {
+        const int reader = cuda::host_reader_device();
+        const bool both = (ops.x.place == Place::PageLocked && ops.y.place == Place::PageLocked) ||
+                          (reader >= 0 && cuda::reads_pageable(reader));
+        if (reader >= 0 && both) device = reader;
+    }
+    if (device < 0 && need_gpu)
+        return fail(err, CUDOT_ERROR_UNSUPPORTED,
+                    "%s: x (%s) and y (%s) are host memory no GPU here reads in place; the asynchronous form needs "
+                    "operands a GPU computes (use cudot_dot_arrays)", call, place_name(ops.x.place),
+                    place_name(ops.y.place));
+    return CUDOT_OK;
+}
+
+// The packed partials of a CPU dot: a buffer of the thread's, grown to the largest dot it has run.
+thread_local std::vector<unsigned char> cpu_partials;
+thread_local cpu::WhereChooser cpu_where;  // calling thread or pool, measured per size class
+
+std::size_t packed_partial_bytes(types::Kind kind) {
+    return kind == types::Kind::Dot2 ? sizeof(order::SumF64)
+                                     : kind == types::Kind::Exact ? sizeof(order::SumI64) : sizeof(order::SumDouble);
+}
+
+// Spreads packed partials into CUDOT_PARTIAL_BYTES slots (zero-padded), as cudot_tile_partials does.
+void export_partials(const unsigned char *packed, std::size_t tiles, std::size_t size, void *out) {
+    unsigned char *dst = static_cast<unsigned char *>(out);
+    for (std::size_t t = tiles; t-- > 0;) {  // backwards: out may be the packed array itself
+        unsigned char slot[CUDOT_PARTIAL_BYTES] = {0};
+        std::memcpy(slot, packed + t * size, size);
+        std::memcpy(dst + t * CUDOT_PARTIAL_BYTES, slot, CUDOT_PARTIAL_BYTES);
+    }
+}
+
+cudot_status cpu_run(const Operands &ops, Want want, void *out) {
+    const types::Kind kind = types::kind_of(ops.x.dtype, ops.y.dtype);
+    const std::size_t tiles = order::tile_count(ops.n), size = packed_partial_bytes(kind);
+    if (cpu_partials.size() < tiles * size) cpu_partials.resize(tiles * size);  // bad_alloc: OUT_OF_MEMORY
+    static const TestHooks defaults;
+    if (want == Want::Partials) {
+        cudot_status status = cpu::compute_packed_partials(ops, 0, tiles, cpu_partials.data(), defaults);
+        if (status == CUDOT_OK) export_partials(cpu_partials.data(), tiles, size, out);
+        return status;
+    }
+    return cpu::dot(ops, cpu_partials.data(), defaults, &cpu_where, static_cast<double *>(out));
+}
+
+const char *out_name(Want want) {
+    return want == Want::Result ? "result" : want == Want::DeviceResult ? "device_result" : "out";
+}
+
+}  // namespace
+
+cudot_status run(const cudot_arrays *request, Want want, void *out, const char *call, ErrorSink err) {
+    cudot_arrays a;
+    if (cudot_status status = read_request(request, a, call, err)) return status;
+    const std::size_t n = a.n;
+    if (!out && (n > 0 || want != Want::Partials))
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", call, out_name(want));
+    if (n == 0 && want != Want::DeviceResult) {
+        if (want == Want::Result) *static_cast<double *>(out) = 0.0;
+        return CUDOT_OK;
+    }
+    Operands ops;
+    ops.n = n;
+    int device = -1;
+    if (n > 0) {
+        if (cudot_status status = view(a.x, n, "x", call, ops.x, err)) return status;
+        if (cudot_status status = view(a.y, n, "y", call, ops.y, err)) return status;
+        if (cudot_status status = cuda::locate(ops.x, n, "x", err)) return status;
+        if (cudot_status status = cuda::locate(ops.y, n, "y", err)) return status;
+        for (const Operand *o : {&ops.x, &ops.y})
+            if (o->place == Place::Pageable)
+                if (cudot_status status = check_readable(*o, n, o == &ops.x ? "x" : "y", call, err)) return status;
+        if (cudot_status status = pick_device(ops, want == Want::DeviceResult, call, device, err)) return status;
+    }
+    cpu::DefaultFpEnv fp_env;  // the caller's FTZ/DAZ or rounding mode must not change the result
+    cudot_status status;
+    if (device < 0 && n > 0) {
+        status = cpu_run(ops, want, out);
+    } else {
+        cuda::StreamCall c;
+        c.stream = a.stream;
+        c.x_ready = a.x_ready;
+        c.y_ready = a.y_ready;
+        c.host_result = want == Want::Result ? static_cast<double *>(out) : nullptr;
+        c.device_result = want == Want::DeviceResult ? static_cast<double *>(out) : nullptr;
+        c.partials = want == Want::Partials ? out : nullptr;
+        status = cuda::stream_dot(ops, device, c, err);
+        if (status == CUDOT_OK && want == Want::Partials) {
+            const std::size_t size = packed_partial_bytes(types::kind_of(ops.x.dtype, ops.y.dtype));
+            export_partials(static_cast<unsigned char *>(out), order::tile_count(n), size, out);
+        }
+    }
+    double *result = static_cast<double *>(out);
+    if (status == CUDOT_OK && want == Want::Result && std::isnan(*result))
+        *result = std::numeric_limits<double>::quiet_NaN();  // one NaN for every backend
+    return status;
+}
+
+namespace {
+
+// The ranges cudot_register_host registered: start -> bytes, and whether CUDA page-locked them.
+struct Registered {
+    std::size_t bytes;
+    bool locked;
+};
+std::mutex registered_mutex;
+std::map<std::uintptr_t, Registered> &registered() {
+    static auto *ranges = new std::map<std::uintptr_t, Registered>;  // never destroyed: see api.cpp's Registry
+    return *ranges;
+}
+
+}  // namespace
+
+cudot_status register_host(const void *p, std::size_t bytes, ErrorSink err) {
+    if (!p || bytes == 0)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "cudot_register_host: %s", p ? "bytes is 0" : "p is NULL");
+    const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(p);
+    if (start > UINTPTR_MAX - bytes)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "cudot_register_host: the range passes the address space's end");
+    std::lock_guard<std::mutex> lock(registered_mutex);
+    auto &ranges = registered();
+    auto next = ranges.lower_bound(start);
+    const bool overlaps_next = next != ranges.end() && next->first < start + bytes;
+    const bool overlaps_previous = next != ranges.begin() && std::prev(next)->first + std::prev(next)->second.bytes > start;
+    if (overlaps_next || overlaps_previous) {
+        const auto &other = overlaps_next ? *next : *std::prev(next);
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                    "cudot_register_host: [%p, +%zu) overlaps the range registered at %p (+%zu bytes)", p, bytes,
+                    reinterpret_cast<const void *>(other.first), other.second.bytes);
+    }
+    bool locked = false;
+    if (cudot_status status = cuda::register_host(p, bytes, &locked, err)) return status;
+    ranges.emplace(start, Registered{bytes, locked});  // bad_alloc: OUT_OF_MEMORY (the range stays locked)
+    return CUDOT_OK;
+}
+
+cudot_status unregister_host(const void *p, ErrorSink err) {
+    std::lock_guard<std::mutex> lock(registered_mutex);
+    auto &ranges = registered();
+    auto it = ranges.find(reinterpret_cast<std::uintptr_t>(p));
+    if (it == ranges.end())
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                    "cudot_unregister_host: %p is not the start of a range cudot_register_host registered", p);
+    const bool locked = it->second.locked;
+    ranges.erase(it);
+    return locked ? cuda::unregister_host(p, err) : CUDOT_OK;
+}
+
+}  // namespace arrays
+}  // namespace cudot

@@ -1,0 +1,24 @@
+// own_arrays.hpp - dots of the caller's own arrays (cudot_dot_arrays and its kin): the request checked,
+// each operand located, and the dot sent to the CPU or to a GPU as operand views (operands.hpp), the
+// same road a context's buffers take.
+#pragma once
+
+#include <cstddef>
+
+#include "context.hpp"
+
+namespace cudot {
+namespace arrays {
+
+// What the caller wants back, and where (`out`: a host double, a device double, or the tile partials).
+enum class Want { Result, DeviceResult, Partials };
+
+// `a` as the caller passed it (any size it claims); `call` names the entry point in messages.
+cudot_status run(const cudot_arrays *a, Want want, void *out, const char *call, ErrorSink err);
+
+// cudot_register_host / cudot_unregister_host.
+cudot_status register_host(const void *p, std::size_t bytes, ErrorSink err);
+cudot_status unregister_host(const void *p, ErrorSink err);
+
+}  // namespace arrays
+}  // namespace cudot
