@@ -23,16 +23,20 @@ def _prepared(x: Any, y: Any, stream: Any, out: Any = None) -> Iterator[Tuple[_l
     The work stream is `stream`, else the stream x's (or y's) __cuda_array_interface__ names, else the
     legacy default stream. An operand whose producer names another stream is waited for through x_ready /
     y_ready; DLPack exporters are asked for their data on the work stream."""
-    objects: Tuple[Tuple[str, Any], ...] = (("x", x), ("y", y)) + ((("out", out),) if out is not None else ())
-    with _operands.views(objects, _operands.stream_handle(stream)) as (work, views):
+    with contextlib.ExitStack() as stack:
+        work, views = stack.enter_context(_operands.views((("x", x), ("y", y)), _operands.stream_handle(stream)))
         (xd, xc, xn, xs), (yd, yc, yn, ys) = (_operands.operand(v, name) for v, name in zip(views, "xy"))
         if xn != yn:
             raise invalid_argument(f"cudot: x has {xn} elements and y {yn}: the lengths must be equal")
         ready = [v.ready if v.ready is not None and not _operands.same_stream(v.ready, work) else None
-                 for v in views[:2]]
+                 for v in views]
         arrays = _lib.Arrays(ctypes.sizeof(_lib.Arrays), 0, xn, _lib.Array(xd, xc, 0, xs), _lib.Array(yd, yc, 0, ys),
                              work or None, ready[0], ready[1])
-        yield arrays, (_result_address(views[2]) if out is not None else None)
+        address = None
+        if out is not None:  # a DLPack producer of out is asked for it on the work stream too
+            _, (out_view,) = stack.enter_context(_operands.views((("out", out),), work))
+            address = _result_address(out_view)
+        yield arrays, address
 
 
 def _result_address(view: _operands.View) -> int:

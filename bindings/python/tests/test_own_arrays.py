@@ -313,11 +313,19 @@ def test_dot_async_of_host_arrays_is_refused_by_the_library():
     assert e.value.message and out[0] == 0
 
 
+def test_async_result_of_a_dlpack_producer_is_asked_for_on_the_work_stream():
+    out = DLPackExporter(np.zeros(1), device=(2, 0))
+    with pytest.raises(cudot.CudotError):  # host operands: refused by the library, after the export
+        cudot.dot_async(CudaArrayInterface(F, stream=5), F, out)
+    assert out.streams == [5]
+
+
 @pytest.mark.parametrize("out, error, match", [
     (np.zeros(1, np.float32), TypeError, "out must be one float64 element"),
     (np.zeros(2), TypeError, r"shape \(2,\)"),
     (np.zeros(1)[:0], TypeError, "out must be one float64 element"),
     (np.frombuffer(bytes(8)), cudot.InvalidArgumentError, "out is read-only"),
+    (CudaArrayInterface(np.frombuffer(bytes(8))), cudot.InvalidArgumentError, "out is read-only"),
 ])
 def test_bad_async_results(out, error, match):
     with pytest.raises(error, match=match):
