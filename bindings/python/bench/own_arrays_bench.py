@@ -5,6 +5,7 @@
 Each call is timed alone with time.perf_counter, synchronised: torch and cupy calls include a
 synchronize of the device after them (their dot returns before the GPU has finished); cudot.dot already
 waits for its result, so nothing is added. The median of the repeats is reported, after warm-up calls.
+The same two arrays are read on every repeat: up to 2^20 elements they stay in the GPU's L2 cache.
 cudot is timed on CuPy's arrays (read through __cuda_array_interface__) and on PyTorch's tensors (read
 through DLPack), beside each framework's own dot on the same arrays. A framework that is missing (or sees
 no GPU) has its two columns skipped; with neither, the table is empty. Prints a table and writes the
@@ -58,31 +59,36 @@ def inputs(n, dtype, seed=1):
     return rng.standard_normal(n).astype(dtype), rng.standard_normal(n).astype(dtype)
 
 
-def measure(n, dtype, cupy, torch, repeats):
+def device_arrays(name, module, xh, yh):
+    """(x, y, synchronize) on the GPU, made by the framework `name`."""
+    if name == "cupy":
+        return module.asarray(xh), module.asarray(yh), module.cuda.Device().synchronize
+    return module.from_numpy(xh).cuda(), module.from_numpy(yh).cuda(), module.cuda.synchronize
+
+
+def time_pair(module, x, y, sync, want, repeats):
+    """(cudot seconds, the framework's seconds) on the same arrays, after checking cudot's bits."""
+    sync()
+    assert np.float64(cudot.dot(x, y)).tobytes() == want
+
+    def framework_dot():
+        module.dot(x, y)
+        sync()
+    return median_seconds(lambda: cudot.dot(x, y), repeats), median_seconds(framework_dot, repeats)
+
+
+def measure(n, dtype, frameworks, repeats):
     """{column: median seconds} for one size and type. cudot is timed on each framework's arrays (CuPy's
     reach it through __cuda_array_interface__, PyTorch's through DLPack), and each of its results is
     checked bit for bit against cudot.dot of the host copies (itself a HOST context's bits)."""
+    row = {}
+    if not frameworks:
+        return row
     xh, yh = inputs(n, dtype)
     want = np.float64(cudot.dot(xh, yh)).tobytes()
-    row = {}
-    for name, module in (("cupy", cupy), ("torch", torch)):
-        if module is None:
-            continue
-        if name == "cupy":
-            x, y = cupy.asarray(xh), cupy.asarray(yh)
-            sync = cupy.cuda.Device().synchronize
-        else:
-            x, y = torch.from_numpy(xh).cuda(), torch.from_numpy(yh).cuda()
-            sync = torch.cuda.synchronize
-        sync()
-        assert np.float64(cudot.dot(x, y)).tobytes() == want, (name, n, dtype)
-        row[f"cudot({name})"] = median_seconds(lambda: cudot.dot(x, y), repeats)
-
-        def framework_dot():
-            module.dot(x, y)
-            sync()
-        row[name] = median_seconds(framework_dot, repeats)
-        del x, y
+    for name, module in frameworks:
+        x, y, sync = device_arrays(name, module, xh, yh)
+        row[f"cudot({name})"], row[name] = time_pair(module, x, y, sync, want, repeats)
     return row
 
 
@@ -92,7 +98,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=200, help="timed calls per cell (default 200)")
     args = parser.parse_args()
     cupy, torch = optional("cupy"), optional("torch")
-    columns = [c for name, m in (("cupy", cupy), ("torch", torch)) if m is not None for c in (f"cudot({name})", name)]
+    frameworks = [(name, m) for name, m in (("cupy", cupy), ("torch", torch)) if m is not None]
+    columns = [c for name, _ in frameworks for c in (f"cudot({name})", name)]
     print(f"# cudot {cudot.library_version()} (binding {cudot.__version__}), median of {args.repeats} "
           f"synchronised calls, microseconds")
     if not columns:
@@ -101,7 +108,7 @@ def main():
     rows = []
     for dtype in DTYPES:
         for n in SIZES:
-            row = measure(n, dtype, cupy, torch, args.repeats)
+            row = measure(n, dtype, frameworks, args.repeats)
             rows.append({"dtype": dtype, "n": n, "seconds": row})
             print(f"{dtype:8} {n:>10} " + " ".join(f"{row[c] * 1e6:>12.1f}" for c in columns), flush=True)
     gpu = None

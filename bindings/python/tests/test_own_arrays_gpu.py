@@ -108,7 +108,7 @@ def test_cupy_registered_host_memory(cp):
 
 
 def spinner(cp):
-    """A kernel that keeps its stream busy for about `cycles` clock cycles."""
+    """A kernel that keeps its stream busy for `cycles` clock cycles."""
     return cp.RawKernel(r'''extern "C" __global__ void spin(long long cycles) {
         long long start = clock64();
         while (clock64() - start < cycles) {}
@@ -146,6 +146,7 @@ def test_cupy_async_into_a_device_array(cp):
     want = host_dot(xv[::-1], "f16", yv[::-1], "f64")
     stream = cp.cuda.Stream(non_blocking=True)
     for out in (cp.full(1, 7.0), cp.full((), 7.0)):
+        cp.cuda.Device().synchronize()  # the arrays were written on the legacy stream, which `stream` skips
         with stream:
             cudot.dot_async(x, y, out, stream=stream)
         stream.synchronize()
@@ -247,6 +248,7 @@ def test_torch_async_into_a_tensor(torch):
     x, y = torch_tensor(torch, xv, "bf16"), torch_tensor(torch, yv, "f32")
     out = torch.full((1,), 7.0, dtype=torch.float64, device="cuda")
     stream = torch.cuda.Stream()
+    torch.cuda.synchronize()  # written on the default stream; PyTorch's own streams do not wait for it
     with torch.cuda.stream(stream):
         cudot.dot_async(x, y, out, stream=stream)
     stream.synchronize()
