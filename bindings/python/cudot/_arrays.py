@@ -4,10 +4,9 @@ any stride); nothing is copied. The result has the same bits as a HOST context h
 """
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import weakref
-from typing import Any, Iterator, Optional, Tuple
+from typing import Any, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -16,27 +15,28 @@ from . import _lib, _operands, _partials
 from ._errors import CudotError, Status, check_without_context, invalid_argument, optional_function
 
 
-@contextlib.contextmanager
-def _prepared(x: Any, y: Any, stream: Any, out: Any = None) -> Iterator[Tuple[_lib.Arrays, Optional[int]]]:
-    """(cudot_arrays for x and y, the address of out or None), valid inside the `with` block.
+def _prepared(x: Any, y: Any, stream: Any, out: Any = None) -> Tuple[_operands.Views, _lib.Arrays, Optional[int]]:
+    """(the borrowed arrays, to close when the call is done; cudot_arrays for x and y; the address of out
+    or None).
 
     The work stream is `stream`, else the stream x's (or y's) __cuda_array_interface__ names, else the
     legacy default stream. An operand whose producer names another stream is waited for through x_ready /
-    y_ready; DLPack exporters are asked for their data on the work stream."""
-    with contextlib.ExitStack() as stack:
-        work, views = stack.enter_context(_operands.views((("x", x), ("y", y)), _operands.stream_handle(stream)))
-        (xd, xc, xn, xs), (yd, yc, yn, ys) = (_operands.operand(v, name) for v, name in zip(views, "xy"))
+    y_ready; DLPack exporters (of out too) are asked for their data on the work stream."""
+    borrowed = _operands.Views((("x", x), ("y", y)), _operands.stream_handle(stream))
+    try:
+        work, views = borrowed.work, borrowed.views
+        (xd, xc, xn, xs), (yd, yc, yn, ys) = _operands.operand(views[0], "x"), _operands.operand(views[1], "y")
         if xn != yn:
             raise invalid_argument(f"cudot: x has {xn} elements and y {yn}: the lengths must be equal")
         ready = [v.ready if v.ready is not None and not _operands.same_stream(v.ready, work) else None
                  for v in views]
         arrays = _lib.Arrays(ctypes.sizeof(_lib.Arrays), 0, xn, _lib.Array(xd, xc, 0, xs), _lib.Array(yd, yc, 0, ys),
                              work or None, ready[0], ready[1])
-        address = None
-        if out is not None:  # a DLPack producer of out is asked for it on the work stream too
-            _, (out_view,) = stack.enter_context(_operands.views((("out", out),), work))
-            address = _result_address(out_view)
-        yield arrays, address
+        address = None if out is None else _result_address(borrowed.add("out", out))
+    except BaseException:
+        borrowed.close()
+        raise
+    return borrowed, arrays, address
 
 
 def _result_address(view: _operands.View) -> int:
@@ -60,7 +60,8 @@ def dot(x: Any, y: Any, *, stream: Any = None) -> float:
     the result; it is refused (UnsupportedError) on a stream that is being captured into a graph."""
     fn = optional_function("cudot_dot_arrays")
     result = ctypes.c_double()
-    with _prepared(x, y, stream) as (arrays, _):
+    borrowed, arrays, _ = _prepared(x, y, stream)
+    with borrowed:
         check_without_context(fn(ctypes.byref(arrays), ctypes.byref(result)))
     return result.value
 
@@ -72,7 +73,8 @@ def dot_async(x: Any, y: Any, out: Any, *, stream: Any = None) -> None:
     has run it. May be captured into a CUDA graph. Operands only the CPU can read raise
     UnsupportedError."""
     fn = optional_function("cudot_dot_arrays_async")
-    with _prepared(x, y, stream, out) as (arrays, address):
+    borrowed, arrays, address = _prepared(x, y, stream, out)
+    with borrowed:
         check_without_context(fn(ctypes.byref(arrays), address))
 
 
@@ -80,7 +82,8 @@ def tile_partials(x: Any, y: Any, *, stream: Any = None) -> npt.NDArray[np.uint8
     """The partial sums of the tiles of x and y (arrays as in dot; element 0 starts a tile), as
     Context.tile_partials gives them: ceil(n / TILE_ELEMENTS) * PARTIAL_BYTES bytes for join_partials."""
     fn = optional_function("cudot_tile_partials_arrays")
-    with _prepared(x, y, stream) as (arrays, _):
+    borrowed, arrays, _ = _prepared(x, y, stream)
+    with borrowed:
         out = _partials.partials_buffer(arrays.n)
         check_without_context(fn(ctypes.byref(arrays), out.ctypes.data))
     return out

@@ -1,16 +1,15 @@
 """The consumer's side of the DLPack exchange (the Python array API's `__dlpack__` protocol), in ctypes.
 
-`exported(obj, stream)` asks a producer for a capsule, takes it over as the protocol says (the capsule
+`export(obj, stream)` asks a producer for a capsule, takes it over as the protocol says (the capsule
 named "dltensor" is renamed "used_dltensor", after which the producer's capsule destructor leaves it
-alone and the consumer owes one call of the DLManagedTensor's deleter), hands out the DLTensor's fields,
-and calls the deleter when the `with` block ends. Only the unversioned capsule (DLPack before 1.0) is
+alone and the consumer owes one call of the DLManagedTensor's deleter), and hands out the DLTensor's
+fields with a function that calls the deleter, for when the consumer is done with the data. Only the unversioned capsule (DLPack before 1.0) is
 asked for: `__dlpack__` is called without `max_version`, which every producer answers that way.
 """
 from __future__ import annotations
 
-import contextlib
 import ctypes
-from typing import Any, Iterator, NamedTuple, Optional, Tuple
+from typing import Any, Callable, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -87,11 +86,18 @@ def _read(managed: _ManagedTensor) -> Tensor:
                   shape, strides, t.device.device_type)
 
 
-@contextlib.contextmanager
-def exported(obj: Any, stream: Optional[int]) -> Iterator[Tensor]:
-    """The 1-D tensor `obj` exports through `__dlpack__`, valid inside the `with` block. `stream` is the
-    consumer's stream as DLPack spells it (1 legacy default, 2 per-thread, a handle otherwise), passed to
-    the producer for CUDA devices so that it makes the data safe to read there; None for the others."""
+def _deleter_call(managed: _ManagedTensor, address: int) -> Callable[[], None]:
+    def release() -> None:
+        if managed.deleter:
+            _Deleter(managed.deleter)(address)
+    return release
+
+
+def export(obj: Any, stream: Optional[int]) -> Tuple[Tensor, Callable[[], None]]:
+    """The tensor `obj` exports through `__dlpack__`, and the function to call (once) when done with its
+    data. `stream` is the consumer's stream as DLPack spells it (1 legacy default, 2 per-thread, a handle
+    otherwise), passed to the producer for CUDA devices so that it makes the data safe to read there;
+    None for the others."""
     try:
         capsule = obj.__dlpack__() if stream is None else obj.__dlpack__(stream=stream)
     except Exception as e:  # e.g. PyTorch's "Can't export tensors that require gradient"
@@ -103,8 +109,9 @@ def exported(obj: Any, stream: Optional[int]) -> Iterator[Tensor]:
     if _api.PyCapsule_SetName(capsule, ctypes.addressof(_USED_NAME)) != 0:  # ours now: the deleter is our job
         raise TypeError("cudot: cannot take over the DLPack capsule")
     managed = _ManagedTensor.from_address(address)
+    release = _deleter_call(managed, address)
     try:
-        yield _read(managed)
-    finally:
-        if managed.deleter:
-            _Deleter(managed.deleter)(address)
+        return _read(managed), release
+    except BaseException:
+        release()
+        raise

@@ -9,9 +9,8 @@ tensors) or it is older than v3 and so names no stream (PyTorch's is v2): then t
 """
 from __future__ import annotations
 
-import contextlib
 import operator
-from typing import Any, Iterator, NamedTuple, Optional, Tuple
+from typing import Any, Callable, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -79,8 +78,15 @@ def same_stream(a: int, b: int) -> bool:
     return (a or 1) == (b or 1)
 
 
+# numpy's names of the native types cudot takes, looked up by dtype: dtype.name costs microseconds.
+_NAMES = {np.dtype(name): name for name in CODES if name != "bfloat16"}
+
+
 def _type_name(dt: np.dtype) -> str:
-    return dt.name if dt.isnative else f"{dt.str} (not in native byte order)"
+    name = _NAMES.get(dt)
+    if name is None:
+        name = dt.name if dt.isnative else f"{dt.str} (not in native byte order)"
+    return name
 
 
 def _element_strides(byte_strides: Tuple[int, ...], shape: Tuple[int, ...], itemsize: int) -> Tuple[int, ...]:
@@ -131,13 +137,13 @@ def _dlpack_stream(work: int) -> int:
     return work or 1
 
 
-@contextlib.contextmanager
-def _dlpack_view(obj: Any, work: int) -> Iterator[View]:
+def _dlpack_view(obj: Any, work: int) -> Tuple[View, Callable[[], None]]:
+    """The view of a DLPack exporter's data, and the function that releases it."""
     device = _dlpack.device_of(obj)
     stream = _dlpack_stream(work) if device in _dlpack.CUDA_DEVICES else None
-    with _dlpack.exported(obj, stream) as t:
-        # DLPack (before 1.0) has no read-only flag; its producers make the data safe on our stream.
-        yield View(t.data, t.type_name, t.shape, t.strides, False, None)
+    t, release = _dlpack.export(obj, stream)
+    # DLPack (before 1.0) has no read-only flag; its producers make the data safe on our stream.
+    return View(t.data, t.type_name, t.shape, t.strides, False, None), release
 
 
 def _direct_view(obj: Any) -> Optional[View]:
@@ -178,26 +184,47 @@ def _relabel_bf16(view: View, what: str) -> View:
     return view._replace(type_name="bfloat16")
 
 
-@contextlib.contextmanager
-def views(objects: Tuple[Tuple[str, Any], ...], given: Optional[int]) -> Iterator[Tuple[int, Tuple[View, ...]]]:
-    """(work stream, views of `objects`) for the `with` block; objects are (name, object) pairs. The work
-    stream is `given`, else the stream the first __cuda_array_interface__ object names, else 0 (NULL: the
-    legacy default stream). DLPack exporters are asked for their data on that stream, and their capsules
-    are released when the block ends."""
-    unwrapped = [(name, obj.bits if isinstance(obj, BF16Bits) else obj, isinstance(obj, BF16Bits))
-                 for name, obj in objects]
-    direct = [_direct_view(obj) for _, obj, _ in unwrapped]
-    if given is not None:
-        work = given
-    else:
-        work = next((v.ready for v in direct if v is not None and v.ready is not None), 0)
-    with contextlib.ExitStack() as stack:
-        result = []
-        for (name, obj, bf16), view in zip(unwrapped, direct):
-            if view is None:
-                view = stack.enter_context(_dlpack_view(obj, work))
-            result.append(_relabel_bf16(view, name) if bf16 else view)
-        yield work, tuple(result)
+class Views:
+    """Views of the caller's arrays for one call, and the work stream: `given`, else the stream the first
+    __cuda_array_interface__ object names, else 0 (NULL: the legacy default stream). DLPack exporters are
+    asked for their data on that stream; their capsules are released by close() (or the end of a `with`
+    block). `objects` are (name, object) pairs; add() borrows one more on the same work stream."""
+    __slots__ = ("work", "views", "_releases")
+
+    def __init__(self, objects: Tuple[Tuple[str, Any], ...], given: Optional[int]) -> None:
+        self._releases: List[Callable[[], None]] = []
+        unwrapped = [(name, obj.bits if isinstance(obj, BF16Bits) else obj, isinstance(obj, BF16Bits))
+                     for name, obj in objects]
+        direct = [_direct_view(obj) for _, obj, _ in unwrapped]
+        if given is None:
+            given = next((v.ready for v in direct if v is not None and v.ready is not None), 0)
+        self.work: int = given
+        try:
+            self.views = tuple(self._finish(name, obj, bf16, view) for (name, obj, bf16), view in zip(unwrapped, direct))
+        except BaseException:
+            self.close()
+            raise
+
+    def _finish(self, name: str, obj: Any, bf16: bool, view: Optional[View]) -> View:
+        if view is None:
+            view, release = _dlpack_view(obj, self.work)
+            self._releases.append(release)
+        return _relabel_bf16(view, name) if bf16 else view
+
+    def add(self, name: str, obj: Any) -> View:
+        """The view of one more object, read on the work stream and released with the others."""
+        return self._finish(name, obj, False, _direct_view(obj))
+
+    def close(self) -> None:
+        releases, self._releases = self._releases, []
+        for release in reversed(releases):
+            release()
+
+    def __enter__(self) -> Views:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
 
 def operand(view: View, name: str) -> Tuple[int, int, int, int]:

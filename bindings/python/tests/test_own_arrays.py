@@ -217,8 +217,9 @@ def test_a_failing_cuda_array_interface_falls_back_to_dlpack():
 
 def prepared(x, y, stream=None):
     """The cudot_arrays the binding builds (its fields as a dict), without calling the library."""
-    with _arrays._prepared(x, y, stream) as (a, _):
-        return {name: getattr(a, name) for name in ("n", "stream", "x_ready", "y_ready")}, a
+    borrowed, a, _ = _arrays._prepared(x, y, stream)
+    borrowed.close()
+    return {name: getattr(a, name) for name in ("n", "stream", "x_ready", "y_ready")}, a
 
 
 def test_streams_from_the_cuda_array_interface():
