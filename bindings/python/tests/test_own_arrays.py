@@ -159,6 +159,25 @@ def test_dlpack_over_host_memory_releases_the_capsule(device, stride):
     assert exporter.streams == ([1, 1] if device[0] == 2 else [None, None])
 
 
+class Failing(DLPackExporter):
+    def __dlpack__(self, stream=None):
+        raise RuntimeError("no export today")
+
+
+@pytest.mark.parametrize("make_y", [
+    lambda x: DLPackExporter(np.zeros(9, np.float32), (2, 0)),  # lengths differ
+    lambda x: DLPackExporter(np.zeros((3, 3), np.float32), (2, 0)),  # 2-D
+    lambda x: Failing(x, (2, 0)),  # its export fails, after x's
+], ids=["lengths differ", "2-D", "export fails"])
+def test_a_failed_call_releases_the_capsules_it_took(make_y):
+    x = element_values("f32", 10, 27)
+    exporter, y = DLPackExporter(x, (2, 0)), make_y(x)
+    before = sys.getrefcount(x)
+    with pytest.raises((TypeError, ValueError)):
+        cudot.dot(exporter, y)
+    assert exporter.streams == [1] and sys.getrefcount(x) == before
+
+
 def test_dlpack_capsule_is_renamed_and_left_alone_by_its_destructor():
     x = element_values("f32", 100, 18)
     capsules = []
