@@ -97,7 +97,7 @@ def _element_strides(byte_strides: Tuple[int, ...], shape: Tuple[int, ...], item
             strides.append(1)
         elif step % itemsize:
             raise invalid_argument(f"cudot: a stride of {step} bytes is not a multiple of the element size, "
-                             f"{itemsize} bytes: cudot takes strides in whole elements")
+                                   f"{itemsize} bytes: cudot takes strides in whole elements")
         else:
             strides.append(step // itemsize)
     return tuple(strides)
@@ -166,8 +166,8 @@ def _direct_view(obj: Any) -> Optional[View]:
         return None
     if hasattr(obj, "__array_interface__") or _has_buffer(obj):
         return _numpy_view(np.asarray(obj))  # a view of the same memory, not a copy
-    raise TypeError(f"cudot: expected a numpy array, an object with __cuda_array_interface__ (CuPy, PyTorch) "
-                    f"or __dlpack__, not {type(obj).__name__}")
+    raise TypeError(f"cudot: expected a numpy array or an object with __cuda_array_interface__ (CuPy) or "
+                    f"__dlpack__ (PyTorch), not {type(obj).__name__}")
 
 
 def _has_buffer(obj: Any) -> bool:
