@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test.sh - run the Python binding's tests and example against the library named by CUDOT_LIBRARY, from
+# test.sh - run the Python binding's tests and examples against the library named by CUDOT_LIBRARY, from
 # the source tree; then test_wheel.sh runs the same tests from a wheel (with that library bundled)
 # installed in a temporary venv. Installs nothing outside temporary folders: needs python3 with numpy,
 # pytest, build, venv, setuptools and wheel (Debian: python3-numpy python3-pytest python3-build
@@ -26,4 +26,5 @@ export PYTHONDONTWRITEBYTECODE=1  # leave no __pycache__ in the source tree
 CUDOT_TEST_EXPECT_LIBRARY="$CUDOT_LIBRARY" \
   "$python" -m pytest -q -rs -p no:cacheprovider -W error::pytest.PytestUnraisableExceptionWarning tests
 "$python" example.py
+"$python" example_own_arrays.py
 bash "$here/test_wheel.sh"

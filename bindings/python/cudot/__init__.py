@@ -11,12 +11,19 @@ copy bundled in this package (a wheel's), else the system's normal search. If no
 call raises LibraryLoadError, an ImportError.
 
 Element types (dtype, y_dtype): f32, f64, f16, bf16 (viewed as uint16 bit patterns), i8, u8, bool.
+
+Dots on your own arrays (library 1.7), read where they are, nothing copied:
+
+    cudot.dot(np_x, np_y)                      # numpy arrays, any stride
+    cudot.dot(cupy_x, cupy_y, stream=s)        # CUDA arrays (__cuda_array_interface__, __dlpack__)
 """
 from . import _lib, _version
+from ._arrays import Registration, dot, dot_async, register_host, tile_partials
 from ._context import DEVICE_ALL, MEMORY_NAMES, Context
 from ._errors import (CudaError, CudotError, InternalError, InvalidArgumentError, NoDeviceError, OutOfMemoryError,
                       Status, UnsupportedError)
 from ._lib import LibraryLoadError
+from ._operands import as_bf16
 from ._partials import PARTIAL_BYTES, TILE_ELEMENTS, join_partials
 from ._types import NAMES as TYPE_NAMES
 from ._types import bf16_from_float, bf16_to_float
@@ -25,12 +32,12 @@ __version__ = _version.read()
 __all__ = ["Context", "CudotError", "InvalidArgumentError", "OutOfMemoryError", "NoDeviceError", "UnsupportedError",
            "CudaError", "InternalError", "LibraryLoadError", "Status", "DEVICE_ALL", "MEMORY_NAMES", "TYPE_NAMES",
            "TILE_ELEMENTS", "PARTIAL_BYTES", "join_partials", "bf16_from_float", "bf16_to_float",
-           "library_version"]
+           "library_version", "dot", "dot_async", "tile_partials", "as_bf16", "register_host", "Registration"]
 
 # Tracebacks and reprs name the exceptions as users spell them (cudot.LibraryLoadError, not
 # cudot._lib.LibraryLoadError); pickle finds them under the same names.
 for _cls in (CudotError, InvalidArgumentError, OutOfMemoryError, NoDeviceError, UnsupportedError, CudaError,
-             InternalError, LibraryLoadError, Status):
+             InternalError, LibraryLoadError, Status, Registration):
     _cls.__module__ = __name__
 del _cls
 

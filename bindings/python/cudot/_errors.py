@@ -93,6 +93,18 @@ _CLASSES: Dict[int, Type[CudotError]] = {
 }
 
 
+def invalid_argument(message: str) -> InvalidArgumentError:
+    """The error for a mistake the binding itself finds in a value (its message, not the library's)."""
+    return InvalidArgumentError(Status.INVALID_ARGUMENT, message)
+
+
+def check_without_context(status: int) -> None:
+    """Raise the error for a failed call that has no context to hold its message (cudot_join_partials,
+    the calls on own arrays): the message is read with cudot_last_error(NULL), on this same thread."""
+    if status != Status.OK:
+        raise CudotError.for_status(status, _lib.last_error(None))
+
+
 def optional_function(name: str):
     """A library function added after 1.0 (listed in _lib.OPTIONAL), or UnsupportedError naming the
     version that added it when the loaded library is older."""

@@ -37,6 +37,20 @@ class Config(ctypes.Structure):
                 ("memory", ctypes.c_int32), ("device", ctypes.c_int32), ("y_dtype", ctypes.c_int32)]
 
 
+class Array(ctypes.Structure):
+    """cudot_array (1.7): one caller-owned operand, element i at data + i * stride elements."""
+    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int32), ("reserved", ctypes.c_int32),
+                ("stride", ctypes.c_int64)]
+
+
+class Arrays(ctypes.Structure):
+    """cudot_arrays (1.7, 88 bytes on 64-bit platforms): a dot of two caller-owned operands. Streams are
+    cudaStream_t values as ints (None: NULL, the legacy default stream)."""
+    _fields_ = [("size", ctypes.c_uint32), ("reserved", ctypes.c_uint32), ("n", ctypes.c_size_t),
+                ("x", Array), ("y", Array), ("stream", ctypes.c_void_p), ("x_ready", ctypes.c_void_p),
+                ("y_ready", ctypes.c_void_p)]
+
+
 def check_major(version):
     """Raise LibraryLoadError unless `version` (major * 10000 + minor * 100 + patch) has our major."""
     if version // 10000 != MAJOR:
@@ -108,7 +122,9 @@ def _open():
 
 # Functions added after 1.0, with the version that added them: an older library lacks them, the binding
 # still loads it, and calling one raises UNSUPPORTED (see _context.optional_function).
-OPTIONAL = {"cudot_get_dtypes": "1.1", "cudot_tile_partials": "1.2", "cudot_join_partials": "1.2"}
+OPTIONAL = {"cudot_get_dtypes": "1.1", "cudot_tile_partials": "1.2", "cudot_join_partials": "1.2",
+            "cudot_dot_arrays": "1.7", "cudot_dot_arrays_async": "1.7", "cudot_tile_partials_arrays": "1.7",
+            "cudot_register_host": "1.7", "cudot_unregister_host": "1.7"}
 
 
 def _declare(lib):
@@ -124,6 +140,11 @@ def _declare(lib):
         "cudot_get_capacity": (c_int, [c_void_p, P(c_size_t)]),
         "cudot_tile_partials": (c_int, [c_void_p, c_size_t, c_size_t, c_void_p]),
         "cudot_join_partials": (c_int, [ctypes.c_int32, ctypes.c_int32, c_void_p, c_size_t, P(ctypes.c_double)]),
+        "cudot_dot_arrays": (c_int, [P(Arrays), P(ctypes.c_double)]),
+        "cudot_dot_arrays_async": (c_int, [P(Arrays), c_void_p]),
+        "cudot_tile_partials_arrays": (c_int, [P(Arrays), c_void_p]),
+        "cudot_register_host": (c_int, [c_void_p, c_size_t]),
+        "cudot_unregister_host": (c_int, [c_void_p]),
         "cudot_status_string": (ctypes.c_char_p, [c_int]),
         "cudot_last_error": (ctypes.c_char_p, [c_void_p]),  # c_char_p copies the text at once
         "cudot_version_string": (ctypes.c_char_p, []),
@@ -182,7 +203,7 @@ def status_string(status):
 
 def last_error(ptr):
     """Message of this thread's last failure on ctx `ptr`, or of its last failed call without a context
-    (cudot_init, cudot_deinit, cudot_join_partials) if None."""
+    (cudot_init, cudot_deinit, cudot_join_partials, and the calls on own arrays) if None."""
     return text(get().cudot_last_error(ptr))
 
 

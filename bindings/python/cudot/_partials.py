@@ -12,8 +12,8 @@ from typing import Union
 import numpy as np
 import numpy.typing as npt
 
-from . import _lib, _types
-from ._errors import CudotError, InvalidArgumentError, Status, optional_function
+from . import _types
+from ._errors import check_without_context, invalid_argument, optional_function
 
 TILE_ELEMENTS = 8192  # CUDOT_TILE_ELEMENTS: element i belongs to tile i // TILE_ELEMENTS
 PARTIAL_BYTES = 16  # CUDOT_PARTIAL_BYTES: the size of one tile's partial
@@ -45,11 +45,9 @@ def join_partials(partials: BytesLike, dtype: npt.DTypeLike, y_dtype: npt.DTypeL
     ty = tx if y_dtype is None else _types.lookup(y_dtype)
     data = _as_bytes(partials)
     if data.size % PARTIAL_BYTES:
-        raise InvalidArgumentError(Status.INVALID_ARGUMENT, f"cudot: partials must be a multiple of "
-                                   f"{PARTIAL_BYTES} bytes long (one per tile), got {data.size}")
+        raise invalid_argument(f"cudot: partials must be a multiple of {PARTIAL_BYTES} bytes long (one per tile), "
+                               f"got {data.size}")
     join = optional_function("cudot_join_partials")
     result = ctypes.c_double()
-    status = join(tx.code, ty.code, data.ctypes.data, data.size // PARTIAL_BYTES, ctypes.byref(result))
-    if status != Status.OK:  # the message of a call without a context is read on the same thread
-        raise CudotError.for_status(status, _lib.last_error(None))
+    check_without_context(join(tx.code, ty.code, data.ctypes.data, data.size // PARTIAL_BYTES, ctypes.byref(result)))
     return result.value

@@ -71,3 +71,41 @@ def build_fake_library(path, version, soname=None):
     link = [f"-Wl,-soname,{soname}"] if soname else []
     subprocess.run([cc, "-shared", "-fPIC", *link, "-o", str(path), str(source)], check=True)
     return path
+
+
+# --- own arrays (library 1.7) ---
+NAMES = ("f32", "f64", "f16", "bf16", "i8", "u8", "bool")
+NUMPY = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": np.uint16, "i8": np.int8,
+         "u8": np.uint8, "bool": np.bool_}
+
+
+def element_values(name, n, seed):
+    """n values of type `name` as numpy holds them (bf16 as bit patterns); floats mix large and small
+    magnitudes, so that another summation order would show in the bits."""
+    rng = np.random.default_rng(seed)
+    v = random_values(name, n, rng)
+    if name in ("f32", "f64", "f16", "bf16"):
+        v[::97] = (v[::97] * 1e4).clip(-6e4, 6e4)
+    return cudot.bf16_from_float(v) if name == "bf16" else np.asarray(v).astype(NUMPY[name])
+
+
+def strided(values, stride):
+    """A view with the given stride (in elements) whose elements are `values` (stride 0: values[0] n times)."""
+    n = len(values)
+    if stride == 0:
+        return np.broadcast_to(values[:1], (n,))
+    base = np.zeros(max(n, 1) * abs(stride), dtype=values.dtype)
+    view = base[::stride][:n]
+    view[:] = values
+    return view
+
+
+def operand(view, name):
+    return cudot.as_bf16(view) if name == "bf16" else view
+
+
+def host_dot(x, xt, y, yt):
+    """The reference: a HOST context holding the same values."""
+    with cudot.Context(len(x), xt, memory="host", y_dtype=yt) as ctx:
+        ctx.x[:], ctx.y[:] = x, y
+        return ctx.dot()

@@ -165,7 +165,8 @@ def test_the_expected_library_is_the_one_loaded():
 
 
 # --- type hints -----------------------------------------------------------------------------------------
-PUBLIC_FUNCTIONS = ["library_version", "join_partials", "bf16_from_float", "bf16_to_float"]
+PUBLIC_FUNCTIONS = ["library_version", "join_partials", "bf16_from_float", "bf16_to_float", "dot", "dot_async",
+                    "tile_partials", "as_bf16", "register_host"]
 
 
 def public_methods():
@@ -196,12 +197,16 @@ def total(n: int) -> float:
         ctx.x[:] = 1.0
         parts: npt.NDArray[np.uint8] = ctx.tile_partials(0, n)
         device: Optional[int] = ctx.device
+        own: float = cudot.dot(ctx.x[::-1], np.zeros(n, np.float16), stream=None)
+        with cudot.register_host(ctx.y) as registration:
+            own_parts: npt.NDArray[np.uint8] = cudot.tile_partials(ctx.x, cudot.as_bf16(ctx.y.view(np.uint16)))
         try:
             return ctx.dot() + cudot.join_partials(parts, ctx.dtypes[0], ctx.dtypes[1])
         except cudot.InvalidArgumentError as e:
             return float(e.status)
 '''
-WRONG = "\nname: int = cudot.library_version()\nnot_a_function = cudot.Context(4).dot_n('4')\n"
+WRONG = ("\nname: int = cudot.library_version()\nnot_a_function = cudot.Context(4).dot_n('4')\n"
+         "as_int: int = cudot.dot(np.zeros(3), np.zeros(3))\n")
 
 
 @pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="no mypy (Debian: python3-mypy)")
@@ -220,3 +225,4 @@ def test_a_typed_user_type_checks(tmp_path):
                          timeout=120)
     assert 'error: Incompatible types in assignment (expression has type "str"' in run.stdout
     assert 'error: Argument 1 to "dot_n" of "Context" has incompatible type "str"' in run.stdout
+    assert 'error: Incompatible types in assignment (expression has type "float", variable has type "int")' in run.stdout
