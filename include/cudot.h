@@ -313,10 +313,11 @@ typedef struct cudot_array {
                          be NULL only when n is 0. */
     int32_t dtype;    /* CUDOT_F32 .. CUDOT_U8 */
     int32_t reserved; /* must be 0 */
-    int64_t stride;   /* in elements, signed: 1 contiguous, -1 reversed (numpy x[::-1], BLAS incx < 0:
-                         data is then element 0, the last in memory), 0 one value repeated (numpy
-                         broadcast_to; the same bits as n copies). Note that 0 is a value, not "the
-                         default": start from CUDOT_ARRAYS_INIT, which sets 1. */
+    int64_t stride;   /* in elements, signed: 1 contiguous, -1 reversed (numpy x[::-1]: data is element 0,
+                         the last in memory), 0 one value repeated (numpy broadcast_to; the same bits as
+                         n copies). BLAS callers with incx < 0, whose pointer is the lowest address,
+                         pass data = x + (n - 1) * -incx and stride = incx. Note that 0 is a value, not
+                         "the default": start from CUDOT_ARRAYS_INIT, which sets 1. */
 } cudot_array;
 
 /* A dot of two caller-owned operands. Like cudot_config it can grow: set size to sizeof(cudot_arrays)
@@ -331,8 +332,9 @@ typedef struct cudot_arrays {
                            default stream. Ignored when the CPU computes. */
     void *x_ready;      /* NULL, or a cudaStream_t on which x was written (e.g. a producer's stream
                            named by __cuda_array_interface__): the dot waits for the work queued on it
-                           so far (an event recorded there, waited on by `stream`). (void *)1 names the
-                           legacy default stream, (void *)2 the per-thread one. */
+                           so far (an event recorded there, waited on by `stream`). Unlike `stream`,
+                           NULL here means "nothing to wait for": name the legacy default stream as
+                           (void *)1 (cudaStreamLegacy), the per-thread one as (void *)2. */
     void *y_ready;      /* the same for y */
 } cudot_arrays;
 

@@ -58,10 +58,6 @@ cudot_status read_request(const cudot_arrays *a, cudot_arrays &out, const char *
 
 cudot_status view(const cudot_array &in, std::size_t n, const char *name, const char *call, Operand &out,
                   ErrorSink err) {
-    if (!types::valid_dtype(in.dtype))
-        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s.dtype %d is not CUDOT_F32 = 1 .. CUDOT_U8 = 6", call,
-                    name, static_cast<int>(in.dtype));
-    if (in.reserved != 0) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s.reserved must be 0", call, name);
     if (!in.data) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s.data is NULL with n = %zu", call, name, n);
     out.data = static_cast<const unsigned char *>(in.data);
     out.gpu_data = out.data;
@@ -163,6 +159,10 @@ cudot_status run(const cudot_arrays *request, Want want, void *out, const char *
     const std::size_t n = a.n;
     if (!out && (n > 0 || want != Want::Partials))
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", call, out_name(want));
+    for (const cudot_array *o : {&a.x, &a.y})
+        if (!types::valid_dtype(o->dtype) || o->reserved != 0)
+            return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s.%s", call, o == &a.x ? "x" : "y",
+                        o->reserved != 0 ? "reserved must be 0" : "dtype is not CUDOT_F32 = 1 .. CUDOT_U8 = 6");
     if (n == 0 && want != Want::DeviceResult) {
         if (want == Want::Result) *static_cast<double *>(out) = 0.0;
         return CUDOT_OK;

@@ -219,3 +219,15 @@ TEST_CASE("own arrays: register and unregister host ranges", "[own][register]") 
     CHECK(cudot_register_host(nullptr, 4) == CUDOT_ERROR_INVALID_ARGUMENT);
     CHECK(cudot_register_host(buffer.data(), 0) == CUDOT_ERROR_INVALID_ARGUMENT);
 }
+
+TEST_CASE("own arrays: an unknown element type is refused even when n is 0", "[own][errors]") {
+    cudot_arrays a = CUDOT_ARRAYS_INIT;
+    a.x.dtype = 7;
+    double r = 5;
+    CHECK(cudot_dot_arrays(&a, &r) == CUDOT_ERROR_INVALID_ARGUMENT);
+    CHECK(std::string(cudot_last_error(nullptr)).find("x.dtype") != std::string::npos);
+    a.x.dtype = CUDOT_F32;
+    a.y.dtype = 0;
+    CHECK(cudot_dot_arrays(&a, &r) == CUDOT_ERROR_INVALID_ARGUMENT);
+    CHECK(r == 5);
+}

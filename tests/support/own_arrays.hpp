@@ -30,25 +30,42 @@ struct Layout {
     std::size_t offset = 0;
 };
 
+// Where element 0 sits (bytes past the aligned start) and how many bytes the layout spans from that start.
+struct Placement {
+    std::size_t element0 = 0, bytes = 0;
+};
+inline Placement place(std::size_t size, std::size_t n, Layout layout) {
+    const std::size_t step = static_cast<std::size_t>(layout.stride < 0 ? -layout.stride : layout.stride);
+    const std::size_t span = n == 0 ? 0 : ((n - 1) * step + 1) * size;
+    Placement p;
+    p.element0 = layout.offset + (layout.stride < 0 && n > 0 ? (n - 1) * step * size : 0);
+    p.bytes = layout.offset + span;
+    return p;
+}
+// Writes the n values into `start` (p.bytes long) as the layout places them; other bytes get 0xA5.
+inline void scatter(const void *values, std::size_t size, std::size_t n, Layout layout, unsigned char *start) {
+    const Placement p = place(size, n, layout);
+    std::memset(start, 0xA5, p.bytes);
+    const unsigned char *v = static_cast<const unsigned char *>(values);
+    for (std::size_t i = 0; i < n; ++i)
+        std::memcpy(start + p.element0 + static_cast<std::ptrdiff_t>(i) * layout.stride * static_cast<std::ptrdiff_t>(size),
+                    v + i * size, size);
+}
+
 struct LaidOut {
     std::vector<unsigned char> storage;
     const unsigned char *element0 = nullptr;
 };
 
+// The layout in host memory (64-byte aligned start).
 inline LaidOut lay_out(const void *values, std::size_t size, std::size_t n, Layout layout) {
     LaidOut out;
-    const std::size_t step = static_cast<std::size_t>(layout.stride < 0 ? -layout.stride : layout.stride);
-    const std::size_t span = n == 0 ? 0 : ((n - 1) * step + 1) * size;
-    out.storage.assign(span + layout.offset + 64, 0xA5);  // filler between elements: never read
-    unsigned char *base = out.storage.data();
-    base += (64 - reinterpret_cast<std::uintptr_t>(base) % 64) % 64;  // aligned (64 spare bytes)
-    base += layout.offset;
-    const unsigned char *v = static_cast<const unsigned char *>(values);
-    unsigned char *e0 = layout.stride < 0 && n > 0 ? base + (n - 1) * step * size : base;
-    for (std::size_t i = 0; i < n; ++i)
-        std::memcpy(e0 + static_cast<std::ptrdiff_t>(i) * layout.stride * static_cast<std::ptrdiff_t>(size), v + i * size,
-                    size);
-    out.element0 = e0;
+    const Placement p = place(size, n, layout);
+    out.storage.assign(p.bytes + 64, 0);
+    unsigned char *start = out.storage.data();
+    start += (64 - reinterpret_cast<std::uintptr_t>(start) % 64) % 64;
+    scatter(values, size, n, layout, start);
+    out.element0 = start + p.element0;
     return out;
 }
 

@@ -1,0 +1,373 @@
+// test_gpu_own_arrays.cpp - cudot_dot_arrays and its kin on GPU memory: device, managed, page-locked and
+// registered operands, every pair, stride and alignment, the caller's streams (ordering, other streams'
+// writes, per-thread streams, several threads), the asynchronous form and CUDA graphs, and bad requests.
+// Every result must be the bits of a HOST context holding the same values. Without a usable GPU the
+// program exits with 77 (CTest: "skipped").
+#include <catch2/catch.hpp>
+
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "own_arrays.hpp"
+#include "reference.hpp"
+
+using test::bits;
+
+namespace {
+
+std::vector<unsigned char> random_values(int32_t dtype, std::size_t n, std::uint64_t seed) {
+    std::vector<unsigned char> v(std::max<std::size_t>(n, 1) * test::dtype_size(dtype));
+    test::fill_random_any(dtype, v.data(), n, seed);
+    return v;
+}
+
+void repeat_first(std::vector<unsigned char> &v, std::size_t size, std::size_t n) {
+    for (std::size_t i = 1; i < n; ++i) std::memcpy(&v[i * size], v.data(), size);
+}
+
+// One operand in GPU-visible memory of a given kind, laid out as asked.
+enum class Kind { Device, Managed, Pinned };
+struct GpuOperand {
+    void *base = nullptr;
+    const unsigned char *element0 = nullptr;
+    Kind kind;
+    GpuOperand(Kind k, const void *values, std::size_t size, std::size_t n, test::Layout layout) : kind(k) {
+        const test::Placement p = test::place(size, n, layout);
+        std::vector<unsigned char> host(p.bytes + 1);
+        test::scatter(values, size, n, layout, host.data());
+        const std::size_t bytes = p.bytes + 1;
+        if (k == Kind::Device) REQUIRE(cudaMalloc(&base, bytes) == cudaSuccess);
+        if (k == Kind::Managed) REQUIRE(cudaMallocManaged(&base, bytes) == cudaSuccess);
+        if (k == Kind::Pinned) REQUIRE(cudaMallocHost(&base, bytes) == cudaSuccess);
+        REQUIRE(cudaMemcpy(base, host.data(), bytes, cudaMemcpyDefault) == cudaSuccess);
+        element0 = static_cast<unsigned char *>(base) + p.element0;
+    }
+    ~GpuOperand() {
+        if (kind == Kind::Pinned) cudaFreeHost(base);
+        else cudaFree(base);
+    }
+    GpuOperand(const GpuOperand &) = delete;
+    GpuOperand &operator=(const GpuOperand &) = delete;
+};
+
+double dot_arrays(const cudot_arrays &a) {
+    double r = -1;
+    const cudot_status s = cudot_dot_arrays(&a, &r);
+    INFO(cudot_last_error(nullptr));
+    REQUIRE(s == CUDOT_OK);
+    return r;
+}
+
+// The asynchronous form into a device double, read back.
+double dot_arrays_async(const cudot_arrays &a) {
+    double *d = nullptr;
+    REQUIRE(cudaMalloc(&d, sizeof(double)) == cudaSuccess);
+    const cudot_status s = cudot_dot_arrays_async(&a, d);
+    INFO(cudot_last_error(nullptr));
+    REQUIRE(s == CUDOT_OK);
+    double r = -1;
+    REQUIRE(cudaMemcpy(&r, d, sizeof r, cudaMemcpyDeviceToHost) == cudaSuccess);  // after the stream's work
+    cudaFree(d);
+    return r;
+}
+
+void check_kinds(Kind kx, Kind ky, int32_t xd, int32_t yd, std::size_t n, test::Layout lx, test::Layout ly,
+                 std::uint64_t seed, bool async = false) {
+    const std::size_t sx = test::dtype_size(xd), sy = test::dtype_size(yd);
+    std::vector<unsigned char> xv = random_values(xd, n, seed), yv = random_values(yd, n, seed + 1);
+    if (lx.stride == 0) repeat_first(xv, sx, n);
+    if (ly.stride == 0) repeat_first(yv, sy, n);
+    const double want = test::host_context_dot(xd, yd, xv.data(), yv.data(), n);
+    GpuOperand x(kx, xv.data(), sx, n, lx), y(ky, yv.data(), sy, n, ly);
+    INFO(test::dtype_name(xd) << " x " << test::dtype_name(yd) << " n=" << n << " kinds " << int(kx) << "," << int(ky)
+                              << " strides " << lx.stride << "," << ly.stride << " offsets " << lx.offset << ","
+                              << ly.offset << (async ? " async" : ""));
+    const cudot_arrays a = test::arrays_of(n, xd, x.element0, lx.stride, yd, y.element0, ly.stride);
+    const double got = async ? dot_arrays_async(a) : dot_arrays(a);
+    CHECK(bits(got) == bits(want));
+}
+
+}  // namespace
+
+TEST_CASE("gpu own arrays: device memory, every pair, contiguous and strided", "[gpu][own]") {
+    const std::vector<test::Layout> layouts = {{1, 0}, {-1, 0}, {0, 0}, {3, 0}, {1, 4}, {-2, 1}};
+    for (int32_t xd : test::all_dtypes())
+        for (int32_t yd : test::all_dtypes())
+            for (std::size_t n : {std::size_t(1), std::size_t(8193), std::size_t(100000)}) {
+                check_kinds(Kind::Device, Kind::Device, xd, yd, n, {1, 0}, {1, 0}, n + 10 * xd + yd);
+                const test::Layout &l = layouts[(xd * 6 + yd + n) % layouts.size()];
+                check_kinds(Kind::Device, Kind::Device, xd, yd, n, l, {1, 0}, n + xd);
+                check_kinds(Kind::Device, Kind::Device, xd, yd, n, {1, 0}, l, n + yd);
+            }
+    for (const test::Layout &l : layouts)
+        for (int32_t d : {CUDOT_F32, CUDOT_F64, CUDOT_F16, CUDOT_I8})
+            check_kinds(Kind::Device, Kind::Device, d, d, 3 * 8192 + 5, l, l, 99);
+}
+
+TEST_CASE("gpu own arrays: managed, page-locked and mixed operands", "[gpu][own]") {
+    for (int32_t d : {CUDOT_F32, CUDOT_F64, CUDOT_BF16, CUDOT_U8})
+        for (std::size_t n : {std::size_t(1000), std::size_t(1) << 20, (std::size_t(1) << 21) + 3}) {
+            check_kinds(Kind::Managed, Kind::Managed, d, d, n, {1, 0}, {1, 0}, n);
+            check_kinds(Kind::Pinned, Kind::Pinned, d, d, n, {1, 0}, {-1, 0}, n);
+            check_kinds(Kind::Device, Kind::Pinned, d, CUDOT_F32, n, {1, 0}, {1, 0}, n);
+            check_kinds(Kind::Managed, Kind::Device, d, CUDOT_F64, n, {2, 0}, {1, 0}, n);
+        }
+}
+
+TEST_CASE("gpu own arrays: registered host memory", "[gpu][own][register]") {
+    const std::size_t n = (std::size_t(1) << 21) + 17;
+    std::vector<float> x(n), y(n);
+    test::fill_random_any(CUDOT_F32, x.data(), n, 1);
+    test::fill_random_any(CUDOT_F32, y.data(), n, 2);
+    const double want = test::host_context_dot(CUDOT_F32, CUDOT_F32, x.data(), y.data(), n);
+    const cudot_arrays a = test::arrays_of(n, CUDOT_F32, x.data(), 1, CUDOT_F32, y.data(), 1);
+    CHECK(bits(dot_arrays(a)) == bits(want));  // pageable: the CPU
+    REQUIRE(cudot_register_host(x.data(), n * sizeof(float)) == CUDOT_OK);
+    REQUIRE(cudot_register_host(y.data(), n * sizeof(float)) == CUDOT_OK);
+    cudaPointerAttributes attributes{};
+    REQUIRE(cudaPointerGetAttributes(&attributes, x.data()) == cudaSuccess);
+    CHECK(attributes.type == cudaMemoryTypeHost);
+    CHECK(bits(dot_arrays(a)) == bits(want));        // page-locked: a GPU reads it in place
+    CHECK(bits(dot_arrays_async(a)) == bits(want));  // which the asynchronous form needs
+    CHECK(cudot_unregister_host(x.data()) == CUDOT_OK);
+    CHECK(cudot_unregister_host(y.data()) == CUDOT_OK);
+    REQUIRE(cudaPointerGetAttributes(&attributes, x.data()) == cudaSuccess);
+    CHECK(attributes.type == cudaMemoryTypeUnregistered);
+}
+
+TEST_CASE("gpu own arrays: the asynchronous form, every pair", "[gpu][own][async]") {
+    for (int32_t xd : test::all_dtypes())
+        for (int32_t yd : test::all_dtypes()) {
+            check_kinds(Kind::Device, Kind::Device, xd, yd, 20000, {1, 0}, {1, 0}, xd * 7 + yd, true);
+            check_kinds(Kind::Device, Kind::Managed, xd, yd, 9000, {-1, 0}, {2, 2}, xd * 5 + yd, true);
+        }
+    // n = 0 writes +0.0 in stream order.
+    double *d = nullptr;
+    REQUIRE(cudaMalloc(&d, sizeof(double)) == cudaSuccess);
+    REQUIRE(cudaMemset(d, 0xff, sizeof(double)) == cudaSuccess);
+    cudot_arrays a = CUDOT_ARRAYS_INIT;
+    REQUIRE(cudot_dot_arrays_async(&a, d) == CUDOT_OK);
+    double r = -1;
+    REQUIRE(cudaMemcpy(&r, d, sizeof r, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(bits(r) == bits(0.0));
+    cudaFree(d);
+}
+
+namespace {
+
+// n floats on the device holding `values`, and a HOST context's dot of them with themselves.
+struct DeviceVector {
+    std::vector<float> host;
+    float *device = nullptr;
+    explicit DeviceVector(std::size_t n, std::uint64_t seed) : host(n) {
+        test::fill_random_any(CUDOT_F32, host.data(), n, seed);
+        REQUIRE(cudaMalloc(&device, n * sizeof(float)) == cudaSuccess);
+        REQUIRE(cudaMemcpy(device, host.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    }
+    ~DeviceVector() { cudaFree(device); }
+    double expected() const { return test::host_context_dot(CUDOT_F32, CUDOT_F32, host.data(), host.data(), host.size()); }
+    cudot_arrays self_dot(void *stream) const {
+        cudot_arrays a = test::arrays_of(host.size(), CUDOT_F32, device, 1, CUDOT_F32, device, 1);
+        a.stream = stream;
+        return a;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("gpu own arrays: the dot runs after the stream's earlier work, and after x_ready's", "[gpu][own][streams]") {
+    const std::size_t n = std::size_t(1) << 24;
+    DeviceVector v(n, 3);
+    std::vector<float> fresh(n);
+    test::fill_random_any(CUDOT_F32, fresh.data(), n, 4);
+    const double want_fresh = test::host_context_dot(CUDOT_F32, CUDOT_F32, fresh.data(), fresh.data(), n);
+    float *pinned = nullptr;
+    REQUIRE(cudaMallocHost(&pinned, n * sizeof(float)) == cudaSuccess);
+    std::memcpy(pinned, fresh.data(), n * sizeof(float));
+    cudaStream_t writer, reader;
+    REQUIRE(cudaStreamCreateWithFlags(&writer, cudaStreamNonBlocking) == cudaSuccess);
+    REQUIRE(cudaStreamCreateWithFlags(&reader, cudaStreamNonBlocking) == cudaSuccess);
+    SECTION("same stream") {
+        REQUIRE(cudaMemcpyAsync(v.device, pinned, n * sizeof(float), cudaMemcpyHostToDevice, writer) == cudaSuccess);
+        CHECK(bits(dot_arrays(v.self_dot(writer))) == bits(want_fresh));
+    }
+    SECTION("another stream, named in x_ready and y_ready") {
+        REQUIRE(cudaMemcpyAsync(v.device, pinned, n * sizeof(float), cudaMemcpyHostToDevice, writer) == cudaSuccess);
+        cudot_arrays a = v.self_dot(reader);
+        a.x_ready = writer;
+        a.y_ready = writer;
+        CHECK(bits(dot_arrays(a)) == bits(want_fresh));
+    }
+    SECTION("the legacy and per-thread default streams") {
+        REQUIRE(cudaMemcpyAsync(v.device, pinned, n * sizeof(float), cudaMemcpyHostToDevice, cudaStreamPerThread) ==
+                cudaSuccess);
+        CHECK(bits(dot_arrays(v.self_dot(cudaStreamPerThread))) == bits(want_fresh));
+        CHECK(bits(dot_arrays(v.self_dot(nullptr))) == bits(want_fresh));
+        CHECK(bits(dot_arrays(v.self_dot(cudaStreamLegacy))) == bits(want_fresh));
+    }
+    REQUIRE(cudaStreamSynchronize(writer) == cudaSuccess);
+    cudaStreamDestroy(writer);
+    cudaStreamDestroy(reader);
+    cudaFreeHost(pinned);
+}
+
+TEST_CASE("gpu own arrays: threads on their own streams and on per-thread streams", "[gpu][own][streams][threads]") {
+    DeviceVector small(5000, 5), large(3 * 100000 + 1, 6);
+    const double want_small = small.expected(), want_large = large.expected();
+    std::vector<int> wrong(8, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t)
+        threads.emplace_back([&, t] {
+            cudaStream_t s = cudaStreamPerThread;
+            if (t % 2 == 0 && cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
+                wrong[t] = -1;
+                return;
+            }
+            for (int i = 0; i < 200; ++i) {
+                const DeviceVector &v = (i + t) % 2 ? small : large;
+                double r = 0;
+                cudot_arrays a = v.self_dot(s);
+                if (cudot_dot_arrays(&a, &r) != CUDOT_OK || bits(r) != bits(&v == &small ? want_small : want_large))
+                    ++wrong[t];
+            }
+            if (t % 2 == 0) cudaStreamDestroy(s);
+        });
+    for (std::thread &th : threads) th.join();
+    for (int t = 0; t < 8; ++t) CHECK(wrong[t] == 0);
+}
+
+TEST_CASE("gpu own arrays: back-to-back asynchronous dots and a replayed CUDA graph", "[gpu][own][async][graph]") {
+    DeviceVector v(4096, 7);
+    const double want = v.expected();
+    cudaStream_t s;
+    REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+    double *results = nullptr;
+    REQUIRE(cudaMalloc(&results, 1000 * sizeof(double)) == cudaSuccess);
+    const cudot_arrays a = v.self_dot(s);
+    for (int i = 0; i < 1000; ++i) REQUIRE(cudot_dot_arrays_async(&a, results + i) == CUDOT_OK);
+    std::vector<double> got(1000);
+    REQUIRE(cudaMemcpyAsync(got.data(), results, 1000 * sizeof(double), cudaMemcpyDeviceToHost, s) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+    for (double r : got) REQUIRE(bits(r) == bits(want));
+
+    // Captured once, replayed with new values in between: each replay reads the values of its time.
+    REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) == cudaSuccess);
+    REQUIRE(cudot_dot_arrays_async(&a, results) == CUDOT_OK);
+    double blocked = 0;
+    CHECK(cudot_dot_arrays(&a, &blocked) == CUDOT_ERROR_UNSUPPORTED);  // a blocking call during capture
+    CHECK(std::string(cudot_last_error(nullptr)).find("captured") != std::string::npos);
+    cudaGraph_t graph;
+    REQUIRE(cudaStreamEndCapture(s, &graph) == cudaSuccess);
+    cudaGraphExec_t exec;
+    REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    for (int replay = 0; replay < 5; ++replay) {
+        std::vector<float> values(4096);
+        test::fill_random_any(CUDOT_F32, values.data(), values.size(), 100 + replay);
+        REQUIRE(cudaMemcpyAsync(v.device, values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice, s) ==
+                cudaSuccess);
+        REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
+        double r = -1;
+        REQUIRE(cudaMemcpyAsync(&r, results, sizeof r, cudaMemcpyDeviceToHost, s) == cudaSuccess);
+        REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+        CHECK(bits(r) == bits(test::host_context_dot(CUDOT_F32, CUDOT_F32, values.data(), values.data(), 4096)));
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaFree(results);
+    cudaStreamDestroy(s);
+}
+
+TEST_CASE("gpu own arrays: partials of device arrays join to the whole dot's bits", "[gpu][own][partials]") {
+    const std::size_t n = 5 * CUDOT_TILE_ELEMENTS + 99;
+    DeviceVector v(n, 8);
+    std::vector<unsigned char> partials(6 * CUDOT_PARTIAL_BYTES);
+    cudot_arrays first = v.self_dot(nullptr), second = v.self_dot(nullptr);
+    first.n = 2 * CUDOT_TILE_ELEMENTS;
+    second.n = n - first.n;
+    second.x.data = second.y.data = v.device + first.n;
+    REQUIRE(cudot_tile_partials_arrays(&first, partials.data()) == CUDOT_OK);
+    REQUIRE(cudot_tile_partials_arrays(&second, partials.data() + 2 * CUDOT_PARTIAL_BYTES) == CUDOT_OK);
+    double r = -1;
+    REQUIRE(cudot_join_partials(CUDOT_F32, CUDOT_F32, partials.data(), 6, &r) == CUDOT_OK);
+    CHECK(bits(r) == bits(v.expected()));
+}
+
+namespace {
+
+void check_refused(const cudot_arrays &a, cudot_status want, const char *words) {
+    double r = 12345.0;
+    const cudot_status s = cudot_dot_arrays(&a, &r);
+    const std::string message = cudot_last_error(nullptr);
+    INFO(message);
+    CHECK(s == want);
+    CHECK(message.find(words) != std::string::npos);
+    CHECK(r == 12345.0);
+}
+
+}  // namespace
+
+TEST_CASE("gpu own arrays: bad device operands get a status, never a crash", "[gpu][own][errors]") {
+    DeviceVector v(1000, 9);
+    SECTION("running past the allocation") {
+        cudot_arrays a = v.self_dot(nullptr);
+        a.n = 1001;
+        check_refused(a, CUDOT_ERROR_INVALID_ARGUMENT, "outside its allocation");
+        a.n = 500;
+        a.y.stride = 3;  // reaches element 1497
+        check_refused(a, CUDOT_ERROR_INVALID_ARGUMENT, "outside its allocation");
+        a.y.stride = -1;  // element 0 at the start, the rest before the allocation
+        check_refused(a, CUDOT_ERROR_INVALID_ARGUMENT, "outside its allocation");
+    }
+    SECTION("a freed device pointer") {
+        float *gone = nullptr;
+        REQUIRE(cudaMalloc(&gone, 1 << 20) == cudaSuccess);
+        REQUIRE(cudaFree(gone) == cudaSuccess);
+        cudot_arrays a = v.self_dot(nullptr);
+        a.x.data = gone;
+        check_refused(a, CUDOT_ERROR_INVALID_ARGUMENT, "can read");
+    }
+    SECTION("a pageable host operand beside a device one") {
+        std::vector<float> host(1000, 1.0f);
+        cudot_arrays a = v.self_dot(nullptr);
+        a.y.data = host.data();
+        int pageable = 0;
+        REQUIRE(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, 0) == cudaSuccess);
+        if (pageable) {  // HMM or ATS: the GPU reads it in place
+            CHECK(bits(dot_arrays(a)) ==
+                  bits(test::host_context_dot(CUDOT_F32, CUDOT_F32, v.host.data(), host.data(), 1000)));
+        } else {
+            check_refused(a, CUDOT_ERROR_UNSUPPORTED, "cannot read");
+        }
+    }
+    SECTION("an asynchronous result in pageable memory") {
+        double host_result = 0;
+        const cudot_arrays a = v.self_dot(nullptr);
+        CHECK(cudot_dot_arrays_async(&a, &host_result) == CUDOT_ERROR_INVALID_ARGUMENT);
+        CHECK(std::string(cudot_last_error(nullptr)).find("device_result") != std::string::npos);
+    }
+    SECTION("two GPUs, and a stream of the other GPU") {
+        int count = 0;
+        REQUIRE(cudaGetDeviceCount(&count) == cudaSuccess);
+        if (count < 2) {
+            SUCCEED("one GPU: nothing to check");
+            return;
+        }
+        REQUIRE(cudaSetDevice(1) == cudaSuccess);
+        float *other = nullptr;
+        cudaStream_t other_stream;
+        REQUIRE(cudaMalloc(&other, 1000 * sizeof(float)) == cudaSuccess);
+        REQUIRE(cudaStreamCreate(&other_stream) == cudaSuccess);
+        cudot_arrays a = v.self_dot(nullptr);
+        a.y.data = other;
+        check_refused(a, CUDOT_ERROR_UNSUPPORTED, "copy one");
+        a = v.self_dot(other_stream);
+        check_refused(a, CUDOT_ERROR_INVALID_ARGUMENT, "stream belongs to GPU 1");
+        cudaStreamDestroy(other_stream);
+        cudaFree(other);
+        REQUIRE(cudaSetDevice(0) == cudaSuccess);
+    }
+}
