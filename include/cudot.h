@@ -304,8 +304,9 @@ CUDOT_API cudot_status cudot_join_partials(int32_t x_dtype, int32_t y_dtype, con
  *
  * Ranges: for device and managed operands CUDA knows the allocation, and an operand whose n elements
  * (with its stride) leave it is refused (INVALID_ARGUMENT). For host memory the caller's n and strides
- * are trusted, as BLAS trusts them; the library only checks that the first and last elements can be
- * read, so that a freed or foreign device pointer without a GPU to read it gets a status, not a crash. */
+ * are trusted, as BLAS trusts them; the library only checks, the first time a thread meets the pages
+ * of the first and last elements, that they can be read, so that a freed or foreign device pointer
+ * without a GPU to read it gets a status, not a crash. */
 
 /* One operand: n elements of one type, element i at data + i * stride elements. */
 typedef struct cudot_array {

@@ -71,13 +71,21 @@ cudot_status view(const cudot_array &in, std::size_t n, const char *name, const 
     return CUDOT_OK;
 }
 
-// A host operand whose first or last element cannot be read would crash the dot: a freed array, or GPU
-// memory the CUDA driver does not know (freed, or no driver to read it).
-cudot_status check_readable(const Operand &o, std::size_t n, const char *name, const char *call, ErrorSink err) {
-    if (cpu::host_readable(o.at(0), o.size()) && cpu::host_readable(o.at(n - 1), o.size())) return CUDOT_OK;
-    return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
-                "%s: %s (%p) is neither memory CUDA knows nor host memory this process can read: freed, or a device "
-                "pointer with no GPU or driver to read it", call, name, static_cast<const void *>(o.data));
+// Where o lives (cuda::locate). A host operand whose first or last element cannot be read would crash the
+// dot: a freed array, or GPU memory the CUDA driver does not know (freed, or no driver to read it).
+// Operands on pages this thread already found to be readable pageable memory skip both questions.
+cudot_status locate(Operand &o, std::size_t n, const char *name, const char *call, ErrorSink err) {
+    const unsigned char *first = o.at(0), *last = o.at(n - 1);
+    if (cpu::known_pageable(first, o.size()) && cpu::known_pageable(last, o.size())) return CUDOT_OK;  // Pageable
+    if (cudot_status status = cuda::locate(o, n, name, err)) return status;
+    if (o.place != Place::Pageable) return CUDOT_OK;
+    if (!cpu::host_readable(first, o.size()) || !cpu::host_readable(last, o.size()))
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                    "%s: %s (%p) is neither memory CUDA knows nor host memory this process can read: freed, or a "
+                    "device pointer with no GPU or driver to read it", call, name, static_cast<const void *>(o.data));
+    cpu::remember_pageable(first, o.size());
+    cpu::remember_pageable(last, o.size());
+    return CUDOT_OK;
 }
 
 bool on_gpu(const Operand &o) { return o.place == Place::Device || o.place == Place::Managed; }
@@ -173,16 +181,20 @@ cudot_status run(const cudot_arrays *request, Want want, void *out, const char *
     if (n > 0) {
         if (cudot_status status = view(a.x, n, "x", call, ops.x, err)) return status;
         if (cudot_status status = view(a.y, n, "y", call, ops.y, err)) return status;
-        if (cudot_status status = cuda::locate(ops.x, n, "x", err)) return status;
-        if (cudot_status status = cuda::locate(ops.y, n, "y", err)) return status;
-        for (const Operand *o : {&ops.x, &ops.y})
-            if (o->place == Place::Pageable)
-                if (cudot_status status = check_readable(*o, n, o == &ops.x ? "x" : "y", call, err)) return status;
+        if (cudot_status status = locate(ops.x, n, "x", call, err)) return status;
+        if (cudot_status status = locate(ops.y, n, "y", call, err)) return status;
         if (cudot_status status = pick_device(ops, want == Want::DeviceResult, call, device, err)) return status;
+    } else {  // an asynchronous empty dot: +0.0 written on the GPU of the result
+        Operand result = dense_operand(out, CUDOT_F64);
+        if (cudot_status status = cuda::locate(result, 1, "device_result", err)) return status;
+        device = on_gpu(result) ? result.device : cuda::host_reader_device();
+        if (device < 0)
+            return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                        "%s: device_result (%p) is not memory a GPU here can write", call, out);
     }
     cpu::DefaultFpEnv fp_env;  // the caller's FTZ/DAZ or rounding mode must not change the result
     cudot_status status;
-    if (device < 0 && n > 0) {
+    if (device < 0) {
         status = cpu_run(ops, want, out);
     } else {
         cuda::StreamCall c;
@@ -238,6 +250,7 @@ cudot_status register_host(const void *p, std::size_t bytes, ErrorSink err) {
     }
     bool locked = false;
     if (cudot_status status = cuda::register_host(p, bytes, &locked, err)) return status;
+    cpu::forget_pageable();  // these pages are page-locked now
     ranges.emplace(start, Registered{bytes, locked});  // bad_alloc: OUT_OF_MEMORY (the range stays locked)
     return CUDOT_OK;
 }

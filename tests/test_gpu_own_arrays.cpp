@@ -150,7 +150,9 @@ TEST_CASE("gpu own arrays: the asynchronous form, every pair", "[gpu][own][async
     REQUIRE(cudaMalloc(&d, sizeof(double)) == cudaSuccess);
     REQUIRE(cudaMemset(d, 0xff, sizeof(double)) == cudaSuccess);
     cudot_arrays a = CUDOT_ARRAYS_INIT;
-    REQUIRE(cudot_dot_arrays_async(&a, d) == CUDOT_OK);
+    const cudot_status empty = cudot_dot_arrays_async(&a, d);
+    INFO(cudot_last_error(nullptr));
+    REQUIRE(empty == CUDOT_OK);
     double r = -1;
     REQUIRE(cudaMemcpy(&r, d, sizeof r, cudaMemcpyDeviceToHost) == cudaSuccess);
     CHECK(bits(r) == bits(0.0));
@@ -256,7 +258,14 @@ TEST_CASE("gpu own arrays: back-to-back asynchronous dots and a replayed CUDA gr
 
     // Captured once, replayed with new values in between: each replay reads the values of its time.
     REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) == cudaSuccess);
-    REQUIRE(cudot_dot_arrays_async(&a, results) == CUDOT_OK);
+    const cudot_status captured = cudot_dot_arrays_async(&a, results);
+    const std::string why = cudot_last_error(nullptr);
+    if (captured != CUDOT_OK) {
+        cudaGraph_t broken;
+        cudaStreamEndCapture(s, &broken);  // leave the stream usable for the cases after this one
+        INFO(why);
+        REQUIRE(captured == CUDOT_OK);
+    }
     double blocked = 0;
     CHECK(cudot_dot_arrays(&a, &blocked) == CUDOT_ERROR_UNSUPPORTED);  // a blocking call during capture
     CHECK(std::string(cudot_last_error(nullptr)).find("captured") != std::string::npos);

@@ -1,6 +1,7 @@
 // readable.cpp - see readable.hpp.
 #include "readable.hpp"
 
+#include <atomic>
 #include <cstdint>
 
 #if defined(_WIN32)
@@ -18,11 +19,19 @@ namespace {
 
 constexpr std::uintptr_t kPage = 4096;
 
-// The last few page ranges this thread found readable, most recent first.
-struct KnownReadable {
+std::atomic<unsigned> generation{0};  // bumped by forget_pageable()
+
+// The last few page ranges this thread found to be readable pageable memory, most recent first.
+struct KnownPageable {
+    unsigned generation = 0;
     static constexpr int kRanges = 8;
     std::uintptr_t lo[kRanges] = {}, hi[kRanges] = {};
-    bool has(std::uintptr_t a, std::uintptr_t b) const {
+    bool has(std::uintptr_t a, std::uintptr_t b) {
+        const unsigned now = cpu::generation.load(std::memory_order_acquire);
+        if (generation != now) {
+            for (int i = 0; i < kRanges; ++i) lo[i] = hi[i] = 0;
+            generation = now;
+        }
         for (int i = 0; i < kRanges; ++i)
             if (a >= lo[i] && b <= hi[i]) return true;
         return false;
@@ -36,7 +45,13 @@ struct KnownReadable {
         hi[0] = b;
     }
 };
-thread_local KnownReadable known;
+thread_local KnownPageable known;
+
+void pages_of(const void *p, std::size_t bytes, std::uintptr_t &lo, std::uintptr_t &hi) {
+    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
+    lo = a & ~(kPage - 1);
+    hi = ((a + bytes - 1) & ~(kPage - 1)) + kPage;
+}
 
 // One read of the kernel's, which fails instead of faulting.
 bool ask_system(const void *p, std::size_t bytes) {
@@ -56,14 +71,21 @@ bool ask_system(const void *p, std::size_t bytes) {
 
 }  // namespace
 
-bool host_readable(const void *p, std::size_t bytes) {
-    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
-    const std::uintptr_t page_lo = a & ~(kPage - 1), page_hi = ((a + bytes - 1) & ~(kPage - 1)) + kPage;
-    if (known.has(page_lo, page_hi)) return true;
-    if (!ask_system(p, bytes)) return false;
-    known.add(page_lo, page_hi);
-    return true;
+bool host_readable(const void *p, std::size_t bytes) { return ask_system(p, bytes); }
+
+bool known_pageable(const void *p, std::size_t bytes) {
+    std::uintptr_t lo, hi;
+    pages_of(p, bytes, lo, hi);
+    return known.has(lo, hi);
 }
+
+void remember_pageable(const void *p, std::size_t bytes) {
+    std::uintptr_t lo, hi;
+    pages_of(p, bytes, lo, hi);
+    if (!known.has(lo, hi)) known.add(lo, hi);
+}
+
+void forget_pageable() { generation.fetch_add(1, std::memory_order_acq_rel); }
 
 }  // namespace cpu
 }  // namespace cudot

@@ -1,4 +1,5 @@
-// readable.hpp - whether host memory can be read, asked of the kernel instead of found out by a crash.
+// readable.hpp - whether host memory can be read, asked of the kernel instead of found out by a crash, and
+// which pages a thread already knows to be ordinary (pageable) host memory.
 #pragma once
 
 #include <cstddef>
@@ -7,10 +8,17 @@ namespace cudot {
 namespace cpu {
 
 // Whether the `bytes` bytes at p can be read by this process (a freed mapping, a guard page, or the address
-// of GPU memory with no GPU to read it cannot). Asks the operating system once per page range; pages found
-// readable are remembered per thread, so repeated dots on the same arrays ask nothing. Where the system
-// will not say (a sandbox that forbids the call), the memory is taken to be readable.
+// of GPU memory with no GPU to read it cannot). Where the system will not say (a sandbox that forbids
+// the call), the memory is taken to be readable.
 bool host_readable(const void *p, std::size_t bytes);
+
+// A per-thread memory of pages found to be readable pageable host memory (CUDA did not know them), so that
+// repeated dots on the same host arrays ask neither CUDA nor the system again. Registering memory with
+// cudot (forget_pageable) clears every thread's memory; memory a caller page-locks itself behind cudot's
+// back keeps being read by the CPU, which gives the same bits.
+bool known_pageable(const void *p, std::size_t bytes);
+void remember_pageable(const void *p, std::size_t bytes);
+void forget_pageable();
 
 }  // namespace cpu
 }  // namespace cudot

@@ -32,9 +32,19 @@ struct LaunchArgs {
     bool x_aligned = true, y_aligned = true;
 };
 
+// One launch's kernel and arguments, in storage of its own, as a CUDA graph's kernel node takes them
+// (node.kernelParams points into it: do not copy a KernelCall after prepare()).
+struct KernelCall {
+    alignas(16) unsigned char params[96];  // the pair's DotParams
+    StridedView x, y;                      // strided_dot_kernel's views
+    void *args[3];
+    cudaKernelNodeParams node;
+};
+
 // The typed launch and occupancy query, selected once per context from (dtype, y_dtype).
 struct Launcher {
     cudaError_t (*launch)(const LaunchArgs &args, cudaStream_t stream) = nullptr;
+    void (*prepare)(const LaunchArgs &args, KernelCall &call) = nullptr;  // the same launch, not made
     cudaError_t (*occupancy)(int threads, int *blocks_per_sm) = nullptr;
     std::size_t partial_bytes = 0;  // one partial of the pair's kind, packed
 };

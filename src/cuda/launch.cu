@@ -17,24 +17,38 @@ namespace cudot {
 namespace cuda {
 
 template <class Tx, class Ty>
-static cudaError_t launch_typed(const LaunchArgs &a, cudaStream_t stream) {
+static void prepare_typed(const LaunchArgs &a, KernelCall &c) {
     using Acc = typename PairOf<Tx, Ty>::Acc;
+    static_assert(sizeof(DotParams<Tx, Ty>) <= sizeof c.params, "KernelCall::params holds every pair's DotParams");
     unsigned slice_shift = 0;
     while ((1u << slice_shift) < a.slices) ++slice_shift;
     const DotParams<Tx, Ty> p{static_cast<const Tx *>(a.x), static_cast<const Ty *>(a.y), a.n, a.items,
                               slice_shift, static_cast<Acc *>(a.partials), a.ticket, a.done, a.hold};
+    std::memset(&c, 0, sizeof c);
+    std::memcpy(c.params, &p, sizeof p);
+    c.args[0] = c.params;
+    c.node.gridDim = dim3(a.blocks);
+    if (!a.dense) {
+        c.x = StridedView{static_cast<const unsigned char *>(a.x), a.x_stride, a.x_aligned};
+        c.y = StridedView{static_cast<const unsigned char *>(a.y), a.y_stride, a.y_aligned};
+        c.args[1] = &c.x;
+        c.args[2] = &c.y;
+        c.node.func = reinterpret_cast<void *>(&strided_dot_kernel<Tx, Ty>);
+        c.node.blockDim = dim3(kThreads);
+    } else {
+        c.node.func = reinterpret_cast<void *>(&dot_kernel<Tx, Ty>);
+        c.node.blockDim = dim3(kThreads / a.slices);
+    }
+    c.node.kernelParams = c.args;
+}
+
+template <class Tx, class Ty>
+static cudaError_t launch_typed(const LaunchArgs &a, cudaStream_t stream) {
+    KernelCall c;
+    prepare_typed<Tx, Ty>(a, c);
     // cudaLaunchKernel returns this launch's own error: not one that the caller's code (or an earlier
     // call of cudot's) left pending in CUDA's per-thread last error.
-    if (!a.dense) {
-        StridedView x{static_cast<const unsigned char *>(a.x), a.x_stride, a.x_aligned};
-        StridedView y{static_cast<const unsigned char *>(a.y), a.y_stride, a.y_aligned};
-        void *args[] = {const_cast<DotParams<Tx, Ty> *>(&p), &x, &y};
-        return cudaLaunchKernel(reinterpret_cast<const void *>(&strided_dot_kernel<Tx, Ty>), dim3(a.blocks),
-                                dim3(kThreads), args, 0, stream);
-    }
-    void *args[] = {const_cast<DotParams<Tx, Ty> *>(&p)};
-    return cudaLaunchKernel(reinterpret_cast<const void *>(&dot_kernel<Tx, Ty>), dim3(a.blocks),
-                            dim3(kThreads / a.slices), args, 0, stream);
+    return cudaLaunchKernel(c.node.func, c.node.gridDim, c.node.blockDim, c.args, 0, stream);
 }
 
 template <class Tx, class Ty>
@@ -49,6 +63,7 @@ Launcher launcher_for(int32_t x_dtype, int32_t y_dtype) {
             using Ty = decltype(yt);
             Launcher l;
             l.launch = launch_typed<Tx, Ty>;
+            l.prepare = prepare_typed<Tx, Ty>;
             l.occupancy = occupancy_typed<Tx, Ty>;
             l.partial_bytes = sizeof(typename PairOf<Tx, Ty>::Acc);
             return l;
