@@ -76,7 +76,7 @@ TEST_CASE("own arrays: strides -1, 0, 3 and -5, and addresses not aligned to the
                 }
 }
 
-TEST_CASE("own arrays: large dots on the pool, strided and not", "[own][api][threads]") {
+TEST_CASE("own arrays: large dots on the pool, strided and not", "[own][api][threads][slow-under-checkers]") {
     for (int32_t d : {CUDOT_F32, CUDOT_F64, CUDOT_I8}) {
         check_layouts(d, d, std::size_t(1) << 21, {1, 0}, {1, 0}, 11);
         check_layouts(d, d, (std::size_t(1) << 20) + 77, {-2, 0}, {1, 4}, 12);

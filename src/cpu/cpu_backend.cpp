@@ -88,6 +88,7 @@ cudot_status create(cudot_ctx &ctx, ErrorSink err) {
                     y_bytes, physical);
     HostState *state = new (std::nothrow) HostState;
     if (!state) return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the context");
+    (void)tile_kernels();  // the process's first init builds the kernel tables, not its first dot
     ctx.host = state;
     ctx.x = allocate_host(x_bytes);
     ctx.y = allocate_host(y_bytes);
