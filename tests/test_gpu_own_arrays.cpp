@@ -256,36 +256,41 @@ TEST_CASE("gpu own arrays: back-to-back asynchronous dots and a replayed CUDA gr
     REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
     for (double r : got) REQUIRE(bits(r) == bits(want));
 
-    // Captured once, replayed with new values in between: each replay reads the values of its time.
-    REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) == cudaSuccess);
-    const cudot_status captured = cudot_dot_arrays_async(&a, results);
-    const std::string why = cudot_last_error(nullptr);
-    if (captured != CUDOT_OK) {
-        cudaGraph_t broken;
-        cudaStreamEndCapture(s, &broken);  // leave the stream usable for the cases after this one
+    // Captured once (in each capture mode), replayed with new values in between: each replay reads the
+    // values of its time. The graph owns its workspace, freed when graph and executable are gone.
+    for (cudaStreamCaptureMode mode :
+         {cudaStreamCaptureModeThreadLocal, cudaStreamCaptureModeGlobal, cudaStreamCaptureModeRelaxed}) {
+        INFO("capture mode " << static_cast<int>(mode));
+        REQUIRE(cudaStreamBeginCapture(s, mode) == cudaSuccess);
+        const cudot_status captured = cudot_dot_arrays_async(&a, results);
+        const std::string why = cudot_last_error(nullptr);
+        double blocked = 0;
+        const cudot_status refused = cudot_dot_arrays(&a, &blocked);  // a blocking call during capture
+        const std::string refusal = cudot_last_error(nullptr);
+        cudaGraph_t graph = nullptr;
+        const cudaError_t ended = cudaStreamEndCapture(s, &graph);  // always, so the stream stays usable
         INFO(why);
         REQUIRE(captured == CUDOT_OK);
+        CHECK(refused == CUDOT_ERROR_UNSUPPORTED);
+        CHECK(refusal.find("captured") != std::string::npos);
+        REQUIRE(ended == cudaSuccess);
+        cudaGraphExec_t exec;
+        REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+        for (int replay = 0; replay < 3; ++replay) {
+            std::vector<float> values(4096);
+            test::fill_random_any(CUDOT_F32, values.data(), values.size(), 100 + replay + 10 * static_cast<int>(mode));
+            REQUIRE(cudaMemcpyAsync(v.device, values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice,
+                                    s) == cudaSuccess);
+            REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
+            double r = -1;
+            REQUIRE(cudaMemcpyAsync(&r, results, sizeof r, cudaMemcpyDeviceToHost, s) == cudaSuccess);
+            REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+            CHECK(bits(r) == bits(test::host_context_dot(CUDOT_F32, CUDOT_F32, values.data(), values.data(), 4096)));
+        }
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
     }
-    double blocked = 0;
-    CHECK(cudot_dot_arrays(&a, &blocked) == CUDOT_ERROR_UNSUPPORTED);  // a blocking call during capture
-    CHECK(std::string(cudot_last_error(nullptr)).find("captured") != std::string::npos);
-    cudaGraph_t graph;
-    REQUIRE(cudaStreamEndCapture(s, &graph) == cudaSuccess);
-    cudaGraphExec_t exec;
-    REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
-    for (int replay = 0; replay < 5; ++replay) {
-        std::vector<float> values(4096);
-        test::fill_random_any(CUDOT_F32, values.data(), values.size(), 100 + replay);
-        REQUIRE(cudaMemcpyAsync(v.device, values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice, s) ==
-                cudaSuccess);
-        REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
-        double r = -1;
-        REQUIRE(cudaMemcpyAsync(&r, results, sizeof r, cudaMemcpyDeviceToHost, s) == cudaSuccess);
-        REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
-        CHECK(bits(r) == bits(test::host_context_dot(CUDOT_F32, CUDOT_F32, values.data(), values.data(), 4096)));
-    }
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
+    REQUIRE(cudot_dot_arrays_async(&a, results) == CUDOT_OK);  // frees the destroyed graphs' workspaces
     cudaFree(results);
     cudaStreamDestroy(s);
 }

@@ -4,9 +4,10 @@
 // What a launch needs besides the operands is a workspace: the join's ticket and one partial per tile.
 // It is kept per stream (keyed by CUDA's process-unique stream id), so launches that share it are
 // ordered by their stream, and no call allocates: a stream's workspace is made (stream-ordered,
-// cudaMallocAsync) the first time a stream is seen or a larger dot comes, and kept. Work captured into
-// a graph gets a workspace of its own instead, allocated and freed by the graph itself, so a graph
-// replayed anywhere never shares one. A blocking dot's result comes back the way a context's does:
+// cudaMallocAsync) the first time a stream is seen or a larger dot comes, and kept. A dot captured into
+// a graph gets a workspace of its own instead, owned by the graph (a CUDA user object): allocated at
+// capture (outside the graph, so replays allocate nothing), and freed once the graph and every
+// executable made from it are gone. A blocking dot's result comes back the way a context's does:
 // the last block writes it into a slot of mapped host memory, which the host polls.
 #include <cuda.h>
 
@@ -15,6 +16,7 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -107,6 +109,9 @@ struct ArrayGpu {
     std::vector<Completion *> free_slots;  // mapped result slots (host addresses == device addresses, UVA)
     std::unordered_map<unsigned long long, Workspace> workspaces;  // by stream id
     cudaEvent_t ready_event = nullptr;     // x_ready / y_ready waits
+    cudaStream_t own_stream = nullptr;     // cudot's own (non-blocking): captured dots' workspaces
+    std::mutex released_mutex;             // guards `released` (a destructor may run inside a CUDA call)
+    std::vector<void *> released;          // workspaces of destroyed graphs, freed on the next call
 };
 
 ArrayGpu &array_gpu(int device) {
@@ -272,6 +277,68 @@ cudot_status wait_stream_bounded(int device, cudaStream_t stream, std::uint64_t 
     }
 }
 
+
+// ---- workspaces of captured dots ----
+
+struct CapturedWorkspace {
+    ArrayGpu *gpu;
+    void *memory;
+};
+
+// A CUDA user object's destructor may make no CUDA call: it hands the memory to the next call on the GPU.
+void release_captured(void *p) {
+    CapturedWorkspace *c = static_cast<CapturedWorkspace *>(p);
+    {
+        std::lock_guard<std::mutex> lock(c->gpu->released_mutex);
+        c->gpu->released.push_back(c->memory);
+    }
+    delete c;
+}
+
+// Frees the workspaces of graphs destroyed since the last call (g.mutex held; not while capturing).
+void free_released(ArrayGpu &g) {
+    std::vector<void *> gone;
+    {
+        std::lock_guard<std::mutex> lock(g.released_mutex);
+        gone.swap(g.released);
+    }
+    for (void *memory : gone) (void)note(cudaFreeAsync(memory, g.own_stream));
+}
+
+// A workspace for a dot being captured on `stream`: allocated now on cudot's own stream (the thread's
+// capture mode is relaxed for these calls: they are not part of the graph, and must not be) with its
+// ticket zeroed, and handed to the graph being captured, which frees it when it goes.
+cudot_status captured_workspace(ArrayGpu &g, cudaStream_t stream, std::size_t bytes, void *&out, ErrorSink err) {
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    CUDOT_CUDA_TRY(err, cudaThreadExchangeStreamCaptureMode(&mode));
+    void *memory = nullptr;
+    cudaError_t e = cudaSuccess;
+    if (!g.own_stream) e = note(cudaStreamCreateWithFlags(&g.own_stream, cudaStreamNonBlocking));
+    if (e == cudaSuccess) e = pass_or_inject(cudaMallocAsync(&memory, bytes, g.own_stream));
+    if (e == cudaSuccess) e = note(cudaMemsetAsync(memory, 0, kTicketBytes, g.own_stream));
+    if (e == cudaSuccess) e = note(cudaStreamSynchronize(g.own_stream));  // cudot's own stream only
+    (void)cudaThreadExchangeStreamCaptureMode(&mode);                      // the caller's mode again
+    if (e != cudaSuccess) return cuda_fail(err, e, "cudaMallocAsync (a captured dot's workspace)");
+    cudaStreamCaptureStatus status;
+    cudaGraph_t graph = nullptr;
+    e = note(cudaStreamGetCaptureInfo(stream, &status, nullptr, &graph));
+    CapturedWorkspace *owner = e == cudaSuccess ? new (std::nothrow) CapturedWorkspace{&g, memory} : nullptr;
+    cudaUserObject_t object = nullptr;
+    if (owner) e = note(cudaUserObjectCreate(&object, owner, release_captured, 1, cudaUserObjectNoDestructorSync));
+    if (owner && e == cudaSuccess) e = note(cudaGraphRetainUserObject(graph, object, 1, cudaGraphUserObjectMove));
+    if (!owner || e != cudaSuccess) {
+        if (!object) {
+            delete owner;
+            std::lock_guard<std::mutex> lock(g.released_mutex);
+            g.released.push_back(memory);
+        }
+        return e != cudaSuccess ? cuda_fail(err, e, "cudaGraphRetainUserObject (a captured dot's workspace)")
+                                : fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
+    out = memory;
+    return CUDOT_OK;
+}
+
 bool dense_on_gpu(const Operand &o) {
     return o.stride == 1 && reinterpret_cast<std::uintptr_t>(o.gpu_data) % kLoadAlign == 0;
 }
@@ -326,9 +393,9 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
     const std::size_t bytes = kTicketBytes + tiles * launcher.partial_bytes;
     void *workspace = nullptr;
     Workspace *w = nullptr;
-    if (capturing) {  // the graph's own workspace, allocated and freed by the graph
-        CUDOT_CUDA_TRY(err, cudaMallocAsync(&workspace, bytes, stream));
-        CUDOT_CUDA_TRY(err, cudaMemsetAsync(workspace, 0, kTicketBytes, stream));
+    if (!capturing) free_released(g);
+    if (capturing) {  // a workspace the graph owns
+        if (cudot_status status = captured_workspace(g, stream, bytes, workspace, err)) return status;
     } else if (cudot_status status = stream_workspace(g, stream, bytes, w, err)) {
         return status;
     } else {
@@ -374,10 +441,6 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
     if (status == CUDOT_OK && call.partials)
         status = copied == cudaSuccess ? wait_stream_bounded(device, stream, bound, err)
                                        : cuda_fail(err, copied, "cudaMemcpyAsync (the partials to the host)");
-    if (capturing) {
-        const cudaError_t freed = pass_or_inject(cudaFreeAsync(workspace, stream));
-        if (status == CUDOT_OK && freed != cudaSuccess) status = cuda_fail(err, freed, "cudaFreeAsync (the graph's workspace)");
-    }
     if (slot) {
         if (status == CUDOT_OK) status = wait_slot(device, stream, slot, bound, call.host_result, err);
         // A slot whose kernel may still write it is not reused.

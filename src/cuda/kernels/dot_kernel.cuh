@@ -255,7 +255,9 @@ template <class Tx, class Ty>
 __device__ __forceinline__ void partial_tile(const Tx *__restrict__ x, const Ty *__restrict__ y, std::size_t count,
                                              unsigned t, typename PairOf<Tx, Ty>::Acc (&lane)[kLanesPerThread]) {
     using Map = LaneMap<SplitLanes<Tx, Ty>::value>;
-    constexpr int kBatch = 1;  // more would raise the kernel's registers, and so cut the blocks per SM
+    // The whole steps' loads are issued together, as full_tile's are: a short tile is the whole of a
+    // small dot, whose time is these loads' latency, one round trip per batch instead of one per step.
+    constexpr int kBatch = LoadBatch<Tx, Ty>::value;
     const int whole = static_cast<int>(count / order::kLanes);
 #pragma unroll
     for (int j0 = 0; j0 < static_cast<int>(order::kSteps); j0 += kBatch) {
@@ -371,8 +373,12 @@ __device__ __forceinline__ bool pairs_up(const DotParams<Tx, Ty> &p, std::size_t
 
 // After a launch's items: the test hold, then, for a launch that joins on the device, the ticket and the
 // join by the block that finishes last.
+// `root` is the last item's root (thread 0's): a dot of one item in one block (one tile, n <= 8192)
+// publishes it without reading it back, as the join of one partial computes it (the partial merged into
+// an empty join lane: order.hpp; the CPU joins one tile the same way).
 template <class Tx, class Ty>
-__device__ __forceinline__ void finish_dot(const DotParams<Tx, Ty> &p, typename PairOf<Tx, Ty>::Acc *warp_roots) {
+__device__ __forceinline__ void finish_dot(const DotParams<Tx, Ty> &p, typename PairOf<Tx, Ty>::Acc *warp_roots,
+                                           const typename PairOf<Tx, Ty>::Acc &root_of_last) {
     using A = typename PairOf<Tx, Ty>::A;
     using Acc = typename PairOf<Tx, Ty>::Acc;
     __shared__ bool is_last;
@@ -380,6 +386,10 @@ __device__ __forceinline__ void finish_dot(const DotParams<Tx, Ty> &p, typename 
         while (*p.hold != 0) {
         }
     if (!p.done) return;
+    if (p.items == 1 && gridDim.x == 1) {
+        if (threadIdx.x == 0) publish(p.done, A::finish(A::merge(A::zero(), root_of_last)));
+        return;
+    }
 
     // Publish this block's partials, then count finished blocks; the last one joins. A dot of one
     // block needs no ticket, only a barrier so its threads see what thread 0 wrote.
@@ -414,6 +424,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM) dot_kernel(const Do
     using Acc = typename P::Acc;
     constexpr bool kSplit = SplitLanes<Tx, Ty>::value;
     __shared__ Acc warp_roots[kMaxWarps];
+    Acc root_of_last = A::zero();
 
     for (std::size_t item = blockIdx.x; item < p.items;
          item += (pairs_up(p, item) ? 2 : 1) * gridDim.x) {
@@ -438,8 +449,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM) dot_kernel(const Do
         }
         const Acc root = block_tree<A, kSplit>(lane, warp_roots);
         if (threadIdx.x == 0) p.partials[item] = root;
+        root_of_last = root;
     }
-    finish_dot(p, warp_roots);
+    finish_dot(p, warp_roots, root_of_last);
 }
 
 // Views that are not dense (a stride other than 1, or an address not 16-byte aligned): one element per
@@ -473,6 +485,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
     constexpr bool kSplit = SplitLanes<Tx, Ty>::value;
     using Map = LaneMap<kSplit>;
     __shared__ Acc warp_roots[kMaxWarps];
+    Acc root_of_last = A::zero();
 
     for (std::size_t item = blockIdx.x; item < p.items; item += gridDim.x) {  // one item per tile
         const std::size_t begin = item * order::kTile;
@@ -489,8 +502,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
             }
         const Acc root = block_tree<A, kSplit>(lane, warp_roots);
         if (threadIdx.x == 0) p.partials[item] = root;
+        root_of_last = root;
     }
-    finish_dot(p, warp_roots);
+    finish_dot(p, warp_roots, root_of_last);
 }
 
 }  // namespace cuda
