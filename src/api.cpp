@@ -504,6 +504,7 @@ void hold_gpu_kernels(bool on) { cuda::hold_kernels(on); }
 void hold_gpu_device_kernels(int device, bool on) { cuda::hold_device_kernels(device, on); }
 unsigned long long default_gpu_wait_ms(std::size_t bytes) { return cuda::default_wait_ms(bytes); }
 void force_all_devices(const int *devices, int count) { cuda::force_devices(devices, count); }
+void set_stream_slices(unsigned slices) { cuda::force_stream_slices(slices); }
 }  // namespace testing
 
 }  // namespace cudot

@@ -57,5 +57,7 @@ unsigned long long default_gpu_wait_ms(std::size_t bytes);
 // The GPUs that CUDOT_DEVICE_ALL inits on the calling thread use instead of every visible GPU; a GPU
 // may repeat (two "GPUs" on one device run the several-GPU split with one). count 0: every visible GPU.
 void force_all_devices(const int *devices, int count);
+// Dots of own arrays on a GPU: force the slices per tile of dense dots (1, 2, 4, 8; 0: the normal choice).
+void set_stream_slices(unsigned slices);
 }  // namespace testing
 }  // namespace cudot

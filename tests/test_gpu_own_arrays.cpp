@@ -14,6 +14,7 @@
 
 #include "own_arrays.hpp"
 #include "reference.hpp"
+#include "testing.hpp"
 
 using test::bits;
 
@@ -106,6 +107,17 @@ TEST_CASE("gpu own arrays: device memory, every pair, contiguous and strided", "
     for (const test::Layout &l : layouts)
         for (int32_t d : {CUDOT_F32, CUDOT_F64, CUDOT_F16, CUDOT_I8})
             check_kinds(Kind::Device, Kind::Device, d, d, 3 * 8192 + 5, l, l, 99);
+}
+
+TEST_CASE("gpu own arrays: tiles cut into 1, 2, 4 or 8 slices give the same bits", "[gpu][own]") {
+    for (unsigned slices : {1u, 2u, 4u, 8u, 0u}) {
+        cudot::testing::set_stream_slices(slices);
+        INFO("slices " << slices);
+        for (int32_t d : {CUDOT_F32, CUDOT_F64, CUDOT_F16, CUDOT_I8})
+            for (std::size_t n : {std::size_t(1000), std::size_t(8193), std::size_t(100000), std::size_t(1) << 20})
+                check_kinds(Kind::Device, Kind::Device, d, d == CUDOT_I8 ? CUDOT_U8 : d, n, {1, 0}, {1, 0}, n + d);
+    }
+    cudot::testing::set_stream_slices(0);
 }
 
 TEST_CASE("gpu own arrays: managed, page-locked and mixed operands", "[gpu][own]") {

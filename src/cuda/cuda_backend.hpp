@@ -89,6 +89,8 @@ cudot_status stream_dot(const Operands &ops, int device, const StreamCall &call,
 // *locked says which).
 cudot_status register_host(const void *p, std::size_t bytes, bool *locked, ErrorSink err);
 cudot_status unregister_host(const void *p, ErrorSink err);
+// Tests and experiments: the slices per tile of dense dots of own arrays (0: the normal choice).
+void force_stream_slices(unsigned slices);
 
 }  // namespace cuda
 }  // namespace cudot

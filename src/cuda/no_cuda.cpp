@@ -41,6 +41,7 @@ cudot_status register_host(const void *, std::size_t, bool *locked, ErrorSink) {
     return CUDOT_OK;
 }
 cudot_status unregister_host(const void *, ErrorSink) { return CUDOT_OK; }
+void force_stream_slices(unsigned) {}
 
 }  // namespace cuda
 }  // namespace cudot

@@ -105,7 +105,7 @@ struct ArrayGpu {
     int pageable = 0;  // cudaDevAttrPageableMemoryAccess
     int sms = 1;
     std::mutex mutex;  // guards everything below
-    unsigned resident[kTypesSquare] = {};  // blocks the dense kernel keeps resident, per type pair (0: not asked)
+    unsigned resident[kTypesSquare][kSliceChoices] = {};  // blocks kept resident, per pair and slices (0: not asked)
     std::vector<Completion *> free_slots;  // mapped result slots (host addresses == device addresses, UVA)
     std::unordered_map<unsigned long long, Workspace> workspaces;  // by stream id
     cudaEvent_t ready_event = nullptr;     // x_ready / y_ready waits
@@ -136,14 +136,26 @@ cudot_status check_device(int device, ErrorSink err) {
     return CUDOT_OK;
 }
 
-unsigned resident_blocks(ArrayGpu &g, int32_t xd, int32_t yd, const Launcher &l) {
-    unsigned &r = g.resident[(xd - 1) * 6 + (yd - 1)];
+unsigned resident_blocks(ArrayGpu &g, int32_t xd, int32_t yd, const Launcher &l, int choice) {
+    unsigned &r = g.resident[(xd - 1) * 6 + (yd - 1)][choice];
     if (r == 0) {
         int per_sm = 0;
-        if (l.occupancy(kThreads, &per_sm) != cudaSuccess || per_sm < 1) per_sm = 1;
+        if (l.occupancy(kThreads >> choice, &per_sm) != cudaSuccess || per_sm < 1) per_sm = 1;
         r = static_cast<unsigned>(per_sm * std::max(g.sms, 1));
     }
     return r;
+}
+
+std::atomic<unsigned> forced_slices{0};
+
+// Slices per tile: one. Cutting the tiles of a small dot into 2, 4 or 8 slices (more blocks on more
+// multiprocessors) measured slower at every size from 2^10 to 2^20 on an H100, as it did for contexts
+// (bench/experiments/stream_slices.cu; docs/PERFORMANCE.md): tests and experiments may force it.
+int slice_choice(std::size_t /*tiles*/, bool dense) {
+    const unsigned forced = forced_slices.load(std::memory_order_relaxed);
+    int choice = 0;
+    while (dense && (1u << choice) < forced && choice < kSliceChoices - 1) ++choice;
+    return choice;
 }
 
 Completion *take_slot(ArrayGpu &g, ErrorSink err, cudot_status &status) {
@@ -390,7 +402,9 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
     if (cudot_status status = wait_ready(g, call.y_ready, stream, err)) return status;
     const Launcher launcher = launcher_for(ops.x.dtype, ops.y.dtype);
     const std::size_t tiles = order::tile_count(ops.n);
-    const std::size_t bytes = kTicketBytes + tiles * launcher.partial_bytes;
+    const bool dense = dense_on_gpu(ops.x) && dense_on_gpu(ops.y);
+    const int choice = call.partials ? 0 : slice_choice(tiles, dense);  // the host joins whole tiles' partials
+    const std::size_t bytes = kTicketBytes + (tiles << choice) * launcher.partial_bytes;
     void *workspace = nullptr;
     Workspace *w = nullptr;
     if (!capturing) free_released(g);
@@ -408,18 +422,19 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
         if (!slot) return status;
         slot->result_bits = kNoResult;
     }
-    const unsigned resident = resident_blocks(g, ops.x.dtype, ops.y.dtype, launcher);
+    const unsigned resident = resident_blocks(g, ops.x.dtype, ops.y.dtype, launcher, choice);
 
     LaunchArgs args;
     args.x = ops.x.gpu_data;
     args.y = ops.y.gpu_data;
     args.n = ops.n;
-    args.items = tiles;
-    args.blocks = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(resident, tiles)));
+    args.slices = 1u << choice;
+    args.items = tiles << choice;
+    args.blocks = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(resident, args.items)));
     args.ticket = static_cast<unsigned *>(workspace);
     args.partials = static_cast<char *>(workspace) + kTicketBytes;
     args.done = call.partials ? nullptr : call.device_result ? reinterpret_cast<Completion *>(call.device_result) : slot;
-    args.dense = dense_on_gpu(ops.x) && dense_on_gpu(ops.y);
+    args.dense = dense;
     args.x_stride = ops.x.stride_bytes();
     args.y_stride = ops.y.stride_bytes();
     args.x_aligned = reinterpret_cast<std::uintptr_t>(ops.x.gpu_data) % ops.x.size() == 0;
@@ -489,6 +504,8 @@ bool reads_pageable(int device) {
     char why[256];
     return check_device(device, ErrorSink{why, sizeof why}) == CUDOT_OK && array_gpu(device).pageable != 0;
 }
+
+void force_stream_slices(unsigned slices) { forced_slices.store(slices, std::memory_order_relaxed); }
 
 cudot_status stream_dot(const Operands &ops, int device, const StreamCall &call, ErrorSink err) {
     CallerCudaState caller;
