@@ -33,7 +33,7 @@
 //                               violation); for fuzzing past a known, already reported finding
 //
 // Program format (all integers little-endian; reading past the end yields zeros):
-//   repeated: op (u8, taken modulo 11), then the op's arguments:
+//   repeated: op (u8, taken modulo 12), then the op's arguments:
 //   0 INIT       slot u8, flags u8 (bit0: ctx out-pointer NULL, bit1: do not fill the buffers),
 //                nmode u8, narg u64, sizemode u8, sizearg u16, dtype u8, ydtype u8, memory u8,
 //                device u8, tailpos u16, tailbyte u8, fillclass u8, fillseed u32
@@ -53,6 +53,11 @@
 //   8 MISC       kind u8, value u32
 //   9 CONCURRENT slot u8, slot u8
 //  10 KERNELS    slot u8, nmode u8, narg u16 (n as for DOT_N, at most the capacity)
+//  11 ARRAYS     slot u8, flags u8 (bit0: x.data NULL, bit1: x.dtype 0, bit2: tile partials + join instead
+//                of the dot, bit3: size one byte short), nmode u8, narg u16, xcode u8, ycode u8: the slot's
+//                shadow values as the caller's own arrays (cudot_dot_arrays), stride {1,-1,0,2,-3,7}[code % 6],
+//                element 0 (code / 6) % 8 bytes past an aligned address; the same bits as a HOST context
+//                holding the values read
 // tests/fuzz/make_corpus.py writes programs in this format.
 
 #include <atomic>
@@ -1391,6 +1396,104 @@ void op_kernels(State &st, Reader &in) {
     }
 }
 
+
+// The slot's shadow values as caller-owned arrays, laid out with a stride and a misalignment; the result
+// must be the bits of a HOST context holding the values the layout reads (n copies of element 0 for a
+// stride of 0), and bad requests fail with a status, a message in cudot_last_error(NULL) and *result
+// untouched.
+struct ArrayLayout {
+    std::vector<uint8_t> storage;
+    const uint8_t *element0 = nullptr;
+    std::vector<uint8_t> read;  // the n values the layout reads, contiguous
+};
+
+ArrayLayout lay_out_array(const std::vector<uint8_t> &values, std::size_t size, std::size_t n, uint8_t code) {
+    static const int64_t strides[] = {1, -1, 0, 2, -3, 7};
+    const int64_t stride = strides[code % 6];
+    const std::size_t offset = (code / 6) % 8, step = static_cast<std::size_t>(stride < 0 ? -stride : stride);
+    ArrayLayout l;
+    l.storage.assign(((n - 1) * step + 1) * size + offset + 64, 0xEE);
+    uint8_t *base = l.storage.data() + (64 - reinterpret_cast<uintptr_t>(l.storage.data()) % 64) % 64 + offset;
+    uint8_t *e0 = stride < 0 ? base + (n - 1) * step * size : base;
+    l.read.resize(n * size);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t from = stride == 0 ? 0 : i;
+        std::memcpy(e0 + static_cast<std::ptrdiff_t>(i) * stride * static_cast<std::ptrdiff_t>(size),
+                    values.data() + from * size, size);
+        std::memcpy(l.read.data() + i * size, values.data() + from * size, size);
+    }
+    l.element0 = e0;
+    return l;
+}
+
+void op_arrays(State &st, Reader &in) {
+    Slot &s = st.slot[in.u8() % kSlots];
+    const uint8_t flags = in.u8(), mode = in.u8();
+    const uint16_t arg = in.u16();
+    const uint8_t xcode = in.u8(), ycode = in.u8();
+    if (!s.ctx) return;
+    const std::size_t n = std::min(decode_dot_n(s, mode, arg), s.cap);
+    if (n == 0 || !st.spend(4 * n)) return;
+    static const int64_t strides[] = {1, -1, 0, 2, -3, 7};
+    ArrayLayout x = lay_out_array(s.sx, s.ex, n, xcode), y = lay_out_array(s.sy, s.ey, n, ycode);
+    cudot_arrays a = CUDOT_ARRAYS_INIT;
+    a.n = n;
+    a.x.data = (flags & 1) ? nullptr : x.element0;
+    a.x.dtype = (flags & 2) ? 0 : s.dx;
+    a.x.stride = strides[xcode % 6];
+    a.y.data = y.element0;
+    a.y.dtype = s.dy;
+    a.y.stride = strides[ycode % 6];
+    if (flags & 8) a.size -= 1;
+    const bool bad = (flags & (1 | 2 | 8)) != 0;
+    const double sentinel = -5.5;
+    double r = sentinel;
+    cudot_status status;
+    std::vector<uint8_t> partials;
+    if (flags & 4) {
+        partials.assign(cudot::order::tile_count(n) * CUDOT_PARTIAL_BYTES, 0);
+        status = cudot_tile_partials_arrays(&a, partials.data());
+        if (status == CUDOT_OK) status = cudot_join_partials(s.dx, s.dy, partials.data(), partials.size() / CUDOT_PARTIAL_BYTES, &r);
+    } else {
+        status = cudot_dot_arrays(&a, &r);
+    }
+    trace("arrays %s x %s n=%zu strides %lld, %lld flags %u -> %s", dname(s.dx), dname(s.dy), n,
+          static_cast<long long>(a.x.stride), static_cast<long long>(a.y.stride), flags, sname(status));
+    if (bad) {
+        CHECK("arrays-refused", status == CUDOT_ERROR_INVALID_ARGUMENT,
+              "a bad cudot_arrays (flags %u) returned %s, not CUDOT_ERROR_INVALID_ARGUMENT", flags, sname(status));
+        CHECK("result-untouched", bits_of(r) == bits_of(sentinel), "a refused dot of arrays wrote %a", r);
+        const char *m = cudot_last_error(nullptr);
+        CHECK("failure-message", m && m[0] != '\0', "a refused dot of arrays left no message");
+        g_init_error = m ? m : "";
+        return;
+    }
+    CHECK("valid-call-ok", status == CUDOT_OK, "cudot_dot_arrays (flags %u) returned %s: %s", flags, sname(status),
+          cudot_last_error(nullptr));
+    check_init_error_unchanged("after a successful dot of arrays");
+    if (status != CUDOT_OK) return;
+    // The reference: a HOST context holding the values the layouts read.
+    cudot_config cfg = CUDOT_CONFIG_INIT;
+    cfg.dtype = s.dx;
+    cfg.y_dtype = s.dy;
+    cfg.memory = CUDOT_MEMORY_HOST;
+    cudot_ctx *ref = nullptr;
+    if (cudot_init(&ref, n, &cfg) != CUDOT_OK) {
+        g_init_error = cudot_last_error(nullptr);
+        return;
+    }
+    void *rx = nullptr, *ry = nullptr;
+    cudot_get_inputs(ref, &rx, &ry);
+    std::memcpy(rx, x.read.data(), x.read.size());
+    std::memcpy(ry, y.read.data(), y.read.size());
+    double want = 0;
+    const cudot_status ref_status = cudot_dot(ref, &want);
+    cudot_deinit(ref);
+    CHECK("arrays-bits", ref_status == CUDOT_OK && bits_of(r) == bits_of(want),
+          "%s x %s n=%zu strides %lld, %lld: cudot_dot_arrays gave %a, a HOST context %a", dname(s.dx), dname(s.dy), n,
+          static_cast<long long>(a.x.stride), static_cast<long long>(a.y.stride), r, want);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
@@ -1416,7 +1519,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
     g_init_error = cudot_last_error(nullptr);
     CHECK("failure-message", !g_init_error.empty(), "cudot_init(NULL, 0, NULL) left no message");
     for (int ops = 0; ops < kMaxOps && !in.done() && st.budget > 0; ++ops) {
-        switch (in.u8() % 11) {
+        switch (in.u8() % 12) {
             case 0: op_init(st, in); break;
             case 1: {
                 Slot &s = st.slot[in.u8() % kSlots];
@@ -1435,7 +1538,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
             case 7: op_clone(st, in); break;
             case 8: op_misc(st, in); break;
             case 9: op_concurrent(st, in); break;
-            default: op_kernels(st, in); break;
+            case 10: op_kernels(st, in); break;
+            default: op_arrays(st, in); break;
         }
     }
     for (Slot &s : st.slot) deinit_slot(s);

@@ -17,7 +17,7 @@ import struct
 import sys
 
 # Operations (cudot_fuzz.cpp: LLVMFuzzerTestOneInput).
-INIT, DEINIT, FILL, DOT, DOT_N, QUERY, HOOKS, CLONE, MISC, CONCURRENT, KERNELS = range(11)
+INIT, DEINIT, FILL, DOT, DOT_N, QUERY, HOOKS, CLONE, MISC, CONCURRENT, KERNELS, ARRAYS = range(12)
 # Element types and strategies (cudot.h).
 F32, F64, F16, BF16, I8, U8 = 1, 2, 3, 4, 5, 6
 AUTO, PINNED, MAPPED, MANAGED, HOST = 0, 1, 2, 3, 4
@@ -69,6 +69,8 @@ def clone(a, b, host=True, k=0): return u8(CLONE) + u8(a) + u8(b) + u8(1 if host
 def misc(kind, value=0): return u8(MISC) + u8(kind) + u32(value)
 def concurrent(a, b): return u8(CONCURRENT) + u8(a) + u8(b)
 def kernels(slot, mode, arg=0): return u8(KERNELS) + u8(slot) + u8(mode) + u16(arg)
+def arrays(slot, mode, arg=0, xcode=0, ycode=0, flags=0):
+    return u8(ARRAYS) + u8(slot) + u8(flags) + u8(mode) + u16(arg) + u8(xcode) + u8(ycode)
 
 
 def fill_prng(slot, cls, seed, which=3): return u8(FILL) + u8(slot) + u8(which) + u8(3) + u8(cls) + u32(seed)
@@ -233,6 +235,17 @@ def seeds():
         prog += init(k, 100, t, memory=HOST) + fill_const(k, V_MAXSUB, which=1) + fill_const(k, V_HALF, which=2)
         prog += dot(k, 0x08 | 0x10 | 0x20) + dot(k, 0x08 | 0xC0) + dot(k)
     s['caller_fp_env'] = prog
+    # The caller's own arrays (cudot_dot_arrays): every stride code and misalignment, partials, bad requests.
+    for i, tx in enumerate(types):
+        prog = b''
+        for j, ty in enumerate(types):
+            slot = j % 4
+            n = [1, 7, 1000, 4099, 8193, 20000][(i + j) % 6]
+            prog += init(slot, n, tx, ty, memory=HOST, fillclass=[C_NEAR1, C_WIDE, C_PM1][j % 3], seed=300 + 10 * i + j)
+            prog += arrays(slot, DN_CAP, 0, (i * 6 + j) % 48, (j * 7 + i) % 48) + arrays(slot, DN_PREFIX, n // 3 + 1, 2, 5)
+            prog += arrays(slot, DN_CAP, 0, 1, 0, flags=4)
+        prog += arrays(0, DN_CAP, 0, 0, 0, flags=1) + arrays(0, DN_CAP, 0, 0, 0, flags=2) + arrays(0, DN_CAP, 0, 0, 0, flags=8)
+        s['arrays_x%d' % tx] = prog
     s['unfilled'] = init(0, 300, F64, flags=2) + dot(0) + dot(0) + dot_n(0, DN_PREFIX, 100) + hooks(0, 2, 1) + dot(0)
     return s
 
