@@ -57,7 +57,6 @@ _pack_arrays = _fast.ARRAYS_LAYOUT.pack_into
 _ARRAYS_SIZE = ctypes.sizeof(_lib.Arrays)
 assert _fast.ARRAYS_LAYOUT.size == _ARRAYS_SIZE, "cudot_arrays: the struct layout and the ctypes structure differ"
 _READERS = _fast.READERS
-_STREAM_MAX = 2 ** (8 * ctypes.sizeof(ctypes.c_void_p)) - 1
 
 
 def dot(x: Any, y: Any, *, stream: Any = None) -> float:
@@ -88,7 +87,7 @@ def dot(x: Any, y: Any, *, stream: Any = None) -> float:
                 y_ready = None if y_ready_of is None else y_ready_of(y_device)
             if stream is None:
                 work = x_ready if x_ready is not None else (y_ready or 0)
-            elif type(stream) is int and 0 <= stream <= _STREAM_MAX:
+            elif type(stream) is int and 0 <= stream <= _operands.POINTER_MAX:
                 work = stream
             else:
                 work = _operands.stream_handle(stream)

@@ -47,15 +47,6 @@ NUMPY_TYPES: Dict[np.dtype, Tuple[int, int]] = {
 ARRAYS_LAYOUT = struct.Struct("@IIN" + "Piiq" * 2 + "PPP")
 
 
-def _element_stride(step: int, n: int, itemsize: int) -> Optional[int]:
-    """A byte stride in elements (1 for n <= 1, as the protocols' path gives); None if not whole."""
-    if n <= 1:
-        return 1
-    if step % itemsize:
-        return None
-    return step // itemsize
-
-
 # --- numpy ------------------------------------------------------------------------------------------
 def _address_of_data() -> Optional[int]:
     """The offset of `data` in numpy's array object (PyArrayObject_fields: the object header, then the
@@ -86,11 +77,15 @@ def _numpy_reader() -> Reader:
         if t is None or len(shape) != 1:
             return None
         n = shape[0]
-        stride = _element_stride(a.strides[0], n, t[1])
-        if stride is None:
+        step = a.strides[0]
+        if n <= 1:  # any stride reads the same (the protocols' path passes 1)
+            step = 1
+        elif step % t[1]:
             return None
+        else:
+            step //= t[1]
         data = a.ctypes.data if offset is None else at(id(a) + offset).value
-        return data, t[0], n, stride, None, 0
+        return data, t[0], n, step, None, 0
     return read
 
 
@@ -112,10 +107,14 @@ def _cupy_reader(cupy: Any) -> Optional[Reader]:
         if t is None or len(shape) != 1:
             return None
         n = shape[0]
-        stride = _element_stride(a.strides[0], n, t[1])
-        if stride is None:
+        step = a.strides[0]
+        if n <= 1:
+            step = 1
+        elif step % t[1]:
             return None
-        return a.data.ptr, t[0], n, stride, ready, 0
+        else:
+            step //= t[1]
+        return a.data.ptr, t[0], n, step, ready, 0
     return read
 
 
