@@ -9,16 +9,15 @@ cudot reads, under stand-in `cupy` and `torch` modules put in sys.modules for th
 way; and the same stand-ins read through the protocols (__cuda_array_interface__, DLPack), the way
 every CUDA array went before the short way. "bare" is the library call alone: a prebuilt cudot_arrays
 and result passed to the declared ctypes function. Each row is the best, over 31 rounds in which the
-cases take turns, of the mean of 2000 calls, in microseconds; "overhead" is the row minus "bare". The stand-ins' attributes are C-level
-callables, about as cheap as CuPy's and PyTorch's own: on a GPU machine their real objects add their own
-attribute costs (and the CUDA stream query) on top.
+cases take turns, of the mean of 2000 calls, in microseconds; "overhead" is the row minus "bare".
+The stand-ins' attributes are C-level callables, about as cheap as CuPy's and PyTorch's own: on a GPU
+machine their real objects add their own attribute costs (and the CUDA stream query) on top.
 """
 import argparse
 import ctypes
 import json
 import os
 import platform
-import statistics
 import sys
 import time
 

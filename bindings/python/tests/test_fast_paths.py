@@ -84,7 +84,8 @@ def test_lengths_and_mixes_of_the_three(frameworks, n):
 
 @pytest.mark.parametrize("a", [
     np.arange(10.0)[3:], np.arange(10.0)[::-1], np.arange(10.0)[::3], np.zeros(0, np.float32), np.ones(1, np.int8),
-    np.broadcast_to(np.float32(2), (7,)), np.frombuffer(bytearray(41), np.float64, 5, 1), np.frombuffer(bytes(8), np.uint8),
+    np.broadcast_to(np.float32(2), (7,)), np.frombuffer(bytearray(41), np.float64, 5, 1),
+    np.frombuffer(bytes(8), np.uint8),
 ], ids=["offset", "reversed", "stride 3", "empty", "one", "stride 0", "unaligned", "read-only"])
 def test_numpy_arrays_are_read_where_ctypes_says(a):
     if _fast._DATA_OFFSET is None:
