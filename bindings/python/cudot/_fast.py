@@ -67,25 +67,31 @@ def _address_of_data() -> Optional[int]:
 _DATA_OFFSET = _address_of_data()
 
 
-def _numpy_reader() -> Reader:
+def _strided_reader(ready: Optional[Callable[[int], int]]) -> Reader:
+    """The reader of numpy arrays (ready None: host memory) or of CuPy arrays (ready: CuPy's current
+    stream), which show their layout alike: dtype, shape and strides in bytes."""
     types, at = NUMPY_TYPES, ctypes.c_void_p.from_address
     offset = _DATA_OFFSET
 
-    def read(a: np.ndarray) -> Optional[Operand]:
+    def read(a: Any) -> Optional[Operand]:
         t = types.get(a.dtype)
-        shape = a.shape
-        if t is None or len(shape) != 1:
+        try:
+            (n,), (step,) = a.shape, a.strides
+        except ValueError:  # not 1-D
             return None
-        n = shape[0]
-        step = a.strides[0]
+        if t is None:
+            return None
         if n <= 1:  # any stride reads the same (the protocols' path passes 1)
             step = 1
         elif step % t[1]:
             return None
         else:
             step //= t[1]
-        data = a.ctypes.data if offset is None else at(id(a) + offset).value
-        return data, t[0], n, step, None, 0
+        if ready is not None:  # CuPy
+            data = a.data.ptr
+        else:
+            data = a.ctypes.data if offset is None else at(id(a) + offset).value
+        return data, t[0], n, step, ready, 0
     return read
 
 
@@ -95,27 +101,11 @@ def _cupy_reader(cupy: Any) -> Optional[Reader]:
         current_stream = cupy.cuda.get_current_stream
     except AttributeError:
         return None
-    types = NUMPY_TYPES
 
     def ready(device: int) -> int:
         # What CuPy's __cuda_array_interface__ (v3) names: its current stream, the null stream as 1.
         return current_stream().ptr or 1
-
-    def read(a: Any) -> Optional[Operand]:
-        t = types.get(a.dtype)
-        shape = a.shape
-        if t is None or len(shape) != 1:
-            return None
-        n = shape[0]
-        step = a.strides[0]
-        if n <= 1:
-            step = 1
-        elif step % t[1]:
-            return None
-        else:
-            step //= t[1]
-        return a.data.ptr, t[0], n, step, ready, 0
-    return read
+    return _strided_reader(ready)
 
 
 # --- PyTorch ----------------------------------------------------------------------------------------
@@ -150,7 +140,7 @@ def _torch_reader(torch: Any) -> Optional[Reader]:
 
 # --- recognising types ------------------------------------------------------------------------------
 _FRAMEWORKS = {"cupy": ("ndarray", _cupy_reader), "torch": ("Tensor", _torch_reader)}
-READERS: Dict[type, Reader] = {np.ndarray: _numpy_reader()}
+READERS: Dict[type, Reader] = {np.ndarray: _strided_reader(None)}
 
 
 def learn(tp: type) -> Optional[Reader]:
