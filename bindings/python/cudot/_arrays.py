@@ -5,13 +5,14 @@ any stride); nothing is copied. The result has the same bits as a HOST context h
 from __future__ import annotations
 
 import ctypes
+import struct
 import weakref
-from typing import Any, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
 
-from . import _lib, _operands, _partials
+from . import _fast, _lib, _operands, _partials
 from ._errors import CudotError, Status, check_without_context, invalid_argument, optional_function
 
 
@@ -48,6 +49,16 @@ def _result_address(view: _operands.View) -> int:
     return view.data
 
 
+# The calls of dot that take the short way (see _fast) each borrow one (cudot_arrays, result) pair: taken
+# from this list, filled by one pack_into, given back after the call. list.pop and list.append are atomic,
+# so threads (and a signal handler that calls dot between the filling and the call) never share a pair.
+_idle: List[Tuple[_lib.Arrays, ctypes.c_double]] = []
+_pack_arrays = _fast.ARRAYS_LAYOUT.pack_into
+_ARRAYS_SIZE = ctypes.sizeof(_lib.Arrays)
+assert _fast.ARRAYS_LAYOUT.size == _ARRAYS_SIZE, "cudot_arrays: the struct layout and the ctypes structure differ"
+_READERS = _fast.READERS
+
+
 def dot(x: Any, y: Any, *, stream: Any = None) -> float:
     """The dot product of two 1-D arrays of equal length, read where they are, without copying: numpy
     arrays (any stride, negative and 0 included; read-only and unaligned ones too), objects with
@@ -56,8 +67,56 @@ def dot(x: Any, y: Any, *, stream: Any = None) -> float:
     same bits as a HOST context holding the same values, whoever computes.
 
     stream: the CUDA stream that GPU work is queued on (an int handle, a CuPy or PyTorch stream, or None:
-    the stream the producer of a CUDA array names, else the legacy default stream). The call waits for
-    the result; it is refused (UnsupportedError) on a stream that is being captured into a graph."""
+    the current stream of the producer of the first CUDA operand (CuPy's, PyTorch's on the tensor's
+    GPU, or the one a __cuda_array_interface__ names), else the legacy default stream). The call waits
+    for the result; it is refused (UnsupportedError) on a stream that is being captured into a graph."""
+    # The short way (numpy, CuPy, PyTorch: see _fast); anything else, or anything unusual, is read
+    # through the protocols by _dot_through_protocols, which gives the same bits or the error.
+    rx = _READERS.get(type(x)) or _fast.learn(type(x))
+    ox = None if rx is None else rx(x)
+    if ox is not None:
+        ry = _READERS.get(type(y)) or _fast.learn(type(y))
+        oy = None if ry is None else ry(y)
+        if oy is not None and oy[2] == ox[2]:
+            xd, xc, n, xs, x_ready_of, x_device = ox
+            yd, yc, _, ys, y_ready_of, y_device = oy
+            x_ready = None if x_ready_of is None else x_ready_of(x_device)
+            if y_ready_of is x_ready_of and y_device == x_device:
+                y_ready = x_ready
+            else:
+                y_ready = None if y_ready_of is None else y_ready_of(y_device)
+            if stream is None:
+                work = x_ready if x_ready is not None else (y_ready or 0)
+            elif type(stream) is int and 0 <= stream <= _operands.POINTER_MAX:
+                work = stream
+            else:
+                work = _operands.stream_handle(stream)
+            legacy = work or 1  # NULL and 1 both name the legacy default stream
+            try:
+                arrays, result = _idle.pop()
+            except IndexError:
+                arrays, result = _lib.Arrays(), ctypes.c_double()
+            try:
+                _pack_arrays(arrays, 0, _ARRAYS_SIZE, 0, n, xd, xc, 0, xs, yd, yc, 0, ys, work,
+                             0 if x_ready is None or x_ready == legacy else x_ready,
+                             0 if y_ready is None or y_ready == legacy else y_ready)
+            except struct.error:  # a value out of its field's range: the long way says what is wrong
+                return _dot_through_protocols(x, y, stream)
+            try:
+                fn = _lib.lib.cudot_dot_arrays
+            except AttributeError:
+                fn = optional_function("cudot_dot_arrays")  # raises UnsupportedError for an old library
+            status = fn(arrays, result)
+            value = result.value
+            _idle.append((arrays, result))
+            if status:
+                check_without_context(status)
+            return value
+    return _dot_through_protocols(x, y, stream)
+
+
+def _dot_through_protocols(x: Any, y: Any, stream: Any) -> float:
+    """dot, with x and y read through __array_interface__, __cuda_array_interface__ or DLPack."""
     fn = optional_function("cudot_dot_arrays")
     result = ctypes.c_double()
     borrowed, arrays, _ = _prepared(x, y, stream)

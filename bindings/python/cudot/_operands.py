@@ -9,6 +9,7 @@ tensors) or it is older than v3 and so names no stream (PyTorch's is v2): then t
 """
 from __future__ import annotations
 
+import ctypes
 import operator
 from typing import Any, Callable, List, NamedTuple, Optional, Tuple
 
@@ -20,6 +21,7 @@ from ._errors import invalid_argument
 # numpy's name of a type (DLPack's types are named the same way) -> CUDOT_* element type.
 CODES = {"float32": 1, "float64": 2, "float16": 3, "bfloat16": 4, "int8": 5, "uint8": 6, "bool": 6}
 SUPPORTED = "float32, float64, float16, bfloat16, int8, uint8, bool"
+POINTER_MAX = 2 ** (8 * ctypes.sizeof(ctypes.c_void_p)) - 1
 
 
 class View(NamedTuple):
@@ -69,6 +71,8 @@ def stream_handle(stream: Any, what: str = "stream") -> Optional[int]:
                         f".cuda_stream (PyTorch), or None; got {type(stream).__name__}") from None
     if handle < 0:
         raise invalid_argument(f"cudot: {what} must not be negative, got {handle}")
+    if handle > POINTER_MAX:  # ctypes would cut it to its low bits: another stream
+        raise invalid_argument(f"cudot: {what} {handle:#x} does not fit a pointer")
     return handle
 
 

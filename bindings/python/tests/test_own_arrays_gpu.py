@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import cudot
+from cudot import _arrays, _fast
 from support import GPU_REQUIRED, NAMES, bits, element_values, host_dot, operand
 
 T = cudot.TILE_ELEMENTS
@@ -185,6 +186,15 @@ def test_cupy_partials_join_to_the_dot(cp, xt, yt):
     assert bits(cudot.join_partials(np.concatenate(parts), xt, yt)) == bits(host_dot(xv, xt, yv, yt))
 
 
+def test_cupy_arrays_take_the_short_way_with_the_bits_of_the_protocols(cp):
+    xv, yv = element_values("f32", N, 25), element_values("f16", N, 26)
+    x, y = cp.asarray(xv)[::-1], cp.asarray(yv)[::-1]
+    assert _fast.reader(type(x)) is not None and _fast.reader(type(x))(x) is not None  # CuPy's ndarray is known
+    got = cudot.dot(x, y)
+    want = host_dot(xv[::-1], "f32", yv[::-1], "f16")
+    assert bits(got) == bits(_arrays._dot_through_protocols(x, y, None)) == bits(want)
+
+
 # --- PyTorch ----------------------------------------------------------------------------------------
 def torch_dtype(torch, name):
     return {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16, "bf16": torch.bfloat16,
@@ -260,3 +270,12 @@ def test_torch_requires_grad_is_a_type_error(torch):
     with pytest.raises(TypeError, match="require"):
         cudot.dot(x, x)
     assert cudot.dot(x.detach(), x.detach()) == 10.0
+
+
+def test_torch_tensors_take_the_short_way_with_the_bits_of_dlpack(torch):
+    xv, yv = element_values("bf16", N, 27), element_values("f32", N, 28)
+    x, y = torch_tensor(torch, xv, "bf16"), torch_layout(torch, yv, "f32", "stride 3")
+    assert _fast.reader(type(x)) is not None and _fast.reader(type(y))(y) is not None  # torch.Tensor is known
+    got = cudot.dot(x, y)
+    assert bits(got) == bits(_arrays._dot_through_protocols(x, y, None)) == bits(host_dot(xv, "bf16", yv, "f32"))
+    assert _fast.reader(type(x))(x.cpu()) is None  # CPU tensors go through DLPack
