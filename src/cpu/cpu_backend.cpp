@@ -213,11 +213,12 @@ void compute_tiles(Job &job, std::size_t pair_bytes, types::Kind kind, const Tes
     const bool forced = hooks.cpu_parallel_bytes || hooks.cpu_always_parallel;
     if (tiles > 1 && chooser && !forced && bytes >= ParallelPolicy::kChooseFrom && bytes < ParallelPolicy::kChooseUpTo) {
         auto any = [](int) { return true; };
-        const int where = chooser->choose(elements, any);
+        // Classes by bytes, not elements: a chooser may serve several pairs (own arrays: one per thread).
+        const int where = chooser->choose(bytes, any);
         const auto start = std::chrono::steady_clock::now();
         if (where == kPool) run_on_pool(job, pair_bytes, hooks);
         else job.run_tiles(job.first, job.last);
-        chooser->record(elements, where,
+        chooser->record(bytes, where,
                         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count(), any);
         return;
     }
