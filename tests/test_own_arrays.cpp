@@ -64,7 +64,7 @@ TEST_CASE("own arrays: every pair, contiguous, gives a HOST context's bits", "[o
                 check_layouts(xd, yd, n, {1, 0}, {1, 0}, 7 * n + xd * 10 + yd);
 }
 
-TEST_CASE("own arrays: strides -1, 0, 3 and -5, and addresses not aligned to the type", "[own][api]") {
+TEST_CASE("own arrays: strides -1, 0, 3 and -5, and addresses not aligned to the type", "[own][api][slow-under-checkers]") {
     const std::vector<test::Layout> layouts = {{-1, 0}, {0, 0}, {3, 0}, {-5, 0}, {1, 1}, {2, 3}, {-1, 5}};
     for (int32_t xd : test::all_dtypes())
         for (int32_t yd : {CUDOT_F32, CUDOT_F64, CUDOT_BF16, CUDOT_U8})
