@@ -20,12 +20,6 @@ using test::bits;
 
 namespace {
 
-std::vector<unsigned char> random_values(int32_t dtype, std::size_t n, std::uint64_t seed) {
-    std::vector<unsigned char> v(std::max<std::size_t>(n, 1) * test::dtype_size(dtype));
-    test::fill_random_any(dtype, v.data(), n, seed);
-    return v;
-}
-
 void repeat_first(std::vector<unsigned char> &v, std::size_t size, std::size_t n) {
     for (std::size_t i = 1; i < n; ++i) std::memcpy(&v[i * size], v.data(), size);
 }
@@ -79,7 +73,7 @@ double dot_arrays_async(const cudot_arrays &a) {
 void check_kinds(Kind kx, Kind ky, int32_t xd, int32_t yd, std::size_t n, test::Layout lx, test::Layout ly,
                  std::uint64_t seed, bool async = false) {
     const std::size_t sx = test::dtype_size(xd), sy = test::dtype_size(yd);
-    std::vector<unsigned char> xv = random_values(xd, n, seed), yv = random_values(yd, n, seed + 1);
+    std::vector<unsigned char> xv = test::random_values(xd, n, seed), yv = test::random_values(yd, n, seed + 1);
     if (lx.stride == 0) repeat_first(xv, sx, n);
     if (ly.stride == 0) repeat_first(yv, sy, n);
     const double want = test::host_context_dot(xd, yd, xv.data(), yv.data(), n);

@@ -20,12 +20,6 @@ using test::bits;
 
 namespace {
 
-std::vector<unsigned char> random_values(int32_t dtype, std::size_t n, std::uint64_t seed) {
-    std::vector<unsigned char> v(std::max<std::size_t>(n, 1) * test::dtype_size(dtype));
-    test::fill_random_any(dtype, v.data(), n, seed);
-    return v;
-}
-
 // n copies of element 0 of v (what a stride of 0 reads).
 std::vector<unsigned char> repeated(const std::vector<unsigned char> &v, std::size_t size, std::size_t n) {
     std::vector<unsigned char> r(std::max<std::size_t>(n, 1) * size);
@@ -44,7 +38,7 @@ double dot_arrays(const cudot_arrays &a) {
 // The dot of x and y laid out as given equals a HOST context's dot of the same values, bit for bit.
 void check_layouts(int32_t xd, int32_t yd, std::size_t n, test::Layout lx, test::Layout ly, std::uint64_t seed) {
     const std::size_t sx = test::dtype_size(xd), sy = test::dtype_size(yd);
-    std::vector<unsigned char> xv = random_values(xd, n, seed), yv = random_values(yd, n, seed + 1);
+    std::vector<unsigned char> xv = test::random_values(xd, n, seed), yv = test::random_values(yd, n, seed + 1);
     if (lx.stride == 0) xv = repeated(xv, sx, n);
     if (ly.stride == 0) yv = repeated(yv, sy, n);
     const double want = test::host_context_dot(xd, yd, xv.data(), yv.data(), n);
@@ -107,7 +101,7 @@ TEST_CASE("own arrays: partials of pieces joined give the whole dot's bits", "[o
     const std::size_t n = 5 * CUDOT_TILE_ELEMENTS + 123;
     for (int32_t xd : {CUDOT_F32, CUDOT_F64, CUDOT_I8})
         for (std::int64_t stride : {1, -3}) {
-            std::vector<unsigned char> xv = random_values(xd, n, 5), yv = random_values(CUDOT_F32, n, 6);
+            std::vector<unsigned char> xv = test::random_values(xd, n, 5), yv = test::random_values(CUDOT_F32, n, 6);
             const double want = test::host_context_dot(xd, CUDOT_F32, xv.data(), yv.data(), n);
             const test::LaidOut x = test::lay_out(xv.data(), test::dtype_size(xd), n, {stride, 0});
             std::vector<unsigned char> partials(6 * CUDOT_PARTIAL_BYTES);

@@ -69,6 +69,13 @@ inline LaidOut lay_out(const void *values, std::size_t size, std::size_t n, Layo
     return out;
 }
 
+// n random values of dtype (at least one element's room, so n = 0 has a valid pointer).
+inline std::vector<unsigned char> random_values(int32_t dtype, std::size_t n, std::uint64_t seed) {
+    std::vector<unsigned char> v((n > 0 ? n : 1) * dtype_size(dtype));
+    fill_random_any(dtype, v.data(), n, seed);
+    return v;
+}
+
 inline cudot_arrays arrays_of(std::size_t n, int32_t xd, const void *x, std::int64_t sx, int32_t yd, const void *y,
                               std::int64_t sy) {
     cudot_arrays a = CUDOT_ARRAYS_INIT;
