@@ -206,6 +206,19 @@ int os_threads() {
     for (const auto &entry : fs::directory_iterator("/proc/self/task")) count += entry.is_directory() ? 1 : 0;
     return count;
 }
+
+// The count once threads that have been joined have also left /proc/self/task: a joined thread may still
+// be listed for a moment (under qemu-user, often for milliseconds), so wait until the count holds still.
+int settled_os_threads() {
+    int last = os_threads(), same = 0;
+    for (int i = 0; i < 400 && same < 10; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        const int now = os_threads();
+        same = now == last ? same + 1 : 0;
+        last = now;
+    }
+    return last;
+}
 }  // namespace
 #endif
 
@@ -217,7 +230,7 @@ TEST_CASE("the pool has as many threads as the process may use", "[.pool-size]")
     const unsigned expected = static_cast<unsigned>(std::atoi(expected_text));
 #if defined(__linux__)
     std::thread([] {}).join();  // a runtime's own helper threads (TSan's) start with the first thread
-    const int before = os_threads();
+    const int before = settled_os_threads();
 #endif
     cudot_ctx *ctx = pooled_context(1 << 16);
     REQUIRE(ctx);
