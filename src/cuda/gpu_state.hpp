@@ -49,6 +49,8 @@ struct Launcher {
     std::size_t partial_bytes = 0;  // one partial of the pair's kind, packed
 };
 Launcher launcher_for(int32_t x_dtype, int32_t y_dtype);
+// The pair's strided_dot_kernel (strided_kernels.cu, compiled beside launch.cu's dense kernels).
+void *strided_kernel_for(int32_t x_dtype, int32_t y_dtype);
 // Whether the current device can run this build's kernels (loads one of them).
 cudaError_t kernels_load();
 

@@ -1,5 +1,5 @@
 // launch.cu - the typed launches of the dot kernel, the grid they get, and how the host waits for a
-// single-GPU dot's result. The only file that instantiates the kernels.
+// single-GPU dot's result. It instantiates dot_kernel; strided_kernels.cu instantiates strided_dot_kernel.
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -33,7 +33,8 @@ static void prepare_typed(const LaunchArgs &a, KernelCall &c) {
         c.y = StridedView{static_cast<const unsigned char *>(a.y), a.y_stride, a.y_aligned};
         c.args[1] = &c.x;
         c.args[2] = &c.y;
-        c.node.func = reinterpret_cast<void *>(&strided_dot_kernel<Tx, Ty>);
+        static void *const strided = strided_kernel_for(types::Traits<Tx>::id, types::Traits<Ty>::id);
+        c.node.func = strided;
         c.node.blockDim = dim3(kThreads);
     } else {
         c.node.func = reinterpret_cast<void *>(&dot_kernel<Tx, Ty>);
