@@ -59,5 +59,8 @@ unsigned long long default_gpu_wait_ms(std::size_t bytes);
 void force_all_devices(const int *devices, int count);
 // Dots of own arrays on a GPU: force the slices per tile of dense dots (1, 2, 4, 8; 0: the normal choice).
 void set_stream_slices(unsigned slices);
+// Frees the per-stream workspaces and result slots of own-array dots (kept until the process ends
+// otherwise), for leak checkers; test programs call it before they exit.
+void release_own_array_state();
 }  // namespace testing
 }  // namespace cudot

@@ -91,6 +91,9 @@ cudot_status register_host(const void *p, std::size_t bytes, bool *locked, Error
 cudot_status unregister_host(const void *p, ErrorSink err);
 // Tests and experiments: the slices per tile of dense dots of own arrays (0: the normal choice).
 void force_stream_slices(unsigned slices);
+// Tests: frees what dots of own arrays keep until the process ends (per-stream workspaces and graphs,
+// result slots), so that a leak checker at exit sees only real leaks. No dot may be running.
+void release_stream_state();
 
 }  // namespace cuda
 }  // namespace cudot

@@ -42,6 +42,7 @@ cudot_status register_host(const void *, std::size_t, bool *locked, ErrorSink) {
 }
 cudot_status unregister_host(const void *, ErrorSink) { return CUDOT_OK; }
 void force_stream_slices(unsigned) {}
+void release_stream_state() {}
 
 }  // namespace cuda
 }  // namespace cudot

@@ -107,6 +107,7 @@ struct ArrayGpu {
     std::mutex mutex;  // guards everything below
     unsigned resident[kTypesSquare][kSliceChoices] = {};  // blocks kept resident, per pair and slices (0: not asked)
     std::vector<Completion *> free_slots;  // mapped result slots (host addresses == device addresses, UVA)
+    std::vector<void *> slot_pages;        // the pages they are carved from
     std::unordered_map<unsigned long long, Workspace> workspaces;  // by stream id
     cudaEvent_t ready_event = nullptr;     // x_ready / y_ready waits
     cudaStream_t own_stream = nullptr;     // cudot's own (non-blocking): captured dots' workspaces
@@ -114,10 +115,11 @@ struct ArrayGpu {
     std::vector<void *> released;          // workspaces of destroyed graphs, freed on the next call
 };
 
+ArrayGpu *gpus[kMaxDevices];
+std::mutex gpus_made;
+
 ArrayGpu &array_gpu(int device) {
-    static ArrayGpu *gpus[kMaxDevices];
-    static std::mutex made;
-    std::lock_guard<std::mutex> lock(made);
+    std::lock_guard<std::mutex> lock(gpus_made);
     if (!gpus[device]) gpus[device] = new ArrayGpu;  // never destroyed: calls may come until the process ends
     return *gpus[device];
 }
@@ -168,6 +170,7 @@ Completion *take_slot(ArrayGpu &g, ErrorSink err, cudot_status &status) {
             status = cuda_fail(err, e, "cudaHostAlloc (result slots)");
             return nullptr;
         }
+        g.slot_pages.push_back(page);
         Completion *slots = static_cast<Completion *>(page);
         for (std::size_t i = 0; i < kSlots; ++i) g.free_slots.push_back(slots + i);  // kept until the process ends
     }
@@ -506,6 +509,32 @@ bool reads_pageable(int device) {
 }
 
 void force_stream_slices(unsigned slices) { forced_slices.store(slices, std::memory_order_relaxed); }
+
+void release_stream_state() {
+    CallerCudaState caller;
+    std::lock_guard<std::mutex> made(gpus_made);
+    for (int d = 0; d < kMaxDevices; ++d) {
+        ArrayGpu *g = gpus[d];
+        if (!g || use_primary_context(d) != cudaSuccess) continue;
+        std::lock_guard<std::mutex> lock(g->mutex);
+        (void)note(cudaDeviceSynchronize());  // tests only: every stream's work is over anyway
+        for (auto &entry : g->workspaces) {
+            for (auto &graph : entry.second.graphs) {
+                if (graph.second.exec) (void)note(cudaGraphExecDestroy(graph.second.exec));
+                if (graph.second.graph) (void)note(cudaGraphDestroy(graph.second.graph));
+            }
+            if (entry.second.memory) (void)note(cudaFree(entry.second.memory));
+        }
+        g->workspaces.clear();
+        free_released(*g);
+        if (g->own_stream) (void)note(cudaStreamSynchronize(g->own_stream));
+        for (void *page : g->slot_pages) (void)note(cudaFreeHost(page));
+        g->slot_pages.clear();
+        g->free_slots.clear();
+        if (g->ready_event) (void)note(cudaEventDestroy(g->ready_event));
+        g->ready_event = nullptr;
+    }
+}
 
 cudot_status stream_dot(const Operands &ops, int device, const StreamCall &call, ErrorSink err) {
     CallerCudaState caller;
