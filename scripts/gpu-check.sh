@@ -168,6 +168,8 @@ done
 if [[ -n "$python" ]]; then
   echo "==== python binding on the GPU ($python)"
   PYTHON=$python bindings/python/test.sh 2>&1 | tee "$logs/python.log" || status=1
+  echo "==== the outside check of own arrays: numpy, CuPy, PyTorch, raw cudaMalloc (checks/own_arrays_check.py)"
+  PYTHONPATH=$root/bindings/python "$python" checks/own_arrays_check.py 2>&1 | tee "$logs/outside-check.log" || status=1
 else
   echo "==== python binding: NOT RUN (no python3 with numpy and pytest here)"
 fi

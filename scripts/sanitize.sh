@@ -26,9 +26,10 @@ status=0
 note() { echo "$*" | tee -a "$summary"; }
 
 configure_and_build() {  # folder, extra cmake arguments...
-  local dir=$1; shift
+  local dir=$1 start=$SECONDS; shift
   cmake -S . -B "$dir" "${common[@]}" "$@" > "$logs/$dir-configure.log"
   cmake --build "$dir" -j"$jobs" > "$logs/$dir-build.log" 2>&1 || { tail -30 "$logs/$dir-build.log"; return 1; }
+  note "$dir: built in $((SECONDS - start)) s"
 }
 
 run_ctest() {  # name, folder, ctest arguments...

@@ -29,6 +29,17 @@ if [[ "${CUDOT_SKIP_INSTALL:-0}" != 1 ]]; then
   fi
 fi
 
+# Each phase's time goes to the summary at the end (the CI run must stay under an hour on 2 cores).
+timings=()
+phase_start=$SECONDS
+phase_name=
+phase() {  # the name of the phase that starts now ("" at the end)
+  [[ -n $phase_name ]] && timings+=("$(printf '%5d s  %s' $((SECONDS - phase_start)) "$phase_name")")
+  phase_name=$1
+  phase_start=$SECONDS
+}
+
+phase "build (CUDA library and tests)"
 # shellcheck disable=SC2086
 # Tests forced on: demo.sh configures the same folder with them off, and a cached OFF would leave
 # CTest with nothing to run.
@@ -36,8 +47,10 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCUDOT_BUILD_TESTS=ON ${CUDOT
 cmake --build "$build" -j"$(nproc)"
 
 failed=()
+phase "versions"
 echo "==== package versions against include/cudot.h (scripts/check_versions.sh)"
 scripts/check_versions.sh || failed+=(versions)
+phase "C/C++ suite (CTest)"
 echo "==== C/C++ suite (CTest)"
 (cd "$build" && ctest --output-on-failure --no-tests=error -j"$(nproc)") || failed+=(ctest)
 
@@ -46,28 +59,37 @@ export CUDOT_CLASSIC_LIBRARY=$root/$build/libcudot_classic.so
 for binding in python go csharp julia; do
   script=bindings/$binding/test.sh
   [[ -x $script ]] || { echo "==== $binding: $script missing"; failed+=("$binding"); continue; }
+  phase "$binding binding"
   echo "==== $binding binding"
   "$script" || failed+=("$binding")
 done
 
 # The Windows half (issue 17): cudot.dll cross-built with MinGW-w64 and tested under wine. Installed
 # above; a machine without them (CUDOT_SKIP_INSTALL=1) says so and fails, since CI must run it.
+phase "Windows (MinGW-w64 build, wine)"
 echo "==== Windows: cross-built with MinGW-w64, run under wine (scripts/test-windows.sh)"
 scripts/test-windows.sh || failed+=(windows)
 
 # Linux AArch64 (issue 22): the CPU library and the C/C++ suite cross-built with Debian's aarch64 compiler
 # and run under qemu-user, with the caller's flush-to-zero and the bits digest checked there.
+phase "AArch64 (cross build, qemu-user)"
 echo "==== AArch64: cross-built, run under qemu-user (scripts/test-aarch64.sh)"
 scripts/test-aarch64.sh || failed+=(aarch64)
 
 # Reliability jobs (docs/RELIABILITY.md): the CPU path under ASan+UBSan, TSan and valgrind, then the
 # fuzzer from the committed corpus for a bounded time. CUDOT_SKIP_RELIABILITY=1 leaves them out.
 if [[ "${CUDOT_SKIP_RELIABILITY:-0}" != 1 ]]; then
+  phase "sanitizers and valgrind"
   echo "==== reliability: sanitizers and valgrind (scripts/sanitize.sh)"
   scripts/sanitize.sh || failed+=(sanitize)
+  phase "fuzzer"
   echo "==== reliability: fuzzing (scripts/fuzz.sh)"
   scripts/fuzz.sh "${CUDOT_FUZZ_SECONDS:-180}" || failed+=(fuzz)
 fi
+
+phase ""
+echo "==== time per phase (total $SECONDS s)"
+printf '%s\n' "${timings[@]}"
 
 if ((${#failed[@]})); then
   echo "test.sh: FAILED: ${failed[*]}"
