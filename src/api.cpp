@@ -17,6 +17,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "auto_dot.hpp"
 #include "context.hpp"
 #include "messages.hpp"
 #include "order.hpp"
@@ -268,6 +269,7 @@ cudot_status destroy_backend(cudot_ctx &ctx, ErrorSink err) {
         cpu::destroy(ctx);
         return CUDOT_OK;
     }
+    free_auto_state(ctx);  // host memory only
     // Inherited through fork(): no CUDA call may run here, and the parent owns the device memory.
     // The host-side bookkeeping is left allocated.
     if (ctx.forked) return CUDOT_OK;
@@ -348,7 +350,9 @@ cudot_status dot_impl(cudot_ctx &ctx, DotRange range, double *result) {
     }
     double value = 0.0;
     cpu::DefaultFpEnv fp_env;  // the caller's FTZ/DAZ or rounding mode must not change the result
-    cudot_status status = ctx.memory == CUDOT_MEMORY_HOST ? cpu::dot(ctx, n, &value) : cuda::dot(ctx, n, &value);
+    cudot_status status = ctx.memory == CUDOT_MEMORY_HOST ? cpu::dot(ctx, n, &value)
+                          : ctx.hybrid                    ? auto_dot(ctx, n, &value)
+                                                          : cuda::dot(ctx, n, &value);
     if (status != CUDOT_OK) return status;
     // One NaN for every backend: x86 and GPUs make NaNs with different signs and payloads.
     *result = std::isnan(value) ? std::numeric_limits<double>::quiet_NaN() : value;
@@ -421,7 +425,7 @@ cudot_status join_partials_impl(int32_t x_dtype, int32_t y_dtype, const void *pa
     const unsigned char *src = static_cast<const unsigned char *>(partials);
     for (std::size_t t = 0; t < tiles; ++t) std::memcpy(&compact[t * packed], src + t * CUDOT_PARTIAL_BYTES, packed);
     cpu::DefaultFpEnv fp_env;
-    const double value = cpu::join_packed_partials(kind, compact.data(), tiles);
+    const double value = order::join_packed_partials(kind, compact.data(), tiles);
     *result = std::isnan(value) ? std::numeric_limits<double>::quiet_NaN() : value;
     return CUDOT_OK;
 }
@@ -495,7 +499,7 @@ void set_cpu_parallel_bytes(cudot_ctx *ctx, std::size_t bytes) { hooks_to_set(ct
 unsigned long long cpu_pool_jobs() { return cpu::ThreadPool::instance().jobs_shared(); }
 void set_gpu_blocks(cudot_ctx *ctx, unsigned blocks) { hooks_to_set(ctx).gpu_blocks = blocks; }
 void set_hybrid_share(cudot_ctx *ctx, double share) { hooks_to_set(ctx).hybrid_share = share; }
-double hybrid_share(const cudot_ctx *ctx) { return cuda::current_hybrid_share(*ctx); }
+double hybrid_share(const cudot_ctx *ctx) { return auto_split_share(*ctx); }
 void inject_cuda_fault(unsigned calls_before, int cuda_error) { cuda::inject_fault(calls_before, cuda_error); }
 bool cuda_fault_pending() { return cuda::fault_pending(); }
 void pretend_no_concurrent_managed(bool on) { cuda::pretend_no_concurrent_managed(on); }

@@ -34,6 +34,7 @@ cudot_status fail(ErrorSink err, cudot_status status, const char *format, ...)
 
 std::size_t element_size(int32_t dtype);
 
+struct AutoState;  // what AUTO learned about a context with a GPU (src/auto_dot.cpp)
 namespace cuda {
 struct DeviceState;  // the CUDA backend's part of a context (src/cuda/gpu_state.hpp)
 }
@@ -68,6 +69,7 @@ struct cudot_ctx {
     void *y = nullptr;
     cudot::cpu::HostState *host = nullptr;      // set for HOST
     cudot::cuda::DeviceState *gpu = nullptr;    // set for PINNED, MAPPED, MANAGED
+    cudot::AutoState *auto_state = nullptr;     // AUTO with a GPU, from its first timed dot
     std::unique_ptr<cudot::TestHooks> test_hooks;  // null unless a test set a knob (api.cpp, testing)
     // Unique in the process, unlike the address (which a later cudot_init may reuse): it tags the
     // messages a thread keeps for this context (src/messages.hpp).

@@ -198,5 +198,11 @@ inline typename A::Acc join_tiles(const typename A::Acc *partials, std::size_t t
     return lane_tree<A>(lanes, used);
 }
 
+// The dot from its `tiles` tile partials, packed in tile order (each the pair's accumulator, of kind
+// `kind`): the join every road ends with, whoever computed the partials (the CPU, one GPU or several,
+// AUTO's split, cudot_join_partials). In order.cpp, compiled once for the host: never in the files built
+// for wider instruction sets.
+double join_packed_partials(Kind kind, const void *partials, std::size_t tiles);
+
 }  // namespace order
 }  // namespace cudot

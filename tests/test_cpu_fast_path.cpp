@@ -75,7 +75,7 @@ void require_same_partials(const std::vector<double> &got, const std::vector<dou
 
 }  // namespace
 
-TEST_CASE("HOST: short tiles give the baseline copy's bits in every instruction-set copy", "[host][determinism]") {
+TEST_CASE("HOST: short tiles give the baseline copy's bits in every instruction-set copy", "[host][determinism][slow-under-checkers]") {
     using namespace cudot;
     const cpu::TileKernels *variants[4];
     const int count = cpu::tile_kernel_variants(variants, 4);

@@ -22,7 +22,7 @@ TEST_CASE("HOST: random inputs of awkward sizes are within the documented bound"
     }
 }
 
-TEST_CASE("HOST: counts come out exact at every size (no dropped tail)", "[host]") {
+TEST_CASE("HOST: counts come out exact at every size (no dropped tail)", "[host][slow-under-checkers]") {
     for (std::size_t n : test::awkward_sizes()) {
         test::check_counts<float>(CUDOT_MEMORY_HOST, CUDOT_F32, n);
         test::check_counts<double>(CUDOT_MEMORY_HOST, CUDOT_F64, n);
@@ -324,7 +324,7 @@ static void check_literal_row(std::size_t n, int kind) {
     check_literal<Tx, std::uint8_t>(n, kind);
 }
 
-TEST_CASE("HOST: equals a literal implementation of the canonical order", "[host][determinism]") {
+TEST_CASE("HOST: equals a literal implementation of the canonical order", "[host][determinism][slow-under-checkers]") {
     using namespace cudot::types;
     for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(5), std::size_t(1000), std::size_t(1025),
                           std::size_t(8192), std::size_t(8193), std::size_t(40000)})

@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "cpu/process_limits.hpp"
+#include "process_limits.hpp"
 #include "testing.hpp"
 
 #if !defined(_WIN32)
@@ -24,8 +24,8 @@
 #endif
 
 namespace fs = std::filesystem;
-using cudot::cpu::CgroupLimits;
-using cudot::cpu::cgroup_limits;
+using cudot::limits::CgroupLimits;
+using cudot::limits::cgroup_limits;
 
 namespace {
 
@@ -160,8 +160,8 @@ TEST_CASE("cgroup v1: cfs quota and memory.limit_in_bytes", "[limits]") {
 }
 
 TEST_CASE("pool size and memory limit from the CPUs and cgroup limits", "[limits]") {
-    using cudot::cpu::memory_for;
-    using cudot::cpu::threads_for;
+    using cudot::limits::memory_for;
+    using cudot::limits::threads_for;
     FakeCgroupTree tree;
     tree.write("cgroup.controllers", "cpu memory");
     tree.write("cpu.max", "300000 100000");
@@ -183,7 +183,7 @@ TEST_CASE("pool size and memory limit from the CPUs and cgroup limits", "[limits
 }
 
 TEST_CASE("CUDOT_NUM_THREADS: a count from 1 to 1024, anything else ignored", "[limits]") {
-    using cudot::cpu::parse_thread_count;
+    using cudot::limits::parse_thread_count;
     CHECK(parse_thread_count("1") == 1);
     CHECK(parse_thread_count("3") == 3);
     CHECK(parse_thread_count("1024") == 1024);

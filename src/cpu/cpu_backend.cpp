@@ -14,7 +14,7 @@
 #endif
 
 #include "../order.hpp"
-#include "process_limits.hpp"
+#include "../process_limits.hpp"
 #include "thread_pool.hpp"
 #include "tile_kernels.hpp"
 
@@ -51,7 +51,7 @@ struct HostState {
     WhereChooser where;           // calling thread or pool, for sizes where either can win
 };
 
-std::size_t physical_memory() { return usable_memory(); }
+std::size_t physical_memory() { return limits::usable_memory(); }
 
 void *allocate_host(std::size_t bytes) {
     constexpr std::size_t kAlign = 4096;
@@ -242,24 +242,6 @@ cudot_status compute_packed_partials(const Operands &ops, std::size_t first, std
 
 void *partial_scratch(cudot_ctx &ctx) { return ctx.host->partials; }
 
-template <types::Kind K>
-static double join_kind(const void *partials, std::size_t tiles) {
-    using A = order::Arith<K>;
-    const auto *p = static_cast<const typename A::Acc *>(partials);
-    // One tile: what join_tiles computes (the partial merged into an empty join lane, a one-node tree),
-    // without its kLanes-node array.
-    if (tiles == 1) return A::finish(A::merge(A::zero(), p[0]));
-    return A::finish(order::join_tiles<A>(p, tiles));
-}
-
-double join_packed_partials(types::Kind kind, const void *partials, std::size_t tiles) {
-    switch (kind) {
-        case types::Kind::Dot2: return join_kind<types::Kind::Dot2>(partials, tiles);
-        case types::Kind::Exact: return join_kind<types::Kind::Exact>(partials, tiles);
-        default: return join_kind<types::Kind::Double>(partials, tiles);
-    }
-}
-
 cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
     return dot(ctx.operands(n), ctx.host->partials, ctx.hooks(), &ctx.host->where, result);
 }
@@ -267,7 +249,7 @@ cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
 cudot_status dot(const Operands &ops, void *partials, const TestHooks &hooks, WhereChooser *chooser, double *result) {
     const std::size_t tiles = order::tile_count(ops.n);
     if (cudot_status status = compute_packed_partials(ops, 0, tiles, partials, hooks, chooser)) return status;
-    *result = join_packed_partials(types::kind_of(ops.x.dtype, ops.y.dtype), partials, tiles);
+    *result = order::join_packed_partials(types::kind_of(ops.x.dtype, ops.y.dtype), partials, tiles);
     return CUDOT_OK;
 }
 

@@ -26,13 +26,12 @@ using WhereChooser = PathChooser<kWheres>;
 // packed partials. The road every CPU dot takes: a context's buffers, a caller's arrays, AUTO's CPU share.
 // OUT_OF_MEMORY only when a thread cannot get its gather buffers (views that are not dense).
 cudot_status dot(const Operands &ops, void *partials, const TestHooks &hooks, WhereChooser *chooser, double *result);
-// The pieces dot() is made of, for AUTO's CPU and CPU+GPU paths (src/cuda/auto_policy.cu, split_dot.cu)
-// and the tile partials: the partials of tiles [first, last), on the pool when worth it, packed (each
-// the size of the pair's accumulator, unlike cudot_tile_partials's CUDOT_PARTIAL_BYTES slots)...
+// What dot() is made of, for AUTO's CPU+GPU split (src/auto_dot.cpp) and the tile partials: the
+// partials of tiles [first, last), on the pool when worth it, packed (each the size of the pair's
+// accumulator, unlike cudot_tile_partials's CUDOT_PARTIAL_BYTES slots); order::join_packed_partials
+// joins them.
 cudot_status compute_packed_partials(const Operands &ops, std::size_t first, std::size_t last, void *partials,
                                      const TestHooks &hooks, WhereChooser *chooser = nullptr);
-// ...and the canonical join of `tiles` such packed partials (of the pair's kind) into the result.
-double join_packed_partials(types::Kind kind, const void *partials, std::size_t tiles);
 // A HOST context's scratch for the partials of up to its capacity's tiles (cudot_tile_partials).
 void *partial_scratch(cudot_ctx &ctx);
 

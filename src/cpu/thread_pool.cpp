@@ -13,7 +13,7 @@
 #include "thread_pool.hpp"
 
 #include "fp_env.hpp"
-#include "process_limits.hpp"
+#include "../process_limits.hpp"
 #include "../testing.hpp"
 
 #include <algorithm>
@@ -67,7 +67,7 @@ ThreadPool &ThreadPool::instance() {
     std::lock_guard<std::mutex> lock(creation_mutex());
     pool = the_pool.load(std::memory_order_relaxed);
     if (!pool) {
-        pool = new ThreadPool(usable_cpus() - 1);  // never deleted
+        pool = new ThreadPool(limits::usable_cpus() - 1);  // never deleted
         pool->abandoned_ = abandoned_pools;
         abandoned_pools = nullptr;
         the_pool.store(pool, std::memory_order_release);

@@ -3,7 +3,7 @@
 #include <new>
 #include <vector>
 
-#include "../cpu/cpu_backend.hpp"
+#include "../process_limits.hpp"
 #include "cuda_backend.hpp"
 #include "cuda_check.hpp"
 #include "device_health.hpp"
@@ -60,7 +60,7 @@ static cudot_status allocate_inputs(cudot_ctx &ctx, std::size_t x_alloc, std::si
     }
     if (ctx.memory != CUDOT_MEMORY_PINNED && ctx.memory != CUDOT_MEMORY_MAPPED)
         return fail(err, CUDOT_ERROR_INTERNAL, "CUDA backend asked for strategy %d", static_cast<int>(ctx.memory));
-    const std::size_t physical = cpu::physical_memory();
+    const std::size_t physical = limits::usable_memory();
     if (physical != 0 && (x_alloc > physical / 4 || y_alloc > physical / 4 || x_alloc + y_alloc > physical / 2))
         return fail(err, CUDOT_ERROR_OUT_OF_MEMORY,
                     "refusing to page-lock %zu + %zu bytes: more than half of this machine's %zu bytes", x_alloc,
@@ -217,7 +217,6 @@ cudot_status destroy(cudot_ctx &ctx, ErrorSink err) {
         // page-locked memory stay allocated until the process ends (docs/RELIABILITY.md). A context that
         // hung itself was told so already; one stuck behind other work learns it here.
         first = told ? CUDOT_OK : CUDOT_ERROR_CUDA;
-        free_auto_policy(*s);
         free_pinned_policy(*s);
         delete s;
         ctx.gpu = nullptr;
@@ -231,7 +230,6 @@ cudot_status destroy(cudot_ctx &ctx, ErrorSink err) {
             free_checked(first, err, use_primary_context(allocated_on), "cuCtxSetCurrent (the GPU's primary context)");
         if (s->h_done) free_checked(first, err, cudaFreeHost(s->h_done), "cudaFreeHost(result)");
         if (s->h_partials) free_checked(first, err, cudaFreeHost(s->h_partials), "cudaFreeHost(partials)");
-        free_auto_policy(*s);
         free_pinned_policy(*s);
     }
     const bool managed = ctx.memory == CUDOT_MEMORY_MANAGED;

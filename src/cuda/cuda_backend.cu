@@ -4,7 +4,8 @@
 // each dot is a single launch whose last block joins the partials on the device (one_gpu_dot.cu).
 // Several GPUs, AUTO's CPU+GPU split and cudot_tile_partials: each GPU computes the partials of one
 // run of tiles into a mapped host array, and the host joins them (split_dot.cu). MANAGED decides per
-// dot whether to migrate first (managed_policy.cu); AUTO decides per dot which path (auto_policy.cu).
+// dot whether to migrate first (managed_policy.cu). AUTO, which also has the CPU to choose from, sits
+// above both backends (src/auto_dot.cpp) and comes here for the GPU's roads: dot() and split_tiles().
 // What each strategy allocates: buffers.cu; probing: devices.cu; the kernels: launch.cu. Whose CUDA
 // context the work runs in: caller_state.cu; how long a wait may last, and GPUs that ran past it:
 // device_health.cu; checked calls and test hooks: cuda_check.cu.
@@ -17,7 +18,6 @@ namespace cudot {
 namespace cuda {
 
 static cudot_status dot_once(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
-    if (ctx.hybrid) return auto_dot(ctx, s, n, result);
     if (ctx.memory == CUDOT_MEMORY_MANAGED) return managed_dot(ctx, s, n, result);
     return s.gpus.size() == 1 ? single_dot(ctx, s, n, false, result) : multi_dot(ctx, s, n, false, result);
 }
@@ -93,6 +93,34 @@ static cudot_status partials_in_own_context(cudot_ctx &ctx, std::size_t first, s
 cudot_status tile_partials(cudot_ctx &ctx, std::size_t first, std::size_t n, void **partials) {
     CallerCudaState caller;
     return caller.restore(partials_in_own_context(ctx, first, n, partials), ctx.sink());
+}
+
+void *host_partials(cudot_ctx &ctx) { return ctx.gpu ? ctx.gpu->h_partials : nullptr; }
+
+static cudot_status split_in_own_context(cudot_ctx &ctx, std::size_t n, std::size_t gpu_tiles, const HostShare &host,
+                                         float *gpu_ms, void **partials) {
+    DeviceState &s = *ctx.gpu;
+    if (cudot_status refused = refuse_if_stuck(ctx, s, "cudot_dot")) return refused;
+    s.wait_bound_ms = wait_bound_ms(ctx, input_bytes(ctx, n));
+    InFlight in_flight(s);
+    cudot_status status = gpu_tiles > 0 ? queue_partials(ctx, s, 0, n, gpu_tiles, true, false) : CUDOT_OK;
+    if (status == CUDOT_OK) {
+        const cudot_status host_status = host.run(host.self, s.h_partials);
+        if (gpu_tiles > 0) status = wait_partials(ctx, s, gpu_ms);  // the GPUs' work ends before any return
+        if (status == CUDOT_OK) status = host_status;
+    }
+    if (status != CUDOT_OK) {
+        settle_after_failure(s);
+        return status;
+    }
+    *partials = s.h_partials;
+    return CUDOT_OK;
+}
+
+cudot_status split_tiles(cudot_ctx &ctx, std::size_t n, std::size_t gpu_tiles, const HostShare &host, float *gpu_ms,
+                         void **partials) {
+    CallerCudaState caller;
+    return caller.restore(split_in_own_context(ctx, n, gpu_tiles, host, gpu_ms, partials), ctx.sink());
 }
 
 void tune(cudot_ctx &ctx, const GpuTuning &tuning) {

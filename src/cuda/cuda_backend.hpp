@@ -23,15 +23,25 @@ int32_t auto_strategy(int32_t device);
 cudot_status create(cudot_ctx &ctx, ErrorSink err);
 // Frees everything create took; reports the first CUDA error, if any, but always finishes.
 cudot_status destroy(cudot_ctx &ctx, ErrorSink err);
-// The canonical dot of the first n elements (1 <= n <= capacity): on one GPU in one kernel launch; on
-// several, split into one run of tiles per GPU; for a hybrid (AUTO) context, split between CPU threads
-// and the GPU(s).
+// The canonical dot of the first n elements (1 <= n <= capacity) on the GPU(s) alone: on one GPU in one
+// kernel launch; on several, split into one run of tiles per GPU.
 cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result);
 // The partials of the tiles of elements [first, first + n) (n >= 1), computed on the context's GPU(s);
 // *partials points to them, packed, in the context's own host array (valid until the next call).
 cudot_status tile_partials(cudot_ctx &ctx, std::size_t first, std::size_t n, void **partials);
-// The GPU's share of the next hybrid dot (tests).
-double current_hybrid_share(const cudot_ctx &ctx);
+// For AUTO (src/auto_dot.cpp), which chooses between the CPU, the GPU and both:
+// the mapped host array the GPUs write tile partials into, also a CPU dot's scratch for such a context;
+void *host_partials(cudot_ctx &ctx);
+// the host's part of a split dot: run(self, partials) writes the partials of its tiles into the array;
+struct HostShare {
+    cudot_status (*run)(void *self, void *partials);
+    void *self;
+};
+// a dot split between the GPUs and the host: the GPUs compute the partials of tiles [0, gpu_tiles) of the
+// first n elements into host_partials(ctx) while host.run computes the others there. *gpu_ms gets the
+// slowest GPU's time, *partials the array that then holds every tile's partial, for the caller's join.
+cudot_status split_tiles(cudot_ctx &ctx, std::size_t n, std::size_t gpu_tiles, const HostShare &host, float *gpu_ms,
+                         void **partials);
 // Tests: make this thread's calls_before-th next checked CUDA call report cuda_error (0: cancel).
 void inject_fault(unsigned calls_before, int cuda_error);
 // Tests: whether the injected fault has not fired yet.

@@ -91,8 +91,7 @@ struct Gpu {
     std::size_t first_tile = 0, last_tile = 0;  // the run of tiles of the current operation
 };
 
-struct AutoPolicy;    // defined where they are used: auto_policy.cu, one_gpu_dot.cu
-struct PinnedPolicy;
+struct PinnedPolicy;  // defined where it is used: one_gpu_dot.cu
 
 struct DeviceState {
     std::vector<Gpu> gpus;  // one, or every GPU of a CUDOT_DEVICE_ALL context
@@ -100,11 +99,9 @@ struct DeviceState {
     std::size_t slice_elements = 0;  // elements each GPU's own buffers (PINNED, staging) hold
     Completion *h_done = nullptr;    // mapped host word a single-GPU dot's last block writes
     void *h_partials = nullptr;      // mapped host array of tile partials, joined on the host
-    double share = 0.25;   // hybrid: fraction of tiles the GPUs take; adapted after every hybrid dot
     bool prefetch = true;  // MANAGED: whether the next dot first migrates the inputs in bulk (managed_dot)
     bool sync_after_dot = false;  // MANAGED without concurrent managed access: the kernel must have ended
     GpuTuning tuning;
-    AutoPolicy *auto_policy = nullptr;      // AUTO: the path chooser's timings (auto_policy.cu)
     PinnedPolicy *pinned_policy = nullptr;  // PINNED: copy or read in place, by measured times (one_gpu_dot.cu)
     bool in_place = false;          // MANAGED: the inputs are advised to stay on the host (managed_policy.cu),
     unsigned probe_every = 0;       //   how many in-place dots come between two probes, and how many
@@ -153,13 +150,10 @@ cudot_status source(cudot_ctx &ctx, DeviceState &s, Gpu &g, const void *host, vo
 // MANAGED: queues on g's stream the migration of elements [at, at + count) of x and y to GPU g.
 cudot_status prefetch_run(cudot_ctx &ctx, Gpu &g, std::size_t at, std::size_t count);
 
-// The dot orchestrations (one_gpu_dot.cu, split_dot.cu, managed_policy.cu, auto_policy.cu).
+// The dot orchestrations (one_gpu_dot.cu, split_dot.cu, managed_policy.cu).
 cudot_status single_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefetch, double *result);
 cudot_status multi_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefetch, double *result);
-cudot_status hybrid_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result);
 cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result);
-cudot_status auto_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result);
-void free_auto_policy(DeviceState &s);
 void free_pinned_policy(DeviceState &s);
 
 // Partials of tiles [0, gpu_tiles) of the n elements at `first`, each GPU one run, into h_partials;

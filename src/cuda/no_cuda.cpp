@@ -10,7 +10,10 @@ cudot_status probe(int32_t, ErrorSink err) { return fail(err, CUDOT_ERROR_NO_DEV
 int32_t auto_strategy(int32_t) { return CUDOT_MEMORY_HOST; }
 cudot_status create(cudot_ctx &, ErrorSink err) { return fail(err, CUDOT_ERROR_NO_DEVICE, "%s", kWhy); }
 cudot_status destroy(cudot_ctx &, ErrorSink) { return CUDOT_OK; }
-double current_hybrid_share(const cudot_ctx &) { return 0.0; }
+void *host_partials(cudot_ctx &) { return nullptr; }
+cudot_status split_tiles(cudot_ctx &ctx, std::size_t, std::size_t, const HostShare &, float *, void **) {
+    return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "a CPU+GPU split in a build without CUDA");
+}
 void inject_fault(unsigned, int) {}
 bool fault_pending() { return false; }
 void pretend_no_concurrent_managed(bool) {}

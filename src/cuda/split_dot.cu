@@ -1,10 +1,9 @@
 // split_dot.cu - dots whose tile partials are joined on the host: over several GPUs (each one run of
-// tiles), AUTO's CPU+GPU split, and cudot_tile_partials. Who computes a tile never changes its partial,
+// tiles), the GPUs' share of AUTO's CPU+GPU split (cuda_backend.cu's split_tiles), and cudot_tile_partials. Who computes a tile never changes its partial,
 // so every way of splitting gives the same bits.
 #include <algorithm>
 #include <chrono>
 
-#include "../cpu/cpu_backend.hpp"
 #include "cuda_backend.hpp"
 #include "cuda_check.hpp"
 #include "gpu_state.hpp"
@@ -64,44 +63,12 @@ cudot_status wait_partials(cudot_ctx &ctx, DeviceState &s, float *slowest_ms) {
     return CUDOT_OK;
 }
 
-double current_hybrid_share(const cudot_ctx &ctx) {
-    if (!ctx.gpu) return 0.0;
-    return ctx.hooks().hybrid_share >= 0 ? ctx.hooks().hybrid_share : ctx.gpu->share;
-}
-
-// The GPUs read tiles [0, g) of the mapped buffers over the bus while the CPU threads compute tiles
-// [g, tiles) from host memory; both write tile partials into one mapped array, which the CPU joins in
-// the canonical order. After each dot, g moves toward the split that makes both finish together.
-cudot_status hybrid_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
-    const std::size_t tiles = order::tile_count(n);
-    const double share = current_hybrid_share(ctx);
-    std::size_t g = std::min(tiles, static_cast<std::size_t>(share * static_cast<double>(tiles) + 0.5));
-    cudot_status status = g > 0 ? queue_partials(ctx, s, 0, n, g, true, false) : CUDOT_OK;
-    if (status != CUDOT_OK) return status;
-    const auto cpu_start = std::chrono::steady_clock::now();
-    const cudot_status cpu_status = cpu::compute_packed_partials(ctx.operands(n), g, tiles, s.h_partials, ctx.hooks());
-    const double cpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cpu_start).count();
-    (void)cpu_status;  // dense views: no gather buffers, so never out of memory
-    if (g > 0) {
-        float gpu_ms = 0;
-        status = wait_partials(ctx, s, &gpu_ms);
-        if (status != CUDOT_OK) return status;
-        if (g < tiles && gpu_ms > 0 && cpu_ms > 0) {
-            const double gpu_rate = g / static_cast<double>(gpu_ms), cpu_rate = (tiles - g) / cpu_ms;
-            const double balanced = gpu_rate / (gpu_rate + cpu_rate);
-            s.share = std::min(0.95, std::max(0.02, 0.5 * s.share + 0.5 * balanced));
-        }
-    }
-    *result = cpu::join_packed_partials(types::kind_of(ctx.dtype, ctx.y_dtype), s.h_partials, tiles);
-    return CUDOT_OK;
-}
-
 cudot_status multi_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefetch, double *result) {
     const std::size_t tiles = order::tile_count(n);
     cudot_status status = queue_partials(ctx, s, 0, n, tiles, false, prefetch);
     if (status == CUDOT_OK) status = wait_partials(ctx, s, nullptr);
     if (status != CUDOT_OK) return status;
-    *result = cpu::join_packed_partials(types::kind_of(ctx.dtype, ctx.y_dtype), s.h_partials, tiles);
+    *result = order::join_packed_partials(types::kind_of(ctx.dtype, ctx.y_dtype), s.h_partials, tiles);
     return CUDOT_OK;
 }
 

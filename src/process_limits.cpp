@@ -1,7 +1,7 @@
 // process_limits.cpp - see process_limits.hpp.
 #include "process_limits.hpp"
 
-#include "../testing.hpp"
+#include "testing.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -27,7 +27,7 @@
 #endif
 
 namespace cudot {
-namespace cpu {
+namespace limits {
 
 namespace {
 
@@ -269,20 +269,20 @@ unsigned usable_cpus() {
 
 std::size_t usable_memory() { return memory_for(physical_ram(), own_cgroup_limits()); }
 
-}  // namespace cpu
+}  // namespace limits
 
 namespace testing {
 void use_cgroup_tree(const char *root, const char *self_cgroup) {
     // Every tree stays allocated until exit: a concurrent init may still be reading a replaced one.
     static std::mutex mutex;
-    static std::vector<std::unique_ptr<cpu::FakeCgroup>> trees;
+    static std::vector<std::unique_ptr<limits::FakeCgroup>> trees;
     std::lock_guard<std::mutex> lock(mutex);
-    const cpu::FakeCgroup *fake = nullptr;
+    const limits::FakeCgroup *fake = nullptr;
     if (root) {
-        trees.push_back(std::unique_ptr<cpu::FakeCgroup>(new cpu::FakeCgroup{root, self_cgroup ? self_cgroup : ""}));
+        trees.push_back(std::unique_ptr<limits::FakeCgroup>(new limits::FakeCgroup{root, self_cgroup ? self_cgroup : ""}));
         fake = trees.back().get();
     }
-    cpu::fake_cgroup.store(fake, std::memory_order_release);
+    limits::fake_cgroup.store(fake, std::memory_order_release);
 }
 }  // namespace testing
 }  // namespace cudot

@@ -11,7 +11,7 @@
 #include <string>
 
 namespace cudot {
-namespace cpu {
+namespace limits {
 
 // The limits a cgroup tree sets on this process; 0 where it sets none (or they cannot be read).
 struct CgroupLimits {
@@ -42,5 +42,5 @@ std::size_t memory_for(std::size_t physical, const CgroupLimits &cgroup);
 unsigned usable_cpus();
 std::size_t usable_memory();
 
-}  // namespace cpu
+}  // namespace limits
 }  // namespace cudot
