@@ -181,14 +181,18 @@ typedef struct cudot_config {
  *                                       memory, or MANAGED shared by several GPUs without concurrent
  *                                       managed access);
  *         CUDOT_ERROR_CUDA              a CUDA call failed; CUDOT_ERROR_INTERNAL.
- * On failure the reason is in cudot_last_error(NULL) on the same thread. Buffer contents after init are
- * unspecified: fill them before the first dot. */
+ * On failure the reason is in cudot_last_error(NULL) on the same thread. Every strategy's buffers read
+ * zero after init (since 1.8; before, their contents were unspecified). */
 CUDOT_API cudot_status cudot_init(cudot_ctx **ctx, size_t n, const cudot_config *config);
 
 /*! cudot_get_inputs: the two input buffers, each of capacity elements: x of the context's dtype, y of
  * its y_dtype (float for CUDOT_F32, double for CUDOT_F64, 16-bit patterns for F16/BF16, int8_t, uint8_t),
  * aligned to at least 64 bytes. The library owns them:
  * write into them in place; they stay valid and at the same address until cudot_deinit. Do not free them.
+ * After cudot_deinit, HOST buffers stay mapped, as fresh zero pages whose memory went back to the system:
+ * a view that outlives the context (a garbage-collected slice, span or array) reads zeros, and its writes
+ * reach nothing else, for the last 4096 buffers destroyed (older ranges are released; since 1.8). The GPU
+ * strategies' buffers are freed at deinit: a view used after it is a use after free.
  * Either out-pointer may be NULL if you do not need it. With n == 0 both are non-NULL and must not be
  * dereferenced. Do not write to them while a dot on this context is running in another thread.
  * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT if ctx is NULL or not a live context. */

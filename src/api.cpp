@@ -19,6 +19,7 @@
 
 #include "auto_dot.hpp"
 #include "context.hpp"
+#include "input_buffers.hpp"
 #include "messages.hpp"
 #include "order.hpp"
 #include "own_arrays.hpp"
@@ -510,6 +511,7 @@ unsigned long long default_gpu_wait_ms(std::size_t bytes) { return cuda::default
 void force_all_devices(const int *devices, int count) { cuda::force_devices(devices, count); }
 void set_stream_slices(unsigned slices) { cuda::force_stream_slices(slices); }
 void release_own_array_state() { cuda::release_stream_state(); }
+std::size_t kept_buffer_ranges() { return buffers::kept_ranges(); }
 }  // namespace testing
 
 }  // namespace cudot

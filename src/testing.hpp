@@ -62,5 +62,7 @@ void set_stream_slices(unsigned slices);
 // Frees the per-stream workspaces and result slots of own-array dots (kept until the process ends
 // otherwise), for leak checkers; test programs call it before they exit.
 void release_own_array_state();
+// Input buffers kept, as zero pages, after their contexts were destroyed (src/input_buffers.hpp).
+std::size_t kept_buffer_ranges();
 }  // namespace testing
 }  // namespace cudot

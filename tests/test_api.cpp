@@ -3,9 +3,14 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
+
+#if defined(__linux__)
+#include <dlfcn.h>
+#endif
 
 #include "reference.hpp"
 #include "testing.hpp"
@@ -240,6 +245,42 @@ TEST_CASE("GPU strategies without a usable GPU say so and AUTO falls back to HOS
         }
     }
 }
+
+#if defined(__linux__)
+// Without a GPU, a GPU strategy's message says which of three things is missing: a driver at all (CUDA's
+// own words, "driver version is insufficient", would send the user to update a driver they do not have),
+// a new enough driver, or a device.
+TEST_CASE("without a GPU, the message says whether there is a driver at all", "[api]") {
+    Ctx c(64, CUDOT_F32, CUDOT_MEMORY_PINNED);
+    if (c.status == CUDOT_OK) return;  // a machine with a GPU: nothing to explain
+    const std::string why = c.init_error;
+    INFO(why);
+    REQUIRE(c.status == CUDOT_ERROR_NO_DEVICE);
+    if (why.find("built without CUDA") != std::string::npos) return;  // a CPU-only build says that instead
+    void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!driver) {
+        CHECK(why.find("no NVIDIA driver on this machine") != std::string::npos);
+        CHECK(why.find("insufficient") == std::string::npos);
+    } else {
+        dlclose(driver);
+        CHECK(why.find("no NVIDIA driver") == std::string::npos);
+    }
+}
+
+// CTest runs this with a stand-in libcuda.so.1 first on LD_LIBRARY_PATH (tests/support/fake_old_driver.c)
+// that reports a CUDA 11.4 driver, and CUDOT_TEST_FAKE_OLD_DRIVER=1; without that variable (a run of every
+// case, hidden ones included) it has nothing to check.
+TEST_CASE("a driver too old for the build is named as such, with both versions", "[.old-driver]") {
+    if (!std::getenv("CUDOT_TEST_FAKE_OLD_DRIVER")) return;
+    Ctx c(64, CUDOT_F32, CUDOT_MEMORY_PINNED);
+    INFO(c.init_error);
+    REQUIRE(c.status == CUDOT_ERROR_NO_DEVICE);
+    CHECK(c.init_error.find("too old for this build") != std::string::npos);
+    CHECK(c.init_error.find("supports CUDA 11.4") != std::string::npos);
+    Ctx a(64, CUDOT_F32, CUDOT_MEMORY_AUTO);  // and AUTO still works, on the CPU
+    CHECK(a.status == CUDOT_OK);
+}
+#endif
 
 TEST_CASE("HOST ignores the device field", "[api]") {
     Ctx c(8, CUDOT_F64, CUDOT_MEMORY_HOST, -5);

@@ -14,6 +14,7 @@
 #endif
 
 #include "../order.hpp"
+#include "../input_buffers.hpp"
 #include "../process_limits.hpp"
 #include "thread_pool.hpp"
 #include "tile_kernels.hpp"
@@ -90,8 +91,8 @@ cudot_status create(cudot_ctx &ctx, ErrorSink err) {
     if (!state) return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the context");
     (void)tile_kernels();  // the process's first init builds the kernel tables, not its first dot
     ctx.host = state;
-    ctx.x = allocate_host(x_bytes);
-    ctx.y = allocate_host(y_bytes);
+    ctx.x = buffers::map(x_bytes);  // zero pages (input_buffers.hpp)
+    ctx.y = buffers::map(y_bytes);
     state->partials = allocate_host(tiles * order::kMaxPartialBytes);
     if (!ctx.x || !ctx.y || !state->partials) {
         destroy(ctx);
@@ -106,8 +107,9 @@ void destroy(cudot_ctx &ctx) {
         delete ctx.host;
         ctx.host = nullptr;
     }
-    free_host(ctx.x);
-    free_host(ctx.y);
+    // Replaced by zero pages, not freed: a caller's view that outlives the context stays harmless.
+    buffers::retire(ctx.x, ctx.capacity * element_size(ctx.dtype));
+    buffers::retire(ctx.y, ctx.capacity * element_size(ctx.y_dtype));
     ctx.x = ctx.y = nullptr;
 }
 

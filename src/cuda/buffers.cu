@@ -1,5 +1,6 @@
 // buffers.cu - what each strategy allocates (create) and frees (destroy), on every GPU of a context.
 #include <algorithm>
+#include <cstring>
 #include <new>
 #include <vector>
 
@@ -56,6 +57,10 @@ static cudot_status allocate_inputs(cudot_ctx &ctx, std::size_t x_alloc, std::si
     if (ctx.memory == CUDOT_MEMORY_MANAGED) {
         CUDOT_CUDA_TRY(err, cudaMallocManaged(&ctx.x, x_alloc, cudaMemAttachGlobal));
         CUDOT_CUDA_TRY(err, cudaMallocManaged(&ctx.y, y_alloc, cudaMemAttachGlobal));
+        // Zero, as every strategy's buffers start (cudot.h). Written by the host, where the caller's fill
+        // will also put them; the first dot moves them as it would have.
+        std::memset(ctx.x, 0, x_alloc);
+        std::memset(ctx.y, 0, y_alloc);
         return CUDOT_OK;
     }
     if (ctx.memory != CUDOT_MEMORY_PINNED && ctx.memory != CUDOT_MEMORY_MAPPED)
@@ -72,6 +77,8 @@ static cudot_status allocate_inputs(cudot_ctx &ctx, std::size_t x_alloc, std::si
     const unsigned flags = cudaHostAllocPortable | (mappable ? cudaHostAllocMapped : 0u);
     CUDOT_CUDA_TRY(err, cudaHostAlloc(&ctx.x, x_alloc, flags));
     CUDOT_CUDA_TRY(err, cudaHostAlloc(&ctx.y, y_alloc, flags));
+    std::memset(ctx.x, 0, x_alloc);  // CUDA may hand out page-locked memory it used before: zero it (cudot.h)
+    std::memset(ctx.y, 0, y_alloc);
     return CUDOT_OK;
 }
 

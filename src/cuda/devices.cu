@@ -1,5 +1,13 @@
 // devices.cu - which GPUs a context gets, whether they can run this build, and what AUTO resolves to.
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
+
+#if defined(_WIN32)
+#include <windows.h>
+#else
+#include <dlfcn.h>
+#endif
 
 #include "cuda_backend.hpp"
 #include "cuda_check.hpp"
@@ -50,14 +58,76 @@ static cudot_status probe_one(int device, ErrorSink err) {
     return CUDOT_OK;
 }
 
+// The NVIDIA driver's library, as the CUDA runtime looks for it.
+#if defined(_WIN32)
+static const char kDriverLibrary[] = "nvcuda.dll";
+#else
+static const char kDriverLibrary[] = "libcuda.so.1";
+#endif
+
+// CUDA says "driver version is insufficient" both when the driver is too old and when there is none at
+// all, which sends a user without a GPU after the wrong fix. Looking for the driver's library tells the two
+// apart: *found says whether it loads, *version (cuDriverGetVersion: 1000 * major + 10 * minor) what it
+// supports, 0 if unknown; `why` gets the loader's reason when it does not load.
+static void look_for_driver(bool *found, int *version, char *why, std::size_t why_size) {
+    *found = false;
+    *version = 0;
+    using VersionFn = int (*)(int *);
+    VersionFn get_version = nullptr;
+#if defined(_WIN32)
+    HMODULE lib = LoadLibraryExA(kDriverLibrary, nullptr, LOAD_LIBRARY_SEARCH_SYSTEM32);
+    if (!lib) {
+        std::snprintf(why, why_size, "Windows error %lu", static_cast<unsigned long>(GetLastError()));
+        return;
+    }
+    get_version = reinterpret_cast<VersionFn>(reinterpret_cast<void *>(GetProcAddress(lib, "cuDriverGetVersion")));
+#else
+    void *lib = dlopen(kDriverLibrary, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *reason = dlerror();
+        std::snprintf(why, why_size, "%s", reason ? reason : "not found");
+        return;
+    }
+    get_version = reinterpret_cast<VersionFn>(dlsym(lib, "cuDriverGetVersion"));
+#endif
+    *found = true;  // the library stays loaded: the CUDA runtime holds it too, and unloading gains nothing
+    int v = 0;
+    if (get_version && get_version(&v) == 0) *version = v;
+}
+
+// Why cudaGetDeviceCount failed, in words that point at the right fix.
+static cudot_status no_usable_gpu(cudaError_t e, ErrorSink err) {
+    if (e == cudaErrorInsufficientDriver) {
+        bool found = false;
+        int version = 0;
+        char why[256] = "";
+        look_for_driver(&found, &version, why, sizeof why);
+        if (!found)
+            return fail(err, CUDOT_ERROR_NO_DEVICE,
+                        "no usable GPU: no NVIDIA driver on this machine (%s does not load: %s); the HOST "
+                        "strategy (and AUTO, which falls back to it) works without one", kDriverLibrary, why);
+        if (version > 0 && version < CUDART_VERSION)
+            return fail(err, CUDOT_ERROR_NO_DEVICE,
+                        "no usable GPU: the NVIDIA driver is too old for this build: it supports CUDA %d.%d, and this "
+                        "cudot was built with CUDA %d.%d; update the driver (or use the HOST strategy)",
+                        version / 1000, version % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+    }
+    if (e == cudaErrorNoDevice) {
+        const char *visible = std::getenv("CUDA_VISIBLE_DEVICES");
+        return fail(err, CUDOT_ERROR_NO_DEVICE,
+                    "no usable GPU: the NVIDIA driver is installed but sees no GPU (cudaErrorNoDevice)%s%s%s",
+                    visible ? "; CUDA_VISIBLE_DEVICES is \"" : "", visible ? visible : "", visible ? "\"" : "");
+    }
+    return fail(err, CUDOT_ERROR_NO_DEVICE, "no usable GPU: cudaGetDeviceCount failed: %s (%s)", cudaGetErrorString(e),
+                cudaGetErrorName(e));
+}
+
 static cudot_status probe_devices(int32_t device, ErrorSink err) {
     int count = 0;
     cudaError_t e = note(cudaGetDeviceCount(&count));
-    if (e != cudaSuccess) {
-        return fail(err, CUDOT_ERROR_NO_DEVICE, "no usable GPU: cudaGetDeviceCount failed: %s (%s)",
-                    cudaGetErrorString(e), cudaGetErrorName(e));
-    }
-    if (count == 0) return fail(err, CUDOT_ERROR_NO_DEVICE, "no usable GPU: the CUDA driver reports no devices");
+    if (e != cudaSuccess) return no_usable_gpu(e, err);
+    if (count == 0)
+        return fail(err, CUDOT_ERROR_NO_DEVICE, "no usable GPU: the NVIDIA driver is installed but sees no GPU");
     if (device >= count)
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "config->device %d does not exist: %d CUDA device(s) present",
                     static_cast<int>(device), count);
