@@ -58,9 +58,21 @@ def check_major(version):
                                f"{version % 100}, but this binding needs major version {MAJOR}")
 
 
+def package_dir():
+    """The folder of the cudot package in use (cudot.__file__'s folder, which is also this file's)."""
+    return os.path.dirname(os.path.abspath(__file__))
+
+
 def bundled_path():
     """Where a wheel's own copy of the library lies: beside this file."""
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), BUNDLED)
+    return os.path.join(package_dir(), BUNDLED)
+
+
+def is_source_tree():
+    """Whether the package in use is the repository's bindings/python/cudot rather than an installed one: no
+    bundled library in it, and a pyproject.toml in the folder above (an installed package has neither)."""
+    return not os.path.exists(bundled_path()) and os.path.isfile(
+        os.path.join(os.path.dirname(package_dir()), "pyproject.toml"))
 
 
 def _candidates():
@@ -99,7 +111,8 @@ def _open():
         try:
             lib = ctypes.CDLL(path)
         except OSError as e:
-            raise LibraryLoadError(f"cudot: cannot load CUDOT_LIBRARY={path!r}: {e}") from None
+            raise LibraryLoadError(f"cudot: cannot load CUDOT_LIBRARY={path!r}: {e} (the cudot package in use "
+                                   f"is {package_dir()})") from None
         check_major(_version_of(lib))  # before touching other symbols, which another major may lack
         return lib
     tried = []
@@ -116,8 +129,21 @@ def _open():
             _unload(lib)
             continue
         return lib
-    raise LibraryLoadError(f"cudot: no usable libcudot (tried {'; '.join(tried)}); install it where the "
-                           "system linker looks, or set CUDOT_LIBRARY to its full path")
+    raise LibraryLoadError(not_found_message(tried))
+
+
+def not_found_message(tried):
+    """Why no candidate was usable: the package that was imported (which one, and so which candidates,
+    is the first thing to check), each name tried and why it was refused, what to do, and, when that
+    package is a source tree, that it hides any installed wheel."""
+    here = package_dir()
+    message = (f"cudot: no usable libcudot for the cudot package imported from {here} (tried {'; '.join(tried)}); "
+               "install it where the system linker looks, or set CUDOT_LIBRARY to its full path")
+    if is_source_tree():
+        message += (f". That package is a source tree (no {BUNDLED} in it, a pyproject.toml in "
+                    f"{os.path.dirname(here)}): run from that folder, or with it on PYTHONPATH, it shadows any "
+                    "installed wheel; run from another folder, or set CUDOT_LIBRARY")
+    return message
 
 
 # Functions added after 1.0, with the version that added them: an older library lacks them, the binding

@@ -4,6 +4,7 @@ import gc
 import math
 import os
 import pickle
+import re
 import subprocess
 import sys
 import threading
@@ -134,6 +135,34 @@ def test_views_are_the_library_buffers(dtype):
         assert ctx.dot() == 6.0
         with pytest.raises(AttributeError):
             ctx.x = np.zeros(n, dtype)  # rebinding would silently not fill the buffer
+
+
+def library_older_than(version):
+    """Whether the loaded library's version is below `version` ("1.8.0")."""
+    def parse(text):
+        return tuple(int(part) for part in re.match(r"(\d+)\.(\d+)\.(\d+)", text).groups())
+    return parse(cudot.library_version()) < parse(version)
+
+
+# A string condition: evaluated when the test runs, so collecting the tests loads no library.
+@pytest.mark.skipif("library_older_than('1.8.0')",
+                    reason="the loaded library is older than 1.8.0, the first whose new contexts read zero")
+@pytest.mark.parametrize("n", [1000, 5000, 30000])
+def test_new_buffers_read_zero(n):
+    """A context's x and y read zero from the start, also in memory that a freed context left full of 7s."""
+    with cudot.Context(1000, memory="host") as ctx:
+        ctx.x[:] = 7
+        ctx.y[:] = 7
+    del ctx  # no view left: close() freed the buffers
+    gc.collect()
+    with cudot.Context(n, memory="host") as ctx:
+        nonzero = np.count_nonzero(ctx.x), np.count_nonzero(ctx.y)
+        ctx.x[:10] = 1
+        ctx.y[:10] = 1
+        result = ctx.dot()
+    del ctx  # before asserting: a failure's traceback would keep the context alive past the leak check
+    assert nonzero == (0, 0), f"nonzero elements of {n}: {nonzero[0]} in x, {nonzero[1]} in y"
+    assert result == 10.0
 
 
 def test_wrong_element_type_is_refused():

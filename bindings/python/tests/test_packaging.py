@@ -156,6 +156,74 @@ def test_a_bundled_copy_of_another_major_is_passed_over(tmp_path, site_with_bund
     assert str(bundled) in run.stderr and "major version 1" in run.stderr
 
 
+FIRST_CALL = "import cudot; print(cudot.__file__, flush=True); cudot.library_version()"
+
+
+def load_error(tmp_path, cwd, site=None, **env_changes):
+    """The last stderr line of a first call that finds no library: CUDOT_LIBRARY unset, LD_LIBRARY_PATH an
+    empty folder, PYTHONPATH `site` (None: unset, so `import cudot` finds the package in `cwd`). Also
+    returns the cudot.__file__ printed. Skips when the system has a libcudot.so.1 of its own."""
+    (tmp_path / "empty").mkdir(exist_ok=True)
+    env = {"CUDOT_LIBRARY": None, "LD_LIBRARY_PATH": tmp_path / "empty", "PYTHONPATH": site, **env_changes}
+    run = run_python(FIRST_CALL, cwd, site, **env)
+    if run.returncode == 0:
+        pytest.skip("the system linker finds a libcudot.so.1 of its own")
+    return run.stdout.strip(), run.stderr.strip().splitlines()[-1]
+
+
+def copy_package(folder):
+    """This package's Python files as folder/cudot, without any bundled library."""
+    shutil.copytree(PACKAGE, folder / "cudot", ignore=shutil.ignore_patterns("__pycache__", "libcudot*"))
+    return folder / "cudot"
+
+
+@linux_only
+def test_the_load_error_from_a_source_tree_names_it_and_says_it_shadows_a_wheel(tmp_path):
+    """A newcomer's trap: a wheel installed, the example run from bindings/python, where `import cudot`
+    finds the source tree's cudot/ (no library in it). The error names that package and says why."""
+    tree = tmp_path / "bindings" / "python"
+    package = copy_package(tree)
+    (tree / "pyproject.toml").write_text('[project]\nname = "cudot"\nversion = "1.0.0"\n')
+    imported, error = load_error(tmp_path, tree)  # from the source folder itself, PYTHONPATH unset
+    assert imported == str(package / "__init__.py")
+    assert error.startswith("cudot.LibraryLoadError: ")
+    assert f"imported from {package} (" in error
+    assert "(tried libcudot.so.1 (not found))" in error  # the candidates, as before
+    assert "set CUDOT_LIBRARY to its full path" in error
+    assert f"source tree (no libcudot.so.1 in it, a pyproject.toml in {tree})" in error
+    assert "shadows any installed wheel; run from another folder, or set CUDOT_LIBRARY" in error
+
+
+@linux_only
+def test_the_load_error_from_an_installed_package_names_it(tmp_path):
+    """No pyproject.toml above the package (an installed one): its folder, and no word of a source tree."""
+    package = copy_package(tmp_path / "site")
+    (tmp_path / "elsewhere").mkdir()
+    imported, error = load_error(tmp_path, tmp_path / "elsewhere", site=tmp_path / "site")
+    assert imported == str(package / "__init__.py")
+    assert f"no usable libcudot for the cudot package imported from {package} (tried libcudot.so.1 (not found))" in error
+    assert "set CUDOT_LIBRARY to its full path" in error and "source tree" not in error
+
+
+@linux_only
+def test_the_load_error_with_a_bundled_copy_is_not_about_a_source_tree(tmp_path):
+    """A bundled copy that is refused (another major) means a built package, even with a pyproject.toml above."""
+    package = copy_package(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("")
+    build_fake_library(package / "libcudot.so.1", 20000)
+    _, error = load_error(tmp_path, tmp_path)
+    assert f"imported from {package} (tried {package / 'libcudot.so.1'} (" in error and "major version 1" in error
+    assert "source tree" not in error
+
+
+@linux_only
+def test_a_failing_cudot_library_names_the_package_too(tmp_path):
+    package = copy_package(tmp_path / "site")
+    _, error = load_error(tmp_path, tmp_path, site=tmp_path / "site", CUDOT_LIBRARY=tmp_path / "missing.so")
+    assert f"cannot load CUDOT_LIBRARY='{tmp_path / 'missing.so'}'" in error
+    assert f"(the cudot package in use is {package})" in error
+
+
 @linux_only
 @pytest.mark.skipif(not os.environ.get("CUDOT_TEST_EXPECT_LIBRARY"), reason="CUDOT_TEST_EXPECT_LIBRARY unset")
 def test_the_expected_library_is_the_one_loaded():
