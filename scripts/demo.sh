@@ -11,5 +11,6 @@ if ! command -v cmake >/dev/null || ! command -v g++ >/dev/null; then
 fi
 # shellcheck disable=SC2086
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCUDOT_BUILD_TESTS=OFF ${CUDOT_CMAKE_ARGS:-} >/dev/null
-cmake --build build -j"$(nproc)" --target quickstart
+# `installable` too: what `cmake --install build` copies (the MPI library where MPI was found).
+cmake --build build -j"$(nproc)" --target quickstart installable
 ./build/quickstart
