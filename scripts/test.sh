@@ -64,6 +64,11 @@ for binding in python go csharp julia; do
   "$script" || failed+=("$binding")
 done
 
+# The top-level README's recipes as a newcomer runs them, on a fresh clone (issue 25).
+phase "README recipes (scripts/test-readme.sh)"
+echo "==== README recipes on a fresh clone (scripts/test-readme.sh)"
+scripts/test-readme.sh || failed+=(readme)
+
 # The Windows half (issue 17): cudot.dll cross-built with MinGW-w64 and tested under wine. Installed
 # above; a machine without them (CUDOT_SKIP_INSTALL=1) says so and fails, since CI must run it.
 phase "Windows (MinGW-w64 build, wine)"
