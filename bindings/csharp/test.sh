@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# test.sh - build the C# binding with mcs, run its NUnit tests and example on mono, check how the
-# library is found (CUDOT_LIBRARY must win; wrong libraries must fail clearly), then pack the NuGet
-# package and build and run a program that gets cudot from that package alone.
+# test.sh - build the C# binding and its NuGet package with scripts/make-nupkg.sh (mcs, nuget), run the
+# NUnit tests and the example on mono against that very Cudot.dll, check how the library is found
+# (CUDOT_LIBRARY must win; wrong libraries must fail clearly), compile the README's examples, write
+# through views of disposed contexts in child processes, then install the package and build and run a
+# program that gets cudot from that package alone.
 # Environment: CUDOT_LIBRARY (required: full path of libcudot.so), CUDOT_TEST_GPU=1 (GPU tests must
 # run, not skip), CUDOT_CS_BUILD (build folder, default bindings/csharp/build). Installs nothing
 # (nuget's own files go to a HOME inside the build folder).
@@ -36,10 +38,13 @@ if [[ -f $header ]]; then
   done
 fi
 
-echo "== building into $build"
+echo "== building into $build (scripts/make-nupkg.sh: the package, and the Cudot.dll tested here)"
 rm -rf "$build"
 mkdir -p "$build"
-mcs -nologo -unsafe -langversion:7.2 -target:library -doc:"$build/Cudot.xml" -out:"$build/Cudot.dll" "$here"/src/*.cs
+# The same script users run: what is tested is what it packs, and its steps have no second copy here.
+nupkg=$(bash "$here/../../scripts/make-nupkg.sh" --stage "$build/stage" "$build/nupkg")
+echo "$nupkg"
+cp "$build/stage/lib/net45/Cudot.dll" "$build/stage/lib/net45/Cudot.xml" "$build/"
 mcs -nologo -unsafe -target:library -out:"$build/Cudot.Tests.dll" -r:"$build/Cudot.dll" -r:"$nunit_fw" "$here"/tests/*.cs
 cp "$nunit_fw" "$build/"
 mcs -nologo -out:"$build/Example.exe" -r:"$build/Cudot.dll" "$here/example/Example.cs"
@@ -57,6 +62,24 @@ if out=$(mono "$build/Example.exe" 2>&1); then
 else
   echo "$out"; failed+=(example)
 fi
+
+echo "== README examples (compiled with mcs as shown; whole programs run)"
+bash "$here/tests/readme/check.sh" "$build" || failed+=("README examples")
+
+# A write into freed memory need not throw: it may abort or kill the process, or hang it in mono's
+# crash reporter. Hence a child process per size, under a timeout; its last line is the verdict.
+echo "== writes through views of disposed contexts (a child process per size)"
+mcs -nologo -unsafe -out:"$build/WriteAfterDispose.exe" -r:"$build/Cudot.dll" "$here/tests/dispose/WriteAfterDispose.cs"
+for n in 1000 4194304; do
+  if out=$(timeout --kill-after=10 180 mono "$build/WriteAfterDispose.exe" "$n" 2>&1); then
+    echo "ok   $(tail -1 <<<"$out")"
+  else
+    rc=$?
+    tail -30 <<<"$out"
+    echo "FAIL write after Dispose, n = $n: exit status $rc (124/137: hung and killed, 134: aborted, 139: SIGSEGV)"
+    failed+=("write after Dispose (n = $n)")
+  fi
+done
 
 # Loader checks, each in a fresh process since a process loads the library once.
 fakes=$build/fakes
@@ -98,7 +121,7 @@ expect_error "copy next to Cudot.dll detected" "another copy" "$fakes/decoy/Exam
 expect_error "no library at all" "cannot load libcudot.so.1" "$build/Example.exe" -u CUDOT_LIBRARY LD_LIBRARY_PATH=
 
 echo "== NuGet package"
-bash "$here/tests/package/check.sh" "$build" || failed+=("NuGet package")
+bash "$here/tests/package/check.sh" "$build" "$nupkg" || failed+=("NuGet package")
 
 if ((${#failed[@]})); then
   echo "test.sh: FAILED: ${failed[*]}" >&2

@@ -1,9 +1,11 @@
 package cudot
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -26,7 +28,8 @@ func Load() error {
 
 func load() error {
 	candidates := libraryNames
-	if path := os.Getenv("CUDOT_LIBRARY"); path != "" {
+	path := os.Getenv("CUDOT_LIBRARY")
+	if path != "" {
 		candidates = []string{path} // an explicit choice: no silent fallback to another copy
 	}
 	var firstErr error
@@ -39,7 +42,16 @@ func load() error {
 			firstErr = err
 		}
 	}
-	return firstErr
+	// The first candidate's reason, the other names tried, and what to do about it (loadHint, per
+	// platform). The error still wraps ErrLoad.
+	also := ""
+	if len(candidates) > 1 {
+		also = " (also tried " + strings.Join(candidates[1:], ", ") + ")"
+	}
+	if hint := loadHint(path != ""); hint != "" {
+		return fmt.Errorf("%w%s; %s", firstErr, also, hint)
+	}
+	return fmt.Errorf("%w%s", firstErr, also)
 }
 
 func checkVersion(v uint32) error {

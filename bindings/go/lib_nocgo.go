@@ -15,6 +15,9 @@ func openLibrary(string) error {
 	return fmt.Errorf("%w: this program was built with CGO_ENABLED=0; the Linux binding needs cgo", ErrLoad)
 }
 
+// loadHint: none, as openLibrary's error already says what is missing (cgo).
+func loadHint(bool) string { return "" }
+
 func libVersion() uint32 { return 0 }
 func libInit(uint64, config) (unsafe.Pointer, Status, string) {
 	return nil, StatusInternal, "not loaded"

@@ -231,6 +231,19 @@ var libraryNames = func() []string {
 	return []string{"libcudot.so.1", "libcudot.so"}
 }()
 
+// loadHint ends the error of a failed load (see load): with CUDOT_LIBRARY set (explicit), what it must
+// name; without, how to point the binding at the library.
+func loadHint(explicit bool) string {
+	lib, pathVar := "libcudot.so", "LD_LIBRARY_PATH"
+	if runtime.GOOS == "darwin" {
+		lib, pathVar = "libcudot.dylib", "DYLD_LIBRARY_PATH"
+	}
+	if explicit {
+		return "CUDOT_LIBRARY must be the full path of a built " + lib + " (e.g. /path/to/build/" + lib + ")"
+	}
+	return "set CUDOT_LIBRARY to the library's full path (e.g. /path/to/build/" + lib + "), or put its folder in " + pathVar
+}
+
 const msgCap = 1024
 
 // cBuffer turns a NUL-terminated Go byte buffer filled by C into a string.

@@ -43,6 +43,17 @@ func loadRestricted(path string) (*syscall.DLL, error) {
 	return &syscall.DLL{Name: path, Handle: syscall.Handle(h)}, nil
 }
 
+// loadHint ends the error of a failed load (see load): with CUDOT_LIBRARY set (explicit), what it must
+// name; without, where a bare cudot.dll is looked for (not PATH, not the current folder: see
+// loadRestricted) and how to point the binding at another place.
+func loadHint(explicit bool) string {
+	if explicit {
+		return `CUDOT_LIBRARY must be the full path of a built cudot.dll (e.g. C:\path\to\build\cudot.dll)`
+	}
+	return `set CUDOT_LIBRARY to the library's full path (e.g. C:\path\to\build\cudot.dll), or put cudot.dll ` +
+		"beside the program (PATH and the current folder are not searched)"
+}
+
 var procs struct {
 	init, getInputs, dot, dotN, deinit, getMemory, statusString, lastError, version *syscall.Proc
 

@@ -89,6 +89,12 @@ func searchDir(t *testing.T, real, name string) []string {
 	return []string{"LD_LIBRARY_PATH=" + dir}
 }
 
+// The hints a failed load ends with (lib_unix.go): with CUDOT_LIBRARY set, and without.
+const (
+	explicitHint = "CUDOT_LIBRARY must be the full path of a built libcudot.so (e.g. /path/to/build/libcudot.so)"
+	searchHint   = "set CUDOT_LIBRARY to the library's full path (e.g. /path/to/build/libcudot.so), or put its folder in LD_LIBRARY_PATH"
+)
+
 func TestLoadFailures(t *testing.T) {
 	real := os.Getenv("CUDOT_LIBRARY")
 	notALibrary := filepath.Join(t.TempDir(), "libcudot.so")
@@ -110,12 +116,17 @@ func TestLoadFailures(t *testing.T) {
 		{"1.0 library without cudot_get_dtypes", func(t *testing.T) []string {
 			return []string{"CUDOT_LIBRARY=" + buildLibrary(t, fakeLibrary10), helperSameTypeEnv + "=1"}
 		}, []string{"load=false version=false same=true dtypes=int8*int8 err=<nil> partials=unsupported"}},
+		// A file that does not load says what CUDOT_LIBRARY must name ...
 		{"missing file", func(*testing.T) []string { return []string{"CUDOT_LIBRARY=/nonexistent/libcudot.so"} },
-			[]string{"load=true version=false same=true", "/nonexistent/libcudot.so"}},
+			[]string{"load=true version=false same=true", "/nonexistent/libcudot.so", explicitHint}},
 		{"not a library", func(*testing.T) []string { return []string{"CUDOT_LIBRARY=" + notALibrary} },
-			[]string{"load=true version=false same=true"}},
+			[]string{"load=true version=false same=true", explicitHint}},
 		{"missing symbols", func(*testing.T) []string { return []string{"CUDOT_LIBRARY=libm.so.6"} },
-			[]string{"load=true version=false same=true", "missing symbol cudot_init"}},
+			[]string{"load=true version=false same=true", "missing symbol cudot_init", explicitHint}},
+		// ... and a search that finds nothing names both names tried and says to set CUDOT_LIBRARY.
+		{"search finds nothing", func(t *testing.T) []string { return []string{"LD_LIBRARY_PATH=" + t.TempDir()} },
+			[]string{"load=true version=false same=true", "libcudot.so.1: cannot open shared object file",
+				"also tried libcudot.so", searchHint}},
 		{"major version 2", func(t *testing.T) []string { return []string{"CUDOT_LIBRARY=" + fakeLibrary(t, "20100")} },
 			[]string{"load=true version=true same=true", "version 2.1.0"}},
 		{"search finds libcudot.so.1", func(t *testing.T) []string { return searchDir(t, real, "libcudot.so.1") },

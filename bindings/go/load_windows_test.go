@@ -38,6 +38,13 @@ func copyOfThisProgram(t *testing.T) (exe, dir string) {
 	return exe, dir
 }
 
+// The hints a failed load ends with (lib_windows.go): with CUDOT_LIBRARY set, and without.
+const (
+	explicitHintWindows = `CUDOT_LIBRARY must be the full path of a built cudot.dll (e.g. C:\path\to\build\cudot.dll)`
+	searchHintWindows   = `set CUDOT_LIBRARY to the library's full path (e.g. C:\path\to\build\cudot.dll), or put cudot.dll ` +
+		"beside the program (PATH and the current folder are not searched)"
+)
+
 func TestLoadFailuresWindows(t *testing.T) {
 	real := os.Getenv("CUDOT_LIBRARY")
 	if real == "" {
@@ -62,9 +69,9 @@ func TestLoadFailuresWindows(t *testing.T) {
 			[]string{ok}},
 		{"missing file", func(t *testing.T) string {
 			return runHelperExe(t, self, work, `CUDOT_LIBRARY=C:\nonexistent\cudot.dll`)
-		}, []string{"load=true version=false", `C:\nonexistent\cudot.dll`}},
+		}, []string{"load=true version=false", `C:\nonexistent\cudot.dll`, explicitHintWindows}},
 		{"not a library", func(t *testing.T) string { return runHelperExe(t, self, work, "CUDOT_LIBRARY="+notALibrary) },
-			[]string{"load=true version=false"}},
+			[]string{"load=true version=false", explicitHintWindows}},
 		{"major version 2", func(t *testing.T) string {
 			dir := os.Getenv(fakeDLLsEnv)
 			if dir == "" {
@@ -84,7 +91,7 @@ func TestLoadFailuresWindows(t *testing.T) {
 			planted := t.TempDir()
 			copyFile(t, real, filepath.Join(planted, "cudot.dll"))
 			return runHelperExe(t, exe, planted, "PATH="+planted+";"+os.Getenv("PATH"))
-		}, []string{"load=true version=false", "cudot.dll"}},
+		}, []string{"load=true version=false", "cudot.dll", searchHintWindows}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := tc.run(t)

@@ -32,12 +32,13 @@ static class Example
         }
 
         // x and y may have different element types. Here y is a bool mask, stored as UInt8 0/1 bytes.
-        // Plain Span views, without a lease, are fine inside the `using` block that owns the context
-        // when no other thread can dispose it.
+        // The checked views (XAsFloat32, YAsBool, ...) need no `using`: each access checks the context
+        // (after Dispose it throws ObjectDisposedException), which costs more per element than a lease's
+        // Span. Fine for a few elements; fill large buffers through leases, as above.
         using (var ctx = new CudotContext(8, DType.Float32, Memory.Auto, yDType: DType.UInt8))
         {
-            Span<float> x = ctx.XAsFloat32();
-            Span<bool> mask = ctx.YAsBool();
+            var x = ctx.XAsFloat32();
+            var mask = ctx.YAsBool();
             for (int i = 0; i < 8; i++) { x[i] = i; mask[i] = i % 2 == 1; }
             double r = ctx.Dot();
             Console.WriteLine(ctx.XDType + " x " + ctx.YDType + ": sum of the odd elements = " + r);
@@ -47,7 +48,7 @@ static class Example
         // bfloat16 (and float16 on Mono, which lacks System.Half) are views of ushort bit patterns.
         using (var ctx = new CudotContext(2, DType.BFloat16, Memory.Auto, yDType: DType.Int8))
         {
-            Span<ushort> x = ctx.XAsBFloat16Bits();
+            var x = ctx.XAsBFloat16Bits();
             x[0] = BFloat16Bits.FromSingle(1.5f);
             x[1] = BFloat16Bits.FromSingle(0.1f); // rounds to 0.10009765625, bfloat16 keeps 8 bits
             ctx.YAsInt8().Fill(-2);

@@ -3,10 +3,9 @@
 // Two kinds of views onto the library's buffers, which cudot_deinit frees:
 //  - leases (LeaseX<T>, LeaseY<T>: BufferLease.cs) hold a reference on the SafeHandle until disposed,
 //    so their Spans stay valid whatever other threads or the GC do to the context meanwhile;
-//  - plain Spans (XAs<T>, XAsFloat32, ...) hold nothing. They are valid only while the context is
-//    neither disposed nor unreachable: inside the `using` block that owns it (its Dispose at the end
-//    keeps it reachable), with no other thread able to dispose it. A Span obtained earlier cannot be
-//    checked afterwards; a write through it after the free lands in freed memory.
+//  - checked views (XAs<T>, XAsFloat32, ...: BufferView.cs) hold the context and take a reference on
+//    the SafeHandle for each access, so an access after Dispose throws ObjectDisposedException. They
+//    used to return a bare Span<T>, which nothing could check after Dispose (README.md, Changes).
 // After Dispose every member (views and leases included; DType, XDType, YDType and IsDisposed
 // excepted) throws ObjectDisposedException.
 using System;
@@ -130,88 +129,88 @@ namespace Cudot
                 Check(Api.GetMemory(lease.Ptr, out memory, out device), lease.Ptr);
         }
 
-        // ---- Plain views (see the top of this file: valid only while the context is alive and
-        // undisposed; prefer leases). Each checks the element type of its side (XDType or YDType) and throws
+        // ---- Checked views (BufferView.cs: every access checks the context; prefer leases for loops).
+        // Each checks the element type of its side (XDType or YDType) and throws
         // InvalidOperationException on a mismatch: a float view of int8 data would read garbage.
         // The (start, length) overloads give a window, for capacities beyond int.MaxValue (the longest
-        // a Span can be); the others cover all Capacity elements.
+        // a view can be); the others cover all Capacity elements.
 
         /// <summary>x as T, all Capacity elements. T must fit XDType: float (Float32), double (Float64),
         /// System.Half (Float16, .NET 5+ only) or ushort bit patterns (Float16, BFloat16), sbyte (Int8),
-        /// byte or bool (UInt8). A plain view: valid only while this context is neither disposed nor
-        /// unreachable; LeaseX gives one that keeps the buffer alive.</summary>
-        public Span<T> XAs<T>() where T : struct { return View<T>(true, null, 0, WholeLength()); }
+        /// byte or bool (UInt8). A checked view: each access takes a reference on this context, and throws
+        /// ObjectDisposedException once it is disposed. For loops, LeaseX gives a Span.</summary>
+        public BufferView<T> XAs<T>() where T : struct { return View<T>(true, null, 0, WholeLength()); }
         /// <summary>y as T, all Capacity elements; T must fit YDType (see XAs).</summary>
-        public Span<T> YAs<T>() where T : struct { return View<T>(false, null, 0, WholeLength()); }
+        public BufferView<T> YAs<T>() where T : struct { return View<T>(false, null, 0, WholeLength()); }
         /// <summary>Elements [start, start + length) of x as T; see XAs.</summary>
-        public Span<T> XAs<T>(long start, int length) where T : struct { return View<T>(true, null, start, length); }
+        public BufferView<T> XAs<T>(long start, int length) where T : struct { return View<T>(true, null, start, length); }
         /// <summary>Elements [start, start + length) of y as T; see XAs.</summary>
-        public Span<T> YAs<T>(long start, int length) where T : struct { return View<T>(false, null, start, length); }
+        public BufferView<T> YAs<T>(long start, int length) where T : struct { return View<T>(false, null, start, length); }
 
         /// <summary>x as float. Throws unless XDType is Float32 (YAsFloat32: YDType).</summary>
-        public Span<float> XAsFloat32() { return View<float>(true, DType.Float32, 0, WholeLength()); }
+        public BufferView<float> XAsFloat32() { return View<float>(true, DType.Float32, 0, WholeLength()); }
         /// <summary>y as float; see XAsFloat32.</summary>
-        public Span<float> YAsFloat32() { return View<float>(false, DType.Float32, 0, WholeLength()); }
+        public BufferView<float> YAsFloat32() { return View<float>(false, DType.Float32, 0, WholeLength()); }
         /// <summary>Elements [start, start + length) of x as float; see XAsFloat32.</summary>
-        public Span<float> XAsFloat32(long start, int length) { return View<float>(true, DType.Float32, start, length); }
+        public BufferView<float> XAsFloat32(long start, int length) { return View<float>(true, DType.Float32, start, length); }
         /// <summary>Elements [start, start + length) of y as float; see XAsFloat32.</summary>
-        public Span<float> YAsFloat32(long start, int length) { return View<float>(false, DType.Float32, start, length); }
+        public BufferView<float> YAsFloat32(long start, int length) { return View<float>(false, DType.Float32, start, length); }
 
         /// <summary>x as double. Throws unless XDType is Float64 (YAsFloat64: YDType).</summary>
-        public Span<double> XAsFloat64() { return View<double>(true, DType.Float64, 0, WholeLength()); }
+        public BufferView<double> XAsFloat64() { return View<double>(true, DType.Float64, 0, WholeLength()); }
         /// <summary>y as double; see XAsFloat64.</summary>
-        public Span<double> YAsFloat64() { return View<double>(false, DType.Float64, 0, WholeLength()); }
+        public BufferView<double> YAsFloat64() { return View<double>(false, DType.Float64, 0, WholeLength()); }
         /// <summary>Elements [start, start + length) of x as double; see XAsFloat64.</summary>
-        public Span<double> XAsFloat64(long start, int length) { return View<double>(true, DType.Float64, start, length); }
+        public BufferView<double> XAsFloat64(long start, int length) { return View<double>(true, DType.Float64, start, length); }
         /// <summary>Elements [start, start + length) of y as double; see XAsFloat64.</summary>
-        public Span<double> YAsFloat64(long start, int length) { return View<double>(false, DType.Float64, start, length); }
+        public BufferView<double> YAsFloat64(long start, int length) { return View<double>(false, DType.Float64, start, length); }
 
         /// <summary>x as sbyte. Throws unless XDType is Int8 (YAsInt8: YDType).</summary>
-        public Span<sbyte> XAsInt8() { return View<sbyte>(true, DType.Int8, 0, WholeLength()); }
+        public BufferView<sbyte> XAsInt8() { return View<sbyte>(true, DType.Int8, 0, WholeLength()); }
         /// <summary>y as sbyte; see XAsInt8.</summary>
-        public Span<sbyte> YAsInt8() { return View<sbyte>(false, DType.Int8, 0, WholeLength()); }
+        public BufferView<sbyte> YAsInt8() { return View<sbyte>(false, DType.Int8, 0, WholeLength()); }
         /// <summary>Elements [start, start + length) of x as sbyte; see XAsInt8.</summary>
-        public Span<sbyte> XAsInt8(long start, int length) { return View<sbyte>(true, DType.Int8, start, length); }
+        public BufferView<sbyte> XAsInt8(long start, int length) { return View<sbyte>(true, DType.Int8, start, length); }
         /// <summary>Elements [start, start + length) of y as sbyte; see XAsInt8.</summary>
-        public Span<sbyte> YAsInt8(long start, int length) { return View<sbyte>(false, DType.Int8, start, length); }
+        public BufferView<sbyte> YAsInt8(long start, int length) { return View<sbyte>(false, DType.Int8, start, length); }
 
         /// <summary>x as byte. Throws unless XDType is UInt8 (YAsUInt8: YDType).</summary>
-        public Span<byte> XAsUInt8() { return View<byte>(true, DType.UInt8, 0, WholeLength()); }
+        public BufferView<byte> XAsUInt8() { return View<byte>(true, DType.UInt8, 0, WholeLength()); }
         /// <summary>y as byte; see XAsUInt8.</summary>
-        public Span<byte> YAsUInt8() { return View<byte>(false, DType.UInt8, 0, WholeLength()); }
+        public BufferView<byte> YAsUInt8() { return View<byte>(false, DType.UInt8, 0, WholeLength()); }
         /// <summary>Elements [start, start + length) of x as byte; see XAsUInt8.</summary>
-        public Span<byte> XAsUInt8(long start, int length) { return View<byte>(true, DType.UInt8, start, length); }
+        public BufferView<byte> XAsUInt8(long start, int length) { return View<byte>(true, DType.UInt8, start, length); }
         /// <summary>Elements [start, start + length) of y as byte; see XAsUInt8.</summary>
-        public Span<byte> YAsUInt8(long start, int length) { return View<byte>(false, DType.UInt8, start, length); }
+        public BufferView<byte> YAsUInt8(long start, int length) { return View<byte>(false, DType.UInt8, start, length); }
 
         /// <summary>x as a bool mask over UInt8 storage: writing true stores 1, false 0. Throws unless
         /// XDType is UInt8. Reading an element that the byte view set to anything but 0 or 1 gives a bool
         /// whose behaviour .NET leaves undefined; keep such buffers to 0/1 (YAsBool: YDType).</summary>
-        public Span<bool> XAsBool() { return View<bool>(true, DType.UInt8, 0, WholeLength()); }
+        public BufferView<bool> XAsBool() { return View<bool>(true, DType.UInt8, 0, WholeLength()); }
         /// <summary>y as bool; see XAsBool.</summary>
-        public Span<bool> YAsBool() { return View<bool>(false, DType.UInt8, 0, WholeLength()); }
+        public BufferView<bool> YAsBool() { return View<bool>(false, DType.UInt8, 0, WholeLength()); }
         /// <summary>Elements [start, start + length) of x as bool; see XAsBool.</summary>
-        public Span<bool> XAsBool(long start, int length) { return View<bool>(true, DType.UInt8, start, length); }
+        public BufferView<bool> XAsBool(long start, int length) { return View<bool>(true, DType.UInt8, start, length); }
         /// <summary>Elements [start, start + length) of y as bool; see XAsBool.</summary>
-        public Span<bool> YAsBool(long start, int length) { return View<bool>(false, DType.UInt8, start, length); }
+        public BufferView<bool> YAsBool(long start, int length) { return View<bool>(false, DType.UInt8, start, length); }
 
         /// <summary>x as IEEE binary16 bit patterns (Float16Bits converts). Throws unless XDType is Float16.</summary>
-        public Span<ushort> XAsFloat16Bits() { return View<ushort>(true, DType.Float16, 0, WholeLength()); }
+        public BufferView<ushort> XAsFloat16Bits() { return View<ushort>(true, DType.Float16, 0, WholeLength()); }
         /// <summary>y as ushort; see XAsFloat16Bits.</summary>
-        public Span<ushort> YAsFloat16Bits() { return View<ushort>(false, DType.Float16, 0, WholeLength()); }
+        public BufferView<ushort> YAsFloat16Bits() { return View<ushort>(false, DType.Float16, 0, WholeLength()); }
         /// <summary>Elements [start, start + length) of x as ushort; see XAsFloat16Bits.</summary>
-        public Span<ushort> XAsFloat16Bits(long start, int length) { return View<ushort>(true, DType.Float16, start, length); }
+        public BufferView<ushort> XAsFloat16Bits(long start, int length) { return View<ushort>(true, DType.Float16, start, length); }
         /// <summary>Elements [start, start + length) of y as ushort; see XAsFloat16Bits.</summary>
-        public Span<ushort> YAsFloat16Bits(long start, int length) { return View<ushort>(false, DType.Float16, start, length); }
+        public BufferView<ushort> YAsFloat16Bits(long start, int length) { return View<ushort>(false, DType.Float16, start, length); }
 
         /// <summary>x as bfloat16 bit patterns (BFloat16Bits converts). Throws unless XDType is BFloat16.</summary>
-        public Span<ushort> XAsBFloat16Bits() { return View<ushort>(true, DType.BFloat16, 0, WholeLength()); }
+        public BufferView<ushort> XAsBFloat16Bits() { return View<ushort>(true, DType.BFloat16, 0, WholeLength()); }
         /// <summary>y as ushort; see XAsBFloat16Bits.</summary>
-        public Span<ushort> YAsBFloat16Bits() { return View<ushort>(false, DType.BFloat16, 0, WholeLength()); }
+        public BufferView<ushort> YAsBFloat16Bits() { return View<ushort>(false, DType.BFloat16, 0, WholeLength()); }
         /// <summary>Elements [start, start + length) of x as ushort; see XAsBFloat16Bits.</summary>
-        public Span<ushort> XAsBFloat16Bits(long start, int length) { return View<ushort>(true, DType.BFloat16, start, length); }
+        public BufferView<ushort> XAsBFloat16Bits(long start, int length) { return View<ushort>(true, DType.BFloat16, start, length); }
         /// <summary>Elements [start, start + length) of y as ushort; see XAsBFloat16Bits.</summary>
-        public Span<ushort> YAsBFloat16Bits(long start, int length) { return View<ushort>(false, DType.BFloat16, start, length); }
+        public BufferView<ushort> YAsBFloat16Bits(long start, int length) { return View<ushort>(false, DType.BFloat16, start, length); }
 
         // ---- Leases: views that keep the buffers alive until disposed (BufferLease.cs says why).
 
@@ -228,13 +227,13 @@ namespace Cudot
 
 #if NET5_0_OR_GREATER
         /// <summary>x as System.Half (.NET 5+ only; on Mono use XAsFloat16Bits). Throws unless XDType is Float16.</summary>
-        public Span<Half> XAsFloat16() { return View<Half>(true, DType.Float16, 0, WholeLength()); }
+        public BufferView<Half> XAsFloat16() { return View<Half>(true, DType.Float16, 0, WholeLength()); }
         /// <summary>y as Half; see XAsFloat16.</summary>
-        public Span<Half> YAsFloat16() { return View<Half>(false, DType.Float16, 0, WholeLength()); }
+        public BufferView<Half> YAsFloat16() { return View<Half>(false, DType.Float16, 0, WholeLength()); }
         /// <summary>Elements [start, start + length) of x as Half; see XAsFloat16.</summary>
-        public Span<Half> XAsFloat16(long start, int length) { return View<Half>(true, DType.Float16, start, length); }
+        public BufferView<Half> XAsFloat16(long start, int length) { return View<Half>(true, DType.Float16, start, length); }
         /// <summary>Elements [start, start + length) of y as Half; see XAsFloat16.</summary>
-        public Span<Half> YAsFloat16(long start, int length) { return View<Half>(false, DType.Float16, start, length); }
+        public BufferView<Half> YAsFloat16(long start, int length) { return View<Half>(false, DType.Float16, start, length); }
 #endif
 
         int WholeLength()
@@ -245,10 +244,9 @@ namespace Cudot
         }
 
         // exact: the one dtype a named view needs; null for XAs/YAs and leases, which accept any dtype T fits.
-        unsafe Span<T> View<T>(bool isX, DType? exact, long start, int length) where T : struct
+        BufferView<T> View<T>(bool isX, DType? exact, long start, int length) where T : struct
         {
-            IntPtr p = Locate<T>(isX, exact, start, length);
-            return length == 0 ? Span<T>.Empty : new Span<T>((void*)p, length);
+            return new BufferView<T>(this, Locate<T>(isX, exact, start, length), start, length);
         }
 
         // The address of element `start` of one side, after every check a view makes; IntPtr.Zero for an
@@ -260,7 +258,7 @@ namespace Cudot
             if (exact != null ? have != exact.Value : !Fits(typeof(T), have))
                 throw new InvalidOperationException((isX ? "x" : "y") + " of this context holds " + have + " elements, not " +
                     (exact != null ? exact.Value.ToString() : "elements a Span<" + typeof(T).Name + "> can view") +
-                    " (use " + (isX ? "X" : "Y") + "As" + ViewName(have) + ")");
+                    LeaseHint(isX, have));
             if (start < 0 || length < 0 || start > capacity - length)
                 throw new ArgumentOutOfRangeException("start", "window [" + start + ", +" + length + ") is outside capacity " + capacity);
             if (length == 0) return IntPtr.Zero;
@@ -312,13 +310,23 @@ namespace Cudot
 #endif
         }
 
-        static string ViewName(DType d)
+        // What to use instead, for a type mismatch: the lease that fits the side's type.
+        static string LeaseHint(bool isX, DType d)
         {
+            string lease = isX ? "ctx.LeaseX" : "ctx.LeaseY";
             switch (d)
             {
-                case DType.Float16: return "Float16Bits";
-                case DType.BFloat16: return "BFloat16Bits";
-                default: return d.ToString();
+                case DType.Float32: return " (use " + lease + "<float>())";
+                case DType.Float64: return " (use " + lease + "<double>())";
+#if NET5_0_OR_GREATER
+                case DType.Float16: return " (use " + lease + "<Half>(), or " + lease + "<ushort>() for IEEE binary16 bit patterns)";
+#else
+                case DType.Float16: return " (use " + lease + "<ushort>(), IEEE binary16 bit patterns: Float16Bits converts)";
+#endif
+                case DType.BFloat16: return " (use " + lease + "<ushort>(), bfloat16 bit patterns: BFloat16Bits converts)";
+                case DType.Int8: return " (use " + lease + "<sbyte>())";
+                case DType.UInt8: return " (use " + lease + "<byte>(), or " + lease + "<bool>() for a 0/1 mask)";
+                default: return ""; // a type newer than this binding
             }
         }
 
@@ -371,7 +379,7 @@ namespace Cudot
         // be taken after Dispose while another thread holds one (the handle is only "closed" once the
         // count drops to zero), so the disposed flag is checked after taking ours: either it is clear
         // and our reference keeps the context alive, or we let go and throw.
-        HandleLease Lease()
+        internal HandleLease Lease()
         {
             var lease = new HandleLease(handle); // throws ObjectDisposedException once closed
             if (disposed)

@@ -128,9 +128,11 @@ namespace Cudot.Tests
             }
         }
 
-        static void Gather<T>(T[] from, Span<T> to, int start, long stride, int n) where T : struct
+        static void Gather<T>(T[] from, BufferView<T> to, int start, long stride, int n) where T : struct
         {
-            for (int i = 0; i < n; i++) to[i] = from[start + i * stride];
+            var a = new T[n];
+            for (int i = 0; i < n; i++) a[i] = from[start + i * stride];
+            to.CopyFrom(a);
         }
     }
 

@@ -94,20 +94,21 @@ namespace Cudot.Tests
             }
         }
 
-        // Writes through the Span reach the library with no copy and no caching between calls.
+        // Writes through the views reach the library with no copy and no caching between calls.
         [Test]
         public void SpansAreLiveViewsOfTheBuffers()
         {
             using (var ctx = new CudotContext(4, DType.Float64, Memory.Host))
             {
-                Span<double> x = ctx.XAsFloat64(), y = ctx.YAsFloat64();
+                var x = ctx.XAsFloat64();
+                var y = ctx.YAsFloat64();
                 for (int i = 0; i < 4; i++) { x[i] = i + 1; y[i] = 1; }
                 Assert.AreEqual(10.0, ctx.Dot());
                 y[3] = 0;                       // write after a dot
                 Assert.AreEqual(6.0, ctx.Dot());
                 Assert.AreEqual(4.0, ctx.XAsFloat64()[3], "a second view sees the same memory");
                 Assert.AreEqual(1.0, ctx.YAsFloat64()[2], "x and y are distinct buffers");
-                Span<double> window = ctx.XAsFloat64(2, 2); // elements 2 and 3
+                var window = ctx.XAsFloat64(2, 2); // elements 2 and 3
                 window[0] = 10;
                 Assert.AreEqual(10.0, x[2]);
                 Assert.AreEqual(13.0, ctx.Dot());

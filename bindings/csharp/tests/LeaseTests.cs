@@ -135,6 +135,7 @@ namespace Cudot.Tests
 
         static void Collect()
         {
+            Stack.Scrub();
             for (int i = 0; i < 3; i++) { GC.Collect(); GC.WaitForPendingFinalizers(); }
         }
 

@@ -71,6 +71,7 @@ namespace Cudot.Tests
         {
             var handles = new List<WeakReference>();
             MakeGarbage(handles);
+            Stack.Scrub();
             for (int i = 0; i < 3; i++) { GC.Collect(); GC.WaitForPendingFinalizers(); }
             foreach (var w in handles) Assert.IsFalse(w.IsAlive, "handle still reachable: its finalizer never ran");
             using (var ctx = new CudotContext(1000, DType.Float32, Memory.Host))
@@ -101,6 +102,7 @@ namespace Cudot.Tests
             const long bytes = 4L * 2 * 4 * n;    // 4 contexts, x and y each
             long before = Resident.Bytes();
             long peak = Allocate(n, dispose);
+            Stack.Scrub();
             for (int i = 0; i < 3; i++) { GC.Collect(); GC.WaitForPendingFinalizers(); }
             long after = Resident.Bytes();
             Assert.Greater(peak - before, bytes * 9 / 10, "the buffers were not resident: the measurement is void");

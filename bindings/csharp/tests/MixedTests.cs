@@ -44,8 +44,8 @@ namespace Cudot.Tests
             using (var ctx = new CudotContext(n, maskIsX ? DType.UInt8 : DType.Float32, Memory.Host,
                                               yDType: maskIsX ? DType.Float32 : DType.UInt8))
             {
-                Span<float> v = maskIsX ? ctx.YAsFloat32() : ctx.XAsFloat32();
-                Span<bool> mask = maskIsX ? ctx.XAsBool() : ctx.YAsBool();
+                var v = maskIsX ? ctx.YAsFloat32() : ctx.XAsFloat32();
+                var mask = maskIsX ? ctx.XAsBool() : ctx.YAsBool();
                 long selected = 0, all = 0; // in units of 2^-15
                 for (int i = 0; i < n; i++)
                 {
@@ -55,7 +55,7 @@ namespace Cudot.Tests
                     all += units;
                     if (mask[i]) selected += units;
                 }
-                Span<byte> bytes = maskIsX ? ctx.XAsUInt8() : ctx.YAsUInt8();
+                var bytes = maskIsX ? ctx.XAsUInt8() : ctx.YAsUInt8();
                 for (int i = 0; i < n; i++)
                     if (bytes[i] != (mask[i] ? 1 : 0)) Assert.Fail("bool " + mask[i] + " stored as byte " + bytes[i] + " at " + i);
                 Assert.AreEqual(selected * Math.Pow(2, -15), ctx.Dot(), "selected");
@@ -102,7 +102,7 @@ namespace Cudot.Tests
             int n = patterns.Length;
             using (var ctx = new CudotContext(n, xd, Memory.Host, yDType: yd))
             {
-                patterns.CopyTo(xd == DType.Float16 ? ctx.XAsFloat16Bits() : ctx.XAsBFloat16Bits());
+                (xd == DType.Float16 ? ctx.XAsFloat16Bits() : ctx.XAsBFloat16Bits()).CopyFrom(patterns);
                 for (int j = 0; j < n; j++)
                 {
                     for (int i = 0; i < n; i++) Data.Set(ctx, false, i, i == j ? 3 : 0);
@@ -123,8 +123,8 @@ namespace Cudot.Tests
             ushort one = d == DType.Float16 ? (ushort)0x3C00 : (ushort)0x3F80;
             using (var ctx = new CudotContext(3, d, Memory.Host, yDType: DType.UInt8))
             {
-                Span<ushort> x = ctx.XAs<ushort>();
-                Span<byte> y = ctx.YAsUInt8();
+                var x = ctx.XAs<ushort>();
+                var y = ctx.YAsUInt8();
                 x.Fill(one);
                 y.Fill(2);
                 Assert.AreEqual(6.0, ctx.Dot());

@@ -34,7 +34,9 @@ namespace Cudot.Tests
             return s;
         }
 
-        // Writes IntFor(...) into both buffers through the generic views XAs<T>/YAs<T>.
+        // Writes IntFor(...) into both buffers through the generic views XAs<T>/YAs<T>: an array filled
+        // here, copied in with one CopyFrom (each indexer access of a checked view takes a reference on the
+        // context; one call for the whole buffer takes one).
         public static void FillInts(CudotContext ctx)
         {
             FillIntsSide(ctx, true);
@@ -47,15 +49,16 @@ namespace Cudot.Tests
             int n = (int)ctx.Capacity;
             switch (d)
             {
-                case DType.Float32: { var s = isX ? ctx.XAs<float>() : ctx.YAs<float>(); for (int i = 0; i < n; i++) s[i] = IntFor(d, isX, i); break; }
-                case DType.Float64: { var s = isX ? ctx.XAs<double>() : ctx.YAs<double>(); for (int i = 0; i < n; i++) s[i] = IntFor(d, isX, i); break; }
-                case DType.Int8: { var s = isX ? ctx.XAs<sbyte>() : ctx.YAs<sbyte>(); for (int i = 0; i < n; i++) s[i] = (sbyte)IntFor(d, isX, i); break; }
-                case DType.UInt8: { var s = isX ? ctx.XAs<byte>() : ctx.YAs<byte>(); for (int i = 0; i < n; i++) s[i] = (byte)IntFor(d, isX, i); break; }
+                case DType.Float32: { var a = new float[n]; for (int i = 0; i < n; i++) a[i] = IntFor(d, isX, i); (isX ? ctx.XAs<float>() : ctx.YAs<float>()).CopyFrom(a); break; }
+                case DType.Float64: { var a = new double[n]; for (int i = 0; i < n; i++) a[i] = IntFor(d, isX, i); (isX ? ctx.XAs<double>() : ctx.YAs<double>()).CopyFrom(a); break; }
+                case DType.Int8: { var a = new sbyte[n]; for (int i = 0; i < n; i++) a[i] = (sbyte)IntFor(d, isX, i); (isX ? ctx.XAs<sbyte>() : ctx.YAs<sbyte>()).CopyFrom(a); break; }
+                case DType.UInt8: { var a = new byte[n]; for (int i = 0; i < n; i++) a[i] = (byte)IntFor(d, isX, i); (isX ? ctx.XAs<byte>() : ctx.YAs<byte>()).CopyFrom(a); break; }
                 default:
                 {
                     // 16-bit types: the patterns come from this file's own table, not the binding's helpers.
-                    var s = isX ? ctx.XAs<ushort>() : ctx.YAs<ushort>();
-                    for (int i = 0; i < n; i++) s[i] = Bits16.Encode(d, IntFor(d, isX, i));
+                    var a = new ushort[n];
+                    for (int i = 0; i < n; i++) a[i] = Bits16.Encode(d, IntFor(d, isX, i));
+                    (isX ? ctx.XAs<ushort>() : ctx.YAs<ushort>()).CopyFrom(a);
                     break;
                 }
             }
@@ -95,20 +98,21 @@ namespace Cudot.Tests
                 int n = (int)ctx.Capacity;
                 switch (d)
                 {
-                    case DType.Float32: { var s = isX ? ctx.XAsFloat32() : ctx.YAsFloat32(); for (int i = 0; i < n; i++) s[i] = (float)Value(rng); break; }
-                    case DType.Float64: { var s = isX ? ctx.XAsFloat64() : ctx.YAsFloat64(); for (int i = 0; i < n; i++) s[i] = Value(rng); break; }
-                    case DType.Int8: { var s = isX ? ctx.XAsInt8() : ctx.YAsInt8(); for (int i = 0; i < n; i++) s[i] = (sbyte)rng.Next(-128, 128); break; }
-                    case DType.UInt8: { var s = isX ? ctx.XAsUInt8() : ctx.YAsUInt8(); for (int i = 0; i < n; i++) s[i] = (byte)rng.Next(0, 256); break; }
+                    case DType.Float32: { var a = new float[n]; for (int i = 0; i < n; i++) a[i] = (float)Value(rng); (isX ? ctx.XAsFloat32() : ctx.YAsFloat32()).CopyFrom(a); break; }
+                    case DType.Float64: { var a = new double[n]; for (int i = 0; i < n; i++) a[i] = Value(rng); (isX ? ctx.XAsFloat64() : ctx.YAsFloat64()).CopyFrom(a); break; }
+                    case DType.Int8: { var a = new sbyte[n]; for (int i = 0; i < n; i++) a[i] = (sbyte)rng.Next(-128, 128); (isX ? ctx.XAsInt8() : ctx.YAsInt8()).CopyFrom(a); break; }
+                    case DType.UInt8: { var a = new byte[n]; for (int i = 0; i < n; i++) a[i] = (byte)rng.Next(0, 256); (isX ? ctx.XAsUInt8() : ctx.YAsUInt8()).CopyFrom(a); break; }
                     default:
                     {
-                        var s = isX ? (d == DType.Float16 ? ctx.XAsFloat16Bits() : ctx.XAsBFloat16Bits())
-                                    : (d == DType.Float16 ? ctx.YAsFloat16Bits() : ctx.YAsBFloat16Bits());
+                        var a = new ushort[n];
                         for (int i = 0; i < n; i++)
                         {
                             ushort b;
                             do b = (ushort)rng.Next(0, 65536); while (double.IsNaN(Bits16.Decode(d, b)) || double.IsInfinity(Bits16.Decode(d, b)));
-                            s[i] = b;
+                            a[i] = b;
                         }
+                        (isX ? (d == DType.Float16 ? ctx.XAsFloat16Bits() : ctx.XAsBFloat16Bits())
+                             : (d == DType.Float16 ? ctx.YAsFloat16Bits() : ctx.YAsBFloat16Bits())).CopyFrom(a);
                         break;
                     }
                 }
@@ -159,11 +163,11 @@ namespace Cudot.Tests
         {
             switch (isX ? from.XDType : from.YDType)
             {
-                case DType.Float32: (isX ? from.XAs<float>() : from.YAs<float>()).CopyTo(isX ? to.XAs<float>() : to.YAs<float>()); break;
-                case DType.Float64: (isX ? from.XAs<double>() : from.YAs<double>()).CopyTo(isX ? to.XAs<double>() : to.YAs<double>()); break;
-                case DType.Int8: (isX ? from.XAs<sbyte>() : from.YAs<sbyte>()).CopyTo(isX ? to.XAs<sbyte>() : to.YAs<sbyte>()); break;
-                case DType.UInt8: (isX ? from.XAs<byte>() : from.YAs<byte>()).CopyTo(isX ? to.XAs<byte>() : to.YAs<byte>()); break;
-                default: (isX ? from.XAs<ushort>() : from.YAs<ushort>()).CopyTo(isX ? to.XAs<ushort>() : to.YAs<ushort>()); break;
+                case DType.Float32: (isX ? to.XAs<float>() : to.YAs<float>()).CopyFrom((isX ? from.XAs<float>() : from.YAs<float>()).ToArray()); break;
+                case DType.Float64: (isX ? to.XAs<double>() : to.YAs<double>()).CopyFrom((isX ? from.XAs<double>() : from.YAs<double>()).ToArray()); break;
+                case DType.Int8: (isX ? to.XAs<sbyte>() : to.YAs<sbyte>()).CopyFrom((isX ? from.XAs<sbyte>() : from.YAs<sbyte>()).ToArray()); break;
+                case DType.UInt8: (isX ? to.XAs<byte>() : to.YAs<byte>()).CopyFrom((isX ? from.XAs<byte>() : from.YAs<byte>()).ToArray()); break;
+                default: (isX ? to.XAs<ushort>() : to.YAs<ushort>()).CopyFrom((isX ? from.XAs<ushort>() : from.YAs<ushort>()).ToArray()); break;
             }
         }
     }
@@ -292,6 +296,22 @@ namespace Cudot.Tests
                 NUnit.Framework.Assert.Ignore("no usable GPU: " + e.Message);
                 throw; // not reached: Ignore throws
             }
+        }
+    }
+
+    static class Stack
+    {
+        // Mono scans thread stacks conservatively: a pointer that a returned method left in a stack slot
+        // no frame has reused yet can keep its object reachable, so a test that waits for finalizers can
+        // fail or pass with the stack layout of the code it calls. Tests that check what the finalizer
+        // frees call this after the method that dropped the objects has returned and before
+        // GC.Collect: it overwrites the stack below the caller's frame with zeros.
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+        public static unsafe void Scrub()
+        {
+            const int bytes = 256 * 1024;
+            byte* p = stackalloc byte[bytes];
+            for (int i = 0; i < bytes; i += 8) *(long*)(p + i) = 0;
         }
     }
 

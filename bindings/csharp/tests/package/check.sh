@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# check.sh BUILD - pack the NuGet package from BUILD/Cudot.dll, BUILD/Cudot.xml and $CUDOT_LIBRARY,
-# install it from a local folder source as a user would, and build and run Consumer.cs against the
+# check.sh BUILD NUPKG - install NUPKG (made by scripts/make-nupkg.sh, which ../../test.sh runs) from a
+# local folder source as a user would, and build and run Consumer.cs against the
 # installed package only, with CUDOT_LIBRARY and LD_LIBRARY_PATH unset: the native library must come
 # from the package's runtimes/linux-x64/native folder. Two layouts are run: the assembly used straight
 # from the installed package (MONO_PATH), and an application folder laid out as the .NET SDK copies a
@@ -9,17 +9,16 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 csharp=$here/../..
 build=$(cd "$1" && pwd) # absolute: compared below with the path the binding reports
-: "${CUDOT_LIBRARY:?}"
+nupkg=$2
+[[ -f $nupkg ]] || { echo "FAIL no package at $nupkg"; exit 1; }
 work=$build/package
 rm -rf "$work"
-mkdir -p "$work/stage/lib/net45" "$work/stage/runtimes/linux-x64/native" "$work/feed" \
-         "$work/packages" "$work/home" "$work/app"
+mkdir -p "$work/feed" "$work/packages" "$work/home" "$work/app"
 export HOME=$work/home # nuget writes its config and cache under HOME: keep them in the build folder
 
-cp "$build/Cudot.dll" "$build/Cudot.xml" "$work/stage/lib/net45/"
-cp -L "$CUDOT_LIBRARY" "$work/stage/runtimes/linux-x64/native/libcudot.so.1" # the real file, by its soname
-nuget pack "$csharp/Cudot.nuspec" -BasePath "$work/stage" -OutputDirectory "$work/feed" -NonInteractive -NoPackageAnalysis >/dev/null
 version=$(sed -n 's:.*<version>\(.*\)</version>.*:\1:p' "$csharp/Cudot.nuspec")
+[[ $(basename "$nupkg") == "Cudot.$version.nupkg" ]] || { echo "FAIL $nupkg is not Cudot.$version.nupkg"; exit 1; }
+cp "$nupkg" "$work/feed/"
 nuget install Cudot -Version "$version" -Source "$work/feed" -OutputDirectory "$work/packages" -NonInteractive >/dev/null
 pkg=$work/packages/Cudot.$version
 for f in lib/net45/Cudot.dll lib/net45/Cudot.xml runtimes/linux-x64/native/libcudot.so.1; do
