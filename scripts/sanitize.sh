@@ -6,7 +6,8 @@
 #   scripts/sanitize.sh [asan|tsan|valgrind]...     (default: all three)
 #
 # Each job builds the library without CUDA (the CPU path is what these tools can see; the GPU path is
-# checked by compute-sanitizer on a GPU machine: scripts/gpu-check.sh --sanitize) in its own folder.
+# checked by compute-sanitizer on a GPU machine: scripts/gpu-check.sh --sanitize) in its own folder;
+# valgrind may run an existing build's programs instead (CUDOT_VALGRIND_BUILD; scripts/test.sh does).
 # Logs and a one-line summary per job go to ${SANITIZE_LOGS:-build-sanitize-logs}.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -67,7 +68,11 @@ tsan() {
 }
 
 valgrind_memcheck() {
-  configure_and_build build-valgrind
+  # CUDOT_VALGRIND_BUILD: an existing build folder whose programs to run (test.sh passes its main build,
+  # which saves a build; its CUDA runtime, linked in, finds no driver on CI and was seen clean under
+  # memcheck); otherwise a CPU-only build of its own.
+  local b=${CUDOT_VALGRIND_BUILD:-build-valgrind}
+  if [[ -z ${CUDOT_VALGRIND_BUILD:-} ]]; then configure_and_build build-valgrind; else note "valgrind: the programs of $b"; fi
   # The compiled test programs, each under memcheck: any error, or any definite or indirect leak, exits
   # 97. Valgrind runs threads one at a time and ~20x slower, so the stress and soak programs get fewer
   # operations here than in the native and sanitizer jobs (same code paths).
@@ -78,7 +83,6 @@ valgrind_memcheck() {
   # Nor the [slow-under-checkers] cases: the three single-threaded sweeps (every size, every instruction-set
   # copy, the literal order) took 430 of test_cpu's 560 s here and repeat the code paths of the cases that
   # stay; they run natively and under ASan+UBSan, which also sees reads past a buffer's end.
-  local b=build-valgrind
   local progs=(
     "$b/tests/test_cpu ~[fork]~[slow-under-checkers]"
     "$b/tests/reliability/test_bad_input"

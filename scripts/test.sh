@@ -86,7 +86,7 @@ scripts/test-aarch64.sh || failed+=(aarch64)
 if [[ "${CUDOT_SKIP_RELIABILITY:-0}" != 1 ]]; then
   phase "sanitizers and valgrind"
   echo "==== reliability: sanitizers and valgrind (scripts/sanitize.sh)"
-  scripts/sanitize.sh || failed+=(sanitize)
+  CUDOT_VALGRIND_BUILD=$build scripts/sanitize.sh || failed+=(sanitize)
   phase "fuzzer"
   echo "==== reliability: fuzzing (scripts/fuzz.sh)"
   scripts/fuzz.sh "${CUDOT_FUZZ_SECONDS:-180}" || failed+=(fuzz)
