@@ -263,7 +263,7 @@ TEST_CASE("HOST: pool dots from several contexts at once, with the workers awake
     CHECK(failures == 0);
 }
 
-TEST_CASE("HOST: calls racing cudot_deinit finish or are refused, never touch freed memory", "[host][threads]") {
+TEST_CASE("HOST: calls racing cudot_deinit finish or are refused, never touch freed memory", "[host][threads][slow-under-checkers]") {
     // The header forbids this race; the registry still makes it safe: a call either holds a reference
     // (deinit waits for it) or finds the handle gone (INVALID_ARGUMENT).
     for (int round = 0; round < 20; ++round) {

@@ -29,7 +29,7 @@ bool starts_with(const char *text, const std::string &prefix) {
 
 }  // namespace
 
-TEST_CASE("messages: each thread reads its own failure while others fail on the same context", "[messages][threads]") {
+TEST_CASE("messages: each thread reads its own failure while others fail on the same context", "[messages][threads][slow-under-checkers]") {
     test::Ctx c(kCapacity, CUDOT_F32, CUDOT_MEMORY_HOST);
     REQUIRE(c.status == CUDOT_OK);
     constexpr int kThreads = 8, kRounds = 20000;
