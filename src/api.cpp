@@ -510,6 +510,7 @@ void hold_gpu_device_kernels(int device, bool on) { cuda::hold_device_kernels(de
 unsigned long long default_gpu_wait_ms(std::size_t bytes) { return cuda::default_wait_ms(bytes); }
 void force_all_devices(const int *devices, int count) { cuda::force_devices(devices, count); }
 void set_stream_slices(unsigned slices) { cuda::force_stream_slices(slices); }
+void set_host_pipeline(int mode) { cuda::force_host_pipeline(mode); }
 void release_own_array_state() { cuda::release_stream_state(); }
 std::size_t kept_buffer_ranges() { return buffers::kept_ranges(); }
 }  // namespace testing

@@ -59,6 +59,9 @@ unsigned long long default_gpu_wait_ms(std::size_t bytes);
 void force_all_devices(const int *devices, int count);
 // Dots of own arrays on a GPU: force the slices per tile of dense dots (1, 2, 4, 8; 0: the normal choice).
 void set_stream_slices(unsigned slices);
+// Dots of own arrays: blocking dots of dense page-locked host arrays through the copy engines: 0 from
+// the size threshold (2^22 elements), 1 never (a GPU reads them in place), 2 at any size.
+void set_host_pipeline(int mode);
 // Frees the per-stream workspaces and result slots of own-array dots (kept until the process ends
 // otherwise), for leak checkers; test programs call it before they exit.
 void release_own_array_state();

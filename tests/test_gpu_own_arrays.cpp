@@ -124,6 +124,31 @@ TEST_CASE("gpu own arrays: managed, page-locked and mixed operands", "[gpu][own]
         }
 }
 
+// Blocking dots of dense page-locked host arrays go through the copy engines from 2^22 elements
+// (host_pipeline.cu): chunks of 2^20 elements copied into two slots of staging, partials joined on the
+// host. Forced at any size here, with chunk counts 1 to 4, a last tile cut short and addresses that are
+// not aligned to the type, and compared with the in-place read (forced off) and a HOST context.
+TEST_CASE("gpu own arrays: page-locked host arrays through the copy engines, every pair", "[gpu][own][pipeline]") {
+    const std::size_t chunk = std::size_t(1) << 20;
+    for (int mode : {2, 1}) {
+        cudot::testing::set_host_pipeline(mode);
+        INFO("pipeline mode " << mode);
+        for (int32_t xd : test::all_dtypes())
+            for (int32_t yd : test::all_dtypes()) {
+                const std::size_t n = (xd * 6 + yd) % 3 == 0 ? 1000 : (xd * 6 + yd) % 3 == 1 ? 2 * chunk + 8195 : 3 * chunk;
+                check_kinds(Kind::Pinned, Kind::Pinned, xd, yd, n, {1, 0}, {1, 0}, n + xd * 7 + yd);
+            }
+        for (int32_t d : {CUDOT_F32, CUDOT_F64, CUDOT_F16, CUDOT_I8}) {
+            check_kinds(Kind::Pinned, Kind::Pinned, d, d, 4 * chunk - 1, {1, 1}, {1, 3}, 41);  // misaligned
+            check_kinds(Kind::Pinned, Kind::Pinned, d, CUDOT_F32, 1, {1, 0}, {1, 0}, 42);
+        }
+    }
+    cudot::testing::set_host_pipeline(0);
+    // The size threshold alone: below it in place, from it the pipeline; the same bits either way.
+    for (std::size_t n : {(std::size_t(1) << 22) - 1, (std::size_t(1) << 22) + 5})
+        check_kinds(Kind::Pinned, Kind::Pinned, CUDOT_F64, CUDOT_F64, n, {1, 0}, {1, 0}, n);
+}
+
 TEST_CASE("gpu own arrays: registered host memory", "[gpu][own][register]") {
     const std::size_t n = (std::size_t(1) << 21) + 17;
     std::vector<float> x(n), y(n);

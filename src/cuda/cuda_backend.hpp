@@ -101,6 +101,9 @@ cudot_status register_host(const void *p, std::size_t bytes, bool *locked, Error
 cudot_status unregister_host(const void *p, ErrorSink err);
 // Tests and experiments: the slices per tile of dense dots of own arrays (0: the normal choice).
 void force_stream_slices(unsigned slices);
+// Tests and experiments: blocking dots of dense page-locked host arrays through the copy engines
+// (host_pipeline.cu): 0 from its size threshold, 1 never (the GPU reads them in place), 2 at any size.
+void force_host_pipeline(int mode);
 // Tests: frees what dots of own arrays keep until the process ends (per-stream workspaces and graphs,
 // result slots), so that a leak checker at exit sees only real leaks. No dot may be running.
 void release_stream_state();

@@ -45,6 +45,7 @@ cudot_status register_host(const void *, std::size_t, bool *locked, ErrorSink) {
 }
 cudot_status unregister_host(const void *, ErrorSink) { return CUDOT_OK; }
 void force_stream_slices(unsigned) {}
+void force_host_pipeline(int) {}
 void release_stream_state() {}
 
 }  // namespace cuda

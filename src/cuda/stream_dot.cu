@@ -25,6 +25,7 @@
 #include "cuda_check.hpp"
 #include "device_health.hpp"
 #include "gpu_state.hpp"
+#include "host_pipeline.hpp"
 
 namespace cudot {
 namespace cuda {
@@ -404,6 +405,11 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
     if (cudot_status status = wait_ready(g, call.x_ready, stream, err)) return status;
     if (cudot_status status = wait_ready(g, call.y_ready, stream, err)) return status;
     const Launcher launcher = launcher_for(ops.x.dtype, ops.y.dtype);
+    if (blocking && !call.partials && pipeline_serves(ops)) {  // large page-locked host arrays: copy engines
+        const unsigned blocks = resident_blocks(g, ops.x.dtype, ops.y.dtype, launcher, 0);
+        lock.unlock();
+        return pipelined_host_dot(ops, device, stream, launcher, blocks, call.host_result, err);
+    }
     const std::size_t tiles = order::tile_count(ops.n);
     const bool dense = dense_on_gpu(ops.x) && dense_on_gpu(ops.y);
     const int choice = call.partials ? 0 : slice_choice(tiles, dense);  // the host joins whole tiles' partials
@@ -518,6 +524,7 @@ void release_stream_state() {
         if (!g || use_primary_context(d) != cudaSuccess) continue;
         std::lock_guard<std::mutex> lock(g->mutex);
         (void)note(cudaDeviceSynchronize());  // tests only: every stream's work is over anyway
+        release_host_pipeline(d);
         for (auto &entry : g->workspaces) {
             for (auto &graph : entry.second.graphs) {
                 if (graph.second.exec) (void)note(cudaGraphExecDestroy(graph.second.exec));
