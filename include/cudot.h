@@ -189,10 +189,11 @@ CUDOT_API cudot_status cudot_init(cudot_ctx **ctx, size_t n, const cudot_config 
  * its y_dtype (float for CUDOT_F32, double for CUDOT_F64, 16-bit patterns for F16/BF16, int8_t, uint8_t),
  * aligned to at least 64 bytes. The library owns them:
  * write into them in place; they stay valid and at the same address until cudot_deinit. Do not free them.
- * After cudot_deinit, HOST buffers stay mapped, as fresh zero pages whose memory went back to the system:
- * a view that outlives the context (a garbage-collected slice, span or array) reads zeros, and its writes
- * reach nothing else, for the last 4096 buffers destroyed (older ranges are released; since 1.8). The GPU
- * strategies' buffers are freed at deinit: a view used after it is a use after free.
+ * After cudot_deinit, HOST, PINNED and MAPPED buffers stay mapped, as fresh zero pages whose memory went
+ * back to the system: a view that outlives the context (a garbage-collected slice, span or array) reads
+ * zeros, and its writes reach nothing else, for the last 4096 buffers destroyed (older ranges are
+ * released; since 1.8). MANAGED buffers are CUDA's (cudaMallocManaged) and are freed at deinit: a view
+ * used after it is a use after free.
  * Either out-pointer may be NULL if you do not need it. With n == 0 both are non-NULL and must not be
  * dereferenced. Do not write to them while a dot on this context is running in another thread.
  * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT if ctx is NULL or not a live context. */

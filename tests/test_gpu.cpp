@@ -340,3 +340,40 @@ TEST_CASE("GPU: after fork, GPU contexts are refused with a clear status and the
     }
 }
 #endif
+
+// Every strategy's buffers read zero when the context is made (cudot.h, since 1.8), and PINNED and MAPPED
+// buffers, like HOST's, stay mapped as zero pages after deinit: a stale view reads zeros and its writes
+// reach no other context (src/input_buffers.hpp). MANAGED buffers are CUDA's and are freed at deinit.
+TEST_CASE("GPU: buffers start at zero; a stale PINNED or MAPPED view is harmless", "[gpu][buffers]") {
+    for (int32_t memory : {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED})
+        for (std::size_t n : {std::size_t(1000), std::size_t(1) << 22}) {
+            INFO(test::memory_name(memory) << " n = " << n);
+            float *stale_x = nullptr;
+            {
+                Ctx old(n, CUDOT_F32, memory);
+                REQUIRE(old.status == CUDOT_OK);
+                for (std::size_t i = 0; i < n; ++i) old.x<float>()[i] = old.y<float>()[i] = 7.0f;
+                double r = 0;
+                REQUIRE(cudot_dot(old.ctx, &r) == CUDOT_OK);
+                CHECK(r == 49.0 * n);
+                stale_x = old.x<float>();
+            }
+            Ctx fresh(n, CUDOT_F32, memory);
+            REQUIRE(fresh.status == CUDOT_OK);
+            bool zero = true;
+            for (std::size_t i = 0; i < n; ++i) zero = zero && fresh.x<float>()[i] == 0.0f && fresh.y<float>()[i] == 0.0f;
+            CHECK(zero);
+            for (std::size_t i = 0; i < 10; ++i) fresh.x<float>()[i] = fresh.y<float>()[i] = 1.0f;
+            double r = 0;
+            REQUIRE(cudot_dot(fresh.ctx, &r) == CUDOT_OK);
+            CHECK(r == 10.0);
+            if (memory != CUDOT_MEMORY_MANAGED) {
+                CHECK(fresh.x<float>() != stale_x);
+                volatile float *stale = stale_x;
+                CHECK(stale[n - 1] == 0.0f);
+                for (std::size_t i = 0; i < n; ++i) stale_x[i] = 99.0f;  // no crash, and nobody else sees it
+                REQUIRE(cudot_dot(fresh.ctx, &r) == CUDOT_OK);
+                CHECK(r == 10.0);
+            }
+        }
+}

@@ -4,6 +4,7 @@
 #include <new>
 #include <vector>
 
+#include "../input_buffers.hpp"
 #include "../process_limits.hpp"
 #include "cuda_backend.hpp"
 #include "cuda_check.hpp"
@@ -53,6 +54,31 @@ static cudot_status check_devices(const cudot_ctx &ctx, DeviceState &s, ErrorSin
 
 // Allocates the two input buffers the caller fills: page-locked host memory (PINNED, MAPPED; portable,
 // so every GPU of the context may use it) or managed memory. Called with the first GPU current.
+// The bytes of an input buffer of this type (non-NULL pointers even for n == 0).
+static std::size_t input_bytes(const cudot_ctx &ctx, int32_t dtype) {
+    return std::max<std::size_t>(ctx.capacity * element_size(dtype), 256);
+}
+
+// Zero pages of cudot's own mapping, page-locked (and mapped, with cudaHostRegisterMapped) for every GPU.
+static cudot_status locked_buffer(std::size_t bytes, unsigned flags, void *&out, ErrorSink err) {
+    void *p = buffers::map(bytes);
+    if (!p) return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "cannot map %zu bytes of host memory", bytes);
+    const cudaError_t e = pass_or_inject(cudaHostRegister(p, bytes, flags));
+    if (e != cudaSuccess) {
+        buffers::retire(p, bytes);
+        return cuda_fail(err, e, "cudaHostRegister (an input buffer)");
+    }
+    out = p;
+    return CUDOT_OK;
+}
+
+// Ends a buffer of locked_buffer: unlocked, then replaced by zero pages (input_buffers.hpp).
+static cudaError_t retire_locked(void *p, std::size_t bytes) {
+    const cudaError_t e = cudaHostUnregister(p);
+    buffers::retire(p, bytes);
+    return e;
+}
+
 static cudot_status allocate_inputs(cudot_ctx &ctx, std::size_t x_alloc, std::size_t y_alloc, ErrorSink err) {
     if (ctx.memory == CUDOT_MEMORY_MANAGED) {
         CUDOT_CUDA_TRY(err, cudaMallocManaged(&ctx.x, x_alloc, cudaMemAttachGlobal));
@@ -74,12 +100,12 @@ static cudot_status allocate_inputs(cudot_ctx &ctx, std::size_t x_alloc, std::si
     // them (one_gpu_dot.cu).
     bool mappable = true;
     for (const Gpu &g : ctx.gpu->gpus) mappable = mappable && can_map(g.device);
-    const unsigned flags = cudaHostAllocPortable | (mappable ? cudaHostAllocMapped : 0u);
-    CUDOT_CUDA_TRY(err, cudaHostAlloc(&ctx.x, x_alloc, flags));
-    CUDOT_CUDA_TRY(err, cudaHostAlloc(&ctx.y, y_alloc, flags));
-    std::memset(ctx.x, 0, x_alloc);  // CUDA may hand out page-locked memory it used before: zero it (cudot.h)
-    std::memset(ctx.y, 0, y_alloc);
-    return CUDOT_OK;
+    // Pages cudot maps itself (zero, and kept as zero pages after deinit: input_buffers.hpp), page-locked
+    // for every GPU, rather than cudaHostAlloc's, which a stale view could reach after they are freed.
+    const unsigned flags = cudaHostRegisterPortable | (mappable ? cudaHostRegisterMapped : 0u);
+    cudot_status status = locked_buffer(x_alloc, flags, ctx.x, err);
+    if (status == CUDOT_OK) status = locked_buffer(y_alloc, flags, ctx.y, err);
+    return status;
 }
 
 // How many blocks of each size (one per slice choice) the device holds at once.
@@ -147,8 +173,7 @@ static cudot_status create_state(cudot_ctx &ctx, DeviceState &s, ErrorSink err) 
 
     CUDOT_CUDA_TRY_AS(err, use_primary_context(s.gpus[0].device), "cuCtxSetCurrent (the GPU's primary context)");
     // Non-NULL pointers even for n == 0.
-    status = allocate_inputs(ctx, std::max<std::size_t>(ctx.capacity * element_size(ctx.dtype), 256),
-                             std::max<std::size_t>(ctx.capacity * element_size(ctx.y_dtype), 256), err);
+    status = allocate_inputs(ctx, input_bytes(ctx, ctx.dtype), input_bytes(ctx, ctx.y_dtype), err);
     if (status != CUDOT_OK) return status;
     void *done = nullptr;
     CUDOT_CUDA_TRY(err, cudaHostAlloc(&done, sizeof(Completion), cudaHostAllocMapped | cudaHostAllocPortable));
@@ -240,8 +265,9 @@ cudot_status destroy(cudot_ctx &ctx, ErrorSink err) {
         free_pinned_policy(*s);
     }
     const bool managed = ctx.memory == CUDOT_MEMORY_MANAGED;
-    if (ctx.x) free_checked(first, err, managed ? cudaFree(ctx.x) : cudaFreeHost(ctx.x), "freeing x");
-    if (ctx.y) free_checked(first, err, managed ? cudaFree(ctx.y) : cudaFreeHost(ctx.y), "freeing y");
+    const std::size_t x_alloc = input_bytes(ctx, ctx.dtype), y_alloc = input_bytes(ctx, ctx.y_dtype);
+    if (ctx.x) free_checked(first, err, managed ? cudaFree(ctx.x) : retire_locked(ctx.x, x_alloc), "freeing x");
+    if (ctx.y) free_checked(first, err, managed ? cudaFree(ctx.y) : retire_locked(ctx.y, y_alloc), "freeing y");
     ctx.x = ctx.y = nullptr;
     delete s;
     ctx.gpu = nullptr;
