@@ -6,7 +6,9 @@
 #   scripts/gpu-check.sh BUILD_DIR       test an existing build, e.g. one built on another machine and
 #                                        copied here (the GPU machine needs no compiler or Catch2 then)
 #   scripts/gpu-check.sh --prepare BUILD_DIR   (on the build machine) also compile the Go test binary and
-#                                        go-classic into BUILD_DIR/go-gpu, for GPU machines without Go
+#                                        go-classic into BUILD_DIR/go-gpu, and the C# tests with mono
+#                                        inside into BUILD_DIR/csharp-gpu, for GPU machines without Go
+#                                        or mono
 #   scripts/gpu-check.sh --sanitize BUILD_DIR  run the GPU test program under compute-sanitizer's four
 #                                        tools (memcheck with --leak-check full, racecheck, synccheck,
 #                                        initcheck); fails on any report. CUDOT_SANITIZE_TESTS is the
@@ -24,7 +26,7 @@
 #                                        decides; sanitize-summary.txt has the totals.
 # Then cudot_mpi_dot with GPU contexts on 2 ranks (where mpirun exists, or .mpi-carry was carried), and
 # the bindings against the GPU strategies (CUDOT_TEST_GPU=1: a missing GPU fails them) where their
-# runtimes exist: Python (any python3 with numpy and pytest), Go (the prepared binaries).
+# runtimes exist: Python (any python3 with numpy and pytest), Go and C# (the prepared binaries).
 # Logs go to $OUT (if set) or ./gpu-check-logs. CUDOT_CTEST_ARGS adds arguments to ctest (e.g. -E bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +41,8 @@ if [[ "${1:-}" == --prepare ]]; then
   (cd bindings/go && go test -c -o "$build/go-gpu/cudot.test" .)
   (cd examples/go-classic && go build -o "$build/go-gpu/go-classic" .)
   echo "gpu-check: Go binaries in $build/go-gpu"
+  # The C# tests as one program with mono inside (the GPU machine has no mono).
+  CUDOT_LIBRARY=$build/libcudot.so bindings/csharp/tests/bundle/make-bundle.sh "$build/csharp-gpu" 2>/dev/null
   exit 0
 fi
 
@@ -183,5 +187,14 @@ if [[ -x "$build/go-gpu/cudot.test" ]]; then
   done
 else
   echo "==== go binding: NOT RUN (no prepared binaries: scripts/gpu-check.sh --prepare BUILD_DIR)"
+fi
+if command -v mono >/dev/null && command -v nunit-console >/dev/null && command -v nuget >/dev/null; then
+  echo "==== C# binding on the GPU (mono)"
+  bindings/csharp/test.sh 2>&1 | tee "$logs/csharp.log" || status=1
+elif [[ -x "$build/csharp-gpu/cudot-csharp-tests" ]]; then
+  echo "==== C# binding on the GPU (the prepared bundle: its NUnit tests, mono inside)"
+  "$build/csharp-gpu/cudot-csharp-tests" 2>&1 | tee "$logs/csharp.log" || status=1
+else
+  echo "==== C# binding: NOT RUN (no mono here, no prepared bundle: scripts/gpu-check.sh --prepare BUILD_DIR)"
 fi
 exit $status

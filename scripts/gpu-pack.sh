@@ -17,6 +17,7 @@ trap 'rm -rf "$work"' EXIT
    \( ! -path './CMakeFiles/*' -o -path './CMakeFiles/Export/*' \) \
    ! -path '*/CMakeFiles/*.dir/*' ! -name '*.cubin' ! -name '*.fatbin*' -print0) |
   (cd "$build" && xargs -0 cp -P --parents -t "$work")
-find "$work" -type f -perm -u+x -exec sh -c 'file -b "$1" | grep -q ELF && strip --strip-unneeded "$1" 2>/dev/null || true' _ {} \;
+# Not csharp-gpu: its program is mono with the assemblies appended, which strip would cut off.
+find "$work" -type f -perm -u+x ! -path "$work/csharp-gpu/*" -exec sh -c 'file -b "$1" | grep -q ELF && strip --strip-unneeded "$1" 2>/dev/null || true' _ {} \;
 tar -cJf "$out" -C "$work" .
 echo "gpu-pack: $(du -h "$out" | cut -f1) in $out"

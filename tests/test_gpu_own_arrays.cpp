@@ -7,6 +7,8 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -251,7 +253,12 @@ TEST_CASE("gpu own arrays: the dot runs after the stream's earlier work, and aft
 TEST_CASE("gpu own arrays: threads on their own streams and on per-thread streams", "[gpu][own][streams][threads]") {
     DeviceVector small(5000, 5), large(3 * 100000 + 1, 6);
     const double want_small = small.expected(), want_large = large.expected();
+    // 40 rounds: 320 dots in all, enough to mix the two sizes on every stream kind. CUDOT_TEST_THREAD_ROUNDS
+    // sets fewer for compute-sanitizer runs.
+    const char *rounds_text = std::getenv("CUDOT_TEST_THREAD_ROUNDS");
+    const int rounds = rounds_text ? std::max(1, std::atoi(rounds_text)) : 40;
     std::vector<int> wrong(8, 0);
+    std::vector<std::string> why(8);  // each thread's first failure
     std::vector<std::thread> threads;
     for (int t = 0; t < 8; ++t)
         threads.emplace_back([&, t] {
@@ -260,17 +267,21 @@ TEST_CASE("gpu own arrays: threads on their own streams and on per-thread stream
                 wrong[t] = -1;
                 return;
             }
-            for (int i = 0; i < 200; ++i) {
+            for (int i = 0; i < rounds; ++i) {
                 const DeviceVector &v = (i + t) % 2 ? small : large;
                 double r = 0;
                 cudot_arrays a = v.self_dot(s);
-                if (cudot_dot_arrays(&a, &r) != CUDOT_OK || bits(r) != bits(&v == &small ? want_small : want_large))
-                    ++wrong[t];
+                const cudot_status status = cudot_dot_arrays(&a, &r);
+                if (status != CUDOT_OK && why[t].empty()) why[t] = cudot_last_error(nullptr);
+                if (status != CUDOT_OK || bits(r) != bits(&v == &small ? want_small : want_large)) ++wrong[t];
             }
             if (t % 2 == 0) cudaStreamDestroy(s);
         });
     for (std::thread &th : threads) th.join();
-    for (int t = 0; t < 8; ++t) CHECK(wrong[t] == 0);
+    for (int t = 0; t < 8; ++t) {
+        INFO("thread " << t << ": " << why[t]);
+        CHECK(wrong[t] == 0);
+    }
 }
 
 TEST_CASE("gpu own arrays: back-to-back asynchronous dots and a replayed CUDA graph", "[gpu][own][async][graph]") {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh - build the C# binding and its NuGet package with scripts/make-nupkg.sh (mcs, nuget), run the
 # NUnit tests and the example on mono against that very Cudot.dll, check how the library is found
-# (CUDOT_LIBRARY must win; wrong libraries must fail clearly), compile the README's examples, write
+# (CUDOT_LIBRARY must win; wrong libraries must fail clearly), check that the bundled runner for GPU
+# machines without mono (tests/bundle) runs the same cases, compile the README's examples, write
 # through views of disposed contexts in child processes, then install the package and build and run a
 # program that gets cudot from that package alone.
 # Environment: CUDOT_LIBRARY (required: full path of libcudot.so), CUDOT_TEST_GPU=1 (GPU tests must
@@ -51,6 +52,19 @@ mcs -nologo -out:"$build/Example.exe" -r:"$build/Cudot.dll" "$here/example/Examp
 
 echo "== NUnit tests"
 nunit-console -nologo -noshadow "$build/Cudot.Tests.dll" -result="$build/TestResult.xml" || failed+=(nunit)
+
+echo "== the bundled runner (tests/bundle: how the GPU machine, which has no mono, runs these tests)"
+# It must run exactly the cases NUnit ran, or a GPU run through it would prove less than it says.
+bash "$here/tests/bundle/make-bundle.sh" "$build/bundle" 2>/dev/null
+if bundled=$("$build/bundle/cudot-csharp-tests" 2>&1 | tail -1); then
+  echo "$bundled"
+  nunit_cases=$(sed -n 's/.*<test-results [^>]*total="\([0-9]*\)"[^>]*not-run="\([0-9]*\)".*/\1 \2/p' "$build/TestResult.xml" |
+                awk '{print $1 + $2}')
+  [[ $bundled == *"($nunit_cases cases)"* ]] ||
+    { echo "FAIL the bundled runner ran other cases than NUnit's $nunit_cases: $bundled"; failed+=(bundle); }
+else
+  echo "$bundled"; failed+=(bundle)
+fi
 
 echo "== example"
 if out=$(mono "$build/Example.exe" 2>&1); then
