@@ -315,13 +315,14 @@ cudot_status build_and_register(cudot_ctx **out, std::size_t n, const cudot_conf
 // thread's no_context_error only if the call fails: a success leaves the previous failure's message in
 // place (and AUTO's failed GPU probe, which is not an error for AUTO, never shows).
 struct ThreadMessage {
-    char text[sizeof no_context_error] = "";
+    char text[sizeof no_context_error];
+    ThreadMessage() { text[0] = '\0'; }  // not the whole buffer: every call on own arrays makes one
     ErrorSink sink() { return ErrorSink{text, sizeof text}; }
     cudot_status keep_if_failed(cudot_status status, const char *call) {
         if (status == CUDOT_OK) return status;
         if (text[0] == '\0')
             std::snprintf(text, sizeof text, "%s failed (%s) without a message", call, cudot_status_string(status));
-        std::memcpy(no_context_error, text, sizeof text);
+        std::memcpy(no_context_error, text, std::strlen(text) + 1);
         return status;
     }
 };

@@ -76,7 +76,8 @@ cudot_status view(const cudot_array &in, std::size_t n, const char *name, const 
 // Operands on pages this thread already found to be readable pageable memory skip both questions.
 cudot_status locate(Operand &o, std::size_t n, const char *name, const char *call, ErrorSink err) {
     const unsigned char *first = o.at(0), *last = o.at(n - 1);
-    if (cpu::known_pageable(first, o.size()) && cpu::known_pageable(last, o.size())) return CUDOT_OK;  // Pageable
+    const cpu::HostRange ends[2] = {{first, o.size()}, {last, o.size()}};
+    if (cpu::known_pageable(ends, 2)) return CUDOT_OK;  // Pageable
     if (cudot_status status = cuda::locate(o, n, name, err)) return status;
     if (o.place != Place::Pageable) return CUDOT_OK;
     if (!cpu::host_readable(first, o.size()) || !cpu::host_readable(last, o.size()))
@@ -123,9 +124,14 @@ cudot_status pick_device(const Operands &ops, bool need_gpu, const char *call, i
     return CUDOT_OK;
 }
 
-// The packed partials of a CPU dot: a buffer of the thread's, grown to the largest dot it has run.
-thread_local std::vector<unsigned char> cpu_partials;
-thread_local cpu::WhereChooser cpu_where;  // calling thread or pool, measured per size class
+// What a thread's CPU dots keep, in one thread_local (each look at one costs a call in a shared library):
+// the packed partials, a buffer grown to the largest dot it has run, and the measured choice between the
+// calling thread and the pool, per size class.
+struct CpuThreadState {
+    std::vector<unsigned char> partials;
+    cpu::WhereChooser where;
+};
+thread_local CpuThreadState cpu_thread;
 
 std::size_t packed_partial_bytes(types::Kind kind) {
     return kind == types::Kind::Dot2 ? sizeof(order::SumF64)
@@ -145,14 +151,15 @@ void export_partials(const unsigned char *packed, std::size_t tiles, std::size_t
 cudot_status cpu_run(const Operands &ops, Want want, void *out) {
     const types::Kind kind = types::kind_of(ops.x.dtype, ops.y.dtype);
     const std::size_t tiles = order::tile_count(ops.n), size = packed_partial_bytes(kind);
-    if (cpu_partials.size() < tiles * size) cpu_partials.resize(tiles * size);  // bad_alloc: OUT_OF_MEMORY
+    CpuThreadState &mine = cpu_thread;
+    if (mine.partials.size() < tiles * size) mine.partials.resize(tiles * size);  // bad_alloc: OUT_OF_MEMORY
     static const TestHooks defaults;
     if (want == Want::Partials) {
-        cudot_status status = cpu::compute_packed_partials(ops, 0, tiles, cpu_partials.data(), defaults);
-        if (status == CUDOT_OK) export_partials(cpu_partials.data(), tiles, size, out);
+        cudot_status status = cpu::compute_packed_partials(ops, 0, tiles, mine.partials.data(), defaults);
+        if (status == CUDOT_OK) export_partials(mine.partials.data(), tiles, size, out);
         return status;
     }
-    return cpu::dot(ops, cpu_partials.data(), defaults, &cpu_where, static_cast<double *>(out));
+    return cpu::dot(ops, mine.partials.data(), defaults, &mine.where, static_cast<double *>(out));
 }
 
 const char *out_name(Want want) {
@@ -181,8 +188,14 @@ cudot_status run(const cudot_arrays *request, Want want, void *out, const char *
     if (n > 0) {
         if (cudot_status status = view(a.x, n, "x", call, ops.x, err)) return status;
         if (cudot_status status = view(a.y, n, "y", call, ops.y, err)) return status;
-        if (cudot_status status = locate(ops.x, n, "x", call, err)) return status;
-        if (cudot_status status = locate(ops.y, n, "y", call, err)) return status;
+        // Host arrays dotted again (the common case of small dots) skip locate: one look at this thread's
+        // memory of pageable pages answers for both ends of both operands.
+        const cpu::HostRange ends[4] = {{ops.x.at(0), ops.x.size()}, {ops.x.at(n - 1), ops.x.size()},
+                                        {ops.y.at(0), ops.y.size()}, {ops.y.at(n - 1), ops.y.size()}};
+        if (!cpu::known_pageable(ends, 4)) {
+            if (cudot_status status = locate(ops.x, n, "x", call, err)) return status;
+            if (cudot_status status = locate(ops.y, n, "y", call, err)) return status;
+        }
         if (cudot_status status = pick_device(ops, want == Want::DeviceResult, call, device, err)) return status;
     } else {  // an asynchronous empty dot: +0.0 written on the GPU of the result
         Operand result = dense_operand(out, CUDOT_F64);

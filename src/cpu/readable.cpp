@@ -21,17 +21,21 @@ constexpr std::uintptr_t kPage = 4096;
 
 std::atomic<unsigned> generation{0};  // bumped by forget_pageable()
 
-// The last few page ranges this thread found to be readable pageable memory, most recent first.
+// The last few page ranges this thread found to be readable pageable memory, most recent first. Plain
+// data with no initialisers, so the thread_local is zero-initialised without a guard: each look at it is
+// one __tls_get_addr, not two (the guard is a thread_local too).
 struct KnownPageable {
-    unsigned generation = 0;
+    unsigned generation;
     static constexpr int kRanges = 8;
-    std::uintptr_t lo[kRanges] = {}, hi[kRanges] = {};
-    bool has(std::uintptr_t a, std::uintptr_t b) {
+    std::uintptr_t lo[kRanges], hi[kRanges];
+    void refresh() {  // forget everything if cudot registered memory since this thread last looked
         const unsigned now = cpu::generation.load(std::memory_order_acquire);
         if (generation != now) {
             for (int i = 0; i < kRanges; ++i) lo[i] = hi[i] = 0;
             generation = now;
         }
+    }
+    bool has(std::uintptr_t a, std::uintptr_t b) const {
         for (int i = 0; i < kRanges; ++i)
             if (a >= lo[i] && b <= hi[i]) return true;
         return false;
@@ -83,16 +87,23 @@ bool ask_system(const void *p, std::size_t bytes) {
 
 bool host_readable(const void *p, std::size_t bytes) { return ask_system(p, bytes); }
 
-bool known_pageable(const void *p, std::size_t bytes) {
-    std::uintptr_t lo, hi;
-    pages_of(p, bytes, lo, hi);
-    return known.has(lo, hi);
+bool known_pageable(const HostRange *ranges, std::size_t count) {
+    KnownPageable &mine = known;
+    mine.refresh();
+    for (std::size_t i = 0; i < count; ++i) {
+        std::uintptr_t lo, hi;
+        pages_of(ranges[i].p, ranges[i].bytes, lo, hi);
+        if (!mine.has(lo, hi)) return false;
+    }
+    return true;
 }
 
 void remember_pageable(const void *p, std::size_t bytes) {
     std::uintptr_t lo, hi;
     pages_of(p, bytes, lo, hi);
-    if (!known.has(lo, hi)) known.add(lo, hi);
+    KnownPageable &mine = known;
+    mine.refresh();
+    if (!mine.has(lo, hi)) mine.add(lo, hi);
 }
 
 void forget_pageable() { generation.fetch_add(1, std::memory_order_acq_rel); }

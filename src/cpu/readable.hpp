@@ -16,7 +16,14 @@ bool host_readable(const void *p, std::size_t bytes);
 // repeated dots on the same host arrays ask neither CUDA nor the system again. Registering memory with
 // cudot (forget_pageable) clears every thread's memory; memory a caller page-locks itself behind cudot's
 // back keeps being read by the CPU, which gives the same bits.
-bool known_pageable(const void *p, std::size_t bytes);
+struct HostRange {
+    const void *p;
+    std::size_t bytes;
+};
+// Whether every one of the `count` ranges lies on pages this thread knows. One look at the thread's memory
+// answers for all of them: a dot asks about both ends of both operands, and each look at a thread_local
+// of a shared library costs a call (__tls_get_addr).
+bool known_pageable(const HostRange *ranges, std::size_t count);
 void remember_pageable(const void *p, std::size_t bytes);
 void forget_pageable();
 
