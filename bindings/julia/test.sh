@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Checks of the Julia binding: the syntax check always; the runtime tests only where a `julia`
-# executable exists (none did where the binding was written).
+# Checks of the Julia binding: the syntax check and the stdlib-only [deps] check always; the
+# runtime tests only where a `julia` executable exists (none did where the binding was written).
 #
 #     bindings/julia/test.sh            (from any directory)
 #
@@ -12,9 +12,11 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 
 "$here/check_syntax.sh"
+# Standard libraries only in [deps] (no registry needed to install); needs no Julia either.
+/usr/bin/python3 "$here/check_deps.py" "$here/Project.toml"
 
 if ! command -v julia >/dev/null 2>&1; then
-    echo "julia not installed: runtime tests NOT run (syntax check only)"
+    echo "julia not installed: runtime tests NOT run (syntax and [deps] checks only)"
     exit 0
 fi
 
@@ -31,8 +33,7 @@ if [[ -z "${CUDOT_LIBRARY:-}" ]]; then
     exit 1
 fi
 export CUDOT_LIBRARY
-# Cudot depends on Preferences.jl (a registered package): install it into the package's own
-# environment (Manifest.toml, not tracked) the first time. Needs the General registry.
-julia --project="$here" -e 'using Pkg; Pkg.instantiate()'
+# No Pkg.instantiate: every dependency is a standard library (checked above), found without a
+# manifest or a registry, so the tests run as an offline user's `using Cudot` does.
 echo "running the Julia tests with CUDOT_LIBRARY=$CUDOT_LIBRARY"
 julia --threads=2 --project="$here" "$here/test/runtests.jl"   # threads: the concurrency tests run in parallel

@@ -44,7 +44,7 @@ module Cudot
 using Libdl
 import LinearAlgebra
 using LinearAlgebra: dot
-using Preferences: @load_preference, @set_preferences!, @delete_preferences!
+import TOML
 
 export CudotContext, CudotError, CudotVector, inputs, memory, capacity, eltypes, dot
 
@@ -139,6 +139,9 @@ const PARTIAL_BYTES = 16
 
 # The major version of the C ABI this binding was written for.
 const _ABI_MAJOR = 1
+
+# The package's UUID (Project.toml): Julia files preferences under the package, and finds them by it.
+const _UUID = Base.UUID("0f56134a-f92d-4556-8e1b-7047de6221ec")
 
 # struct cudot_config of version 1.1: five 32-bit fields, 20 bytes, no padding (the same layout
 # as the C struct on every platform cudot supports). A 1.0 library accepts it too as long as
@@ -252,10 +255,12 @@ const _CANDIDATES = ((_default_name, "versioned name"),
 # The library the user asked for, as (path, how), or nothing: ENV["CUDOT_LIBRARY"] first, then the
 # "library" preference (Cudot.set_library!). The preference is read at run time (from __init__),
 # not while precompiling, so changing it needs no recompilation, only a new session.
+# Base.get_preferences (Julia 1.6+) is what Preferences.jl reads with too: the [Cudot] tables of
+# (Julia)LocalPreferences.toml and of Project.toml's [preferences], merged along LOAD_PATH.
 function _requested_library()
     env = get(ENV, "CUDOT_LIBRARY", "")
     isempty(env) || return (env, "from ENV[\"CUDOT_LIBRARY\"]")
-    pref = @load_preference("library", nothing)
+    pref = get(Base.get_preferences(_UUID), "library", nothing)
     pref === nothing && return nothing
     if !(pref isa AbstractString) || isempty(pref)
         error("Cudot: the \"library\" preference must be the path of the library as a string, ",
@@ -399,30 +404,112 @@ library_path() = _lib().path
     Cudot.set_library!(path::AbstractString) -> String
     Cudot.set_library!(nothing)
 
-Store `path` as Cudot's `"library"` preference (Preferences.jl), in `LocalPreferences.toml` next
-to the active project, and return what was stored. The library is opened when Cudot loads, so the
-preference takes effect in the **next** Julia session. Order of precedence at load time:
-`ENV["CUDOT_LIBRARY"]` first, then this preference, then the default names (`libcudot.so.1`,
-then `Libdl.find_library`).
+Store `path` as Cudot's `"library"` preference, in `LocalPreferences.toml` next to the active
+project (`JuliaLocalPreferences.toml` instead if that file exists there), and return what was
+stored. The library is opened when Cudot loads, so the preference takes effect in the **next**
+Julia session. Order of precedence at load time: `ENV["CUDOT_LIBRARY"]` first, then this
+preference, then the default names (`libcudot.so.1`, then `Libdl.find_library`).
+
+The file is the one Preferences.jl writes, in its format (`library` under a `[Cudot]` table), so
+a preference set by an older Cudot still applies; every other table and key in it is kept (its
+comments are not: the file is rewritten from its parsed contents).
 
 A path with a folder in it is stored as an absolute path; a bare file name (`"libcudot.so.1"`) is
 stored as given and found through the system library search path. The library is opened and its
 major version checked before anything is stored: a file that is not a cudot 1.x library throws
 `ArgumentError` and changes nothing. `set_library!(nothing)` removes the preference of the active
-project (a preference set in an environment further along `LOAD_PATH` then applies again).
+project (and the `[Cudot]` table, if nothing else is left in it); a preference set in the
+project's `[preferences.Cudot]` or in an environment further along `LOAD_PATH` then applies again.
+
+The active project must be Cudot itself (`julia --project=bindings/julia`) or list Cudot in its
+`[deps]` (as `Pkg.develop`/`Pkg.add` do): Julia reads a package's preferences only from such
+projects. Otherwise, or without an active project, it throws an error and stores nothing.
 """
 function set_library!(path::AbstractString)
+    file, table = _preferences_file()    # before opening the library: fails without side effects
     stored = isempty(dirname(path)) ? String(path) : abspath(expanduser(path))
     handle, _, why = _try_open(stored)
     handle === nothing &&
         throw(ArgumentError(string("Cudot.set_library!: cannot use \"", stored, "\": ", why)))
     Libdl.dlclose(handle)    # only opened to check it; the loaded library is not changed now
-    @set_preferences!("library" => stored)
+    _write_preference(file, table, stored)
     return stored
 end
 
 function set_library!(::Nothing)
-    @delete_preferences!("library")
+    file, table = _preferences_file()
+    _write_preference(file, table, nothing)
+    return nothing
+end
+
+# The name under which `project` (a parsed Project.toml) knows Cudot, or nothing: its own name if it
+# is Cudot, else its [deps] key for Cudot's UUID. That name is the preference table Julia reads.
+# Only these two: Julia 1.6 reads preferences from nowhere else (newer Julia also [extras]).
+function _name_for_cudot(project::AbstractDict)
+    uuid = string(_UUID)
+    name = get(project, "name", nothing)
+    name isa String && lowercase(string(get(project, "uuid", ""))) == uuid && return name
+    deps = get(project, "deps", nothing)
+    deps isa AbstractDict || return nothing
+    for (k, v) in deps
+        v isa String && lowercase(v) == uuid && return String(k)
+    end
+    return nothing
+end
+
+# (file, table) that set_library! writes: the preferences file that Base reads next to the active
+# project (JuliaLocalPreferences.toml hides LocalPreferences.toml when both exist), and the table
+# named after Cudot. A project that does not list Cudot is refused rather than edited: writing
+# there would store a preference that Julia never reads.
+function _preferences_file()
+    project = Base.active_project()
+    project === nothing &&
+        error("Cudot.set_library!: there is no active project to store the preference in; ",
+              "start Julia with --project (e.g. --project=bindings/julia) or activate one")
+    table = isfile(project) ? _name_for_cudot(TOML.parsefile(project)) : nothing
+    table === nothing &&
+        error("Cudot.set_library!: the active project ", project, " is missing or does not list ",
+              "Cudot, so Julia would not read a preference stored there; add Cudot to it first ",
+              "(Pkg.develop(path=\"bindings/julia\")), or use --project=bindings/julia")
+    dir = dirname(project)
+    for name in ("JuliaLocalPreferences.toml", "LocalPreferences.toml")
+        isfile(joinpath(dir, name)) && return (joinpath(dir, name), table)
+    end
+    return (joinpath(dir, "LocalPreferences.toml"), table)
+end
+
+# Sets "library" under [table] in `file` to `value`, or deletes it for `nothing` (then an emptied
+# table goes too, and a missing file stays missing). Everything else in the file is kept. A file
+# that does not parse is an error and is left as it is.
+function _write_preference(file::String, table::String, value::Union{String,Nothing})
+    exists = isfile(file)
+    !exists && value === nothing && return nothing
+    prefs = exists ? TOML.parsefile(file) : Dict{String,Any}()
+    section = get(prefs, table, nothing)
+    if section !== nothing && !(section isa AbstractDict)
+        error("Cudot.set_library!: ", table, " in ", file, " is not a table; fix the file by hand")
+    end
+    if value === nothing
+        (section === nothing || !haskey(section, "library")) && return nothing
+        delete!(section, "library")
+        isempty(section) && delete!(prefs, table)
+    else
+        if section === nothing
+            section = Dict{String,Any}()
+            prefs[table] = section
+        end
+        section["library"] = value
+    end
+    # A new file moved over the old one rather than a rewrite in place: Base keeps the TOML files it
+    # parsed cached, and a new inode makes it re-read this one even when the size and the mtime
+    # (whole seconds on some file systems) are the old file's. A failed write leaves the old file.
+    tmp = tempname(dirname(file))
+    try
+        open(io -> TOML.print(io, prefs; sorted=true), tmp, "w")
+        mv(tmp, file; force=true)
+    finally
+        rm(tmp; force=true)
+    end
     return nothing
 end
 

@@ -1,7 +1,7 @@
 # Tests of the Julia binding of cudot.
 #
-# Run from the repository root, with the C library built (the first line once, for Preferences.jl):
-#     julia --project=bindings/julia -e 'using Pkg; Pkg.instantiate()'
+# Run from the repository root, with the C library built (no Pkg step: every dependency, the test
+# ones included, is a standard library, so this works offline, with no registry):
 #     CUDOT_LIBRARY=$PWD/build/libcudot.so.1 julia --threads=2 --project=bindings/julia bindings/julia/test/runtests.jl
 # GPU strategies are skipped when the library reports NO_DEVICE, unless CUDOT_TEST_GPU=1, in which
 # case a missing GPU is a failure.
@@ -269,6 +269,22 @@ function toml_keys(path)
     end
     return sections
 end
+
+# The standard libraries Project.toml may list in [deps], by name and UUID: they ship with every
+# Julia from 1.6 on, so Pkg needs no registry for them. The same list as check_deps.py's (test.sh).
+const STDLIBS = Dict(
+    "Base64" => "2a0f44e3-6c83-55bd-87e4-b1978d98bd5f",
+    "Dates" => "ade2ca70-3891-5945-98fb-dc099432e06a",
+    "Libdl" => "8f399da3-3557-5675-b5ff-fb832c97cbdb",
+    "LinearAlgebra" => "37e2e46d-f89d-539d-b4ee-838fcccc9c8e",
+    "Logging" => "56ddb016-857b-54e1-b83d-db4d58db5568",
+    "Printf" => "de0858da-6303-5e67-8744-51eddeeeb8d7",
+    "Random" => "9a3f8284-a2c9-5f02-9a11-845980a1fd5c",
+    "Serialization" => "9e88b42a-f829-5b0c-bbe9-9e923198166b",
+    "TOML" => "fa267f1f-6049-4f14-aa54-33bafae1ed76",
+    "Test" => "8dfed614-e22c-5e08-85e1-65c5234f0b40",
+    "UUIDs" => "cf7118a7-6976-5b1a-9a39-7adc72f591a4",
+)
 
 # The version Project.toml states on its `version = "..."` line.
 function project_version()
@@ -1250,7 +1266,13 @@ end
     sections = toml_keys(PROJECT_TOML)
     compat = get(sections, "compat", String[])
     @test "julia" in compat
-    @test "Preferences" in get(sections, "deps", String[])
+    # Standard libraries only, each under its own UUID, so that no registry is ever needed (test.sh
+    # checks the same list without Julia). A new stdlib dependency is added to STDLIBS.
+    deps = Cudot.TOML.parsefile(PROJECT_TOML)["deps"]
+    for (name, uuid) in deps
+        @test get(STDLIBS, name, nothing) == uuid
+    end
+    @test issubset(["Libdl", "LinearAlgebra", "TOML"], keys(deps))
     for dep in vcat(get(sections, "deps", String[]), get(sections, "extras", String[]))
         @test dep in compat
     end
@@ -1269,20 +1291,38 @@ end
     end
 end
 
+# Runs f(dir) with a new folder's Project.toml as the active project and the only environment on
+# LOAD_PATH besides the stdlibs, so that no real LocalPreferences.toml is touched or read (a
+# preference in the user's default environment would apply too). With `lists_cudot`, Cudot is one
+# of its [deps], as in the project of a user who added or developed Cudot (Julia reads a package's
+# preferences only from projects that list it). A new folder each time: Base caches the TOML files
+# it has parsed, by path.
+function with_project(f; lists_cudot::Bool=true)
+    dir = mktempdir()
+    deps = lists_cudot ? string("Cudot = \"", Base.PkgId(Cudot).uuid, "\"\n") : ""
+    write(joinpath(dir, "Project.toml"), string("[deps]\n", deps))
+    previous, previous_path = Base.ACTIVE_PROJECT[], copy(LOAD_PATH)
+    try
+        Base.ACTIVE_PROJECT[] = joinpath(dir, "Project.toml")
+        copy!(LOAD_PATH, ["@", "@stdlib"])
+        return f(dir)
+    finally
+        copy!(LOAD_PATH, previous_path)
+        Base.ACTIVE_PROJECT[] = previous
+    end
+end
+
 @testset "library preference (Cudot.set_library!)" begin
     lib = abspath(Cudot.library_path())
-    dir = mktempdir()
-    # A project of its own, so that no real LocalPreferences.toml is touched. Cudot is one of its
-    # [deps]: Julia reads a package's preferences only from projects that list it (older Julia
-    # only from [deps]), as the project of a user who added or developed Cudot does.
-    project = joinpath(dir, "Project.toml")
-    write(project, string("[deps]\nCudot = \"", Base.PkgId(Cudot).uuid, "\"\n"))
-    previous = Base.ACTIVE_PROJECT[]
-    try
-        Base.ACTIVE_PROJECT[] = project
+    # The UUID the preference is read and written under is the package's.
+    @test Cudot._UUID == Base.PkgId(Cudot).uuid
+    @test string(Cudot._UUID) == Cudot.TOML.parsefile(PROJECT_TOML)["uuid"]
+    with_project() do dir
         @test Cudot.set_library!(lib) == lib
         prefs = joinpath(dir, "LocalPreferences.toml")
         @test isfile(prefs) && occursin(lib, read(prefs, String))
+        # Preferences.jl's format: the key `library` in a [Cudot] table, nothing else.
+        @test Cudot.TOML.parsefile(prefs) == Dict("Cudot" => Dict("library" => lib))
         withenv("CUDOT_LIBRARY" => nothing) do
             @test Cudot._requested_library()[1] == lib
         end
@@ -1295,11 +1335,46 @@ end
         write(bogus, "not a library")
         @test_throws ArgumentError Cudot.set_library!(bogus)
         @test occursin(lib, read(prefs, String)) && !occursin(bogus, read(prefs, String))
-        # Removed again.
+        # Removed again, and the emptied [Cudot] table with it.
         @test Cudot.set_library!(nothing) === nothing
         @test !occursin(lib, read(prefs, String))
-    finally
-        Base.ACTIVE_PROJECT[] = previous
+        @test !haskey(Cudot.TOML.parsefile(prefs), "Cudot")
+        withenv("CUDOT_LIBRARY" => nothing) do
+            @test Cudot._requested_library() === nothing
+        end
+        # Removing it again changes nothing and is no error.
+        @test Cudot.set_library!(nothing) === nothing
+    end
+    # Every other table and key of the file is kept, by both forms.
+    with_project() do dir
+        prefs = joinpath(dir, "LocalPreferences.toml")
+        write(prefs, "[Other]\nlevel = 3\n\n[Cudot]\nkeep = \"yes\"\n")
+        @test Cudot.set_library!(lib) == lib
+        @test Cudot.TOML.parsefile(prefs) ==
+              Dict("Other" => Dict("level" => 3), "Cudot" => Dict("keep" => "yes", "library" => lib))
+        @test Cudot.set_library!(nothing) === nothing
+        @test Cudot.TOML.parsefile(prefs) ==
+              Dict("Other" => Dict("level" => 3), "Cudot" => Dict("keep" => "yes"))
+    end
+    # A preference written by an older Cudot (through Preferences.jl, the same file and format) is
+    # found as it is.
+    with_project() do dir
+        write(joinpath(dir, "LocalPreferences.toml"), string("[Cudot]\nlibrary = \"", lib, "\"\n"))
+        withenv("CUDOT_LIBRARY" => nothing) do
+            @test Cudot._requested_library()[1] == lib
+        end
+    end
+    # Nothing to delete: no file is created.
+    with_project() do dir
+        @test Cudot.set_library!(nothing) === nothing
+        @test !isfile(joinpath(dir, "LocalPreferences.toml"))
+    end
+    # A project that does not list Cudot is refused (Julia would never read the preference there),
+    # and nothing is written.
+    with_project(lists_cudot=false) do dir
+        @test_throws ErrorException Cudot.set_library!(lib)
+        @test_throws ErrorException Cudot.set_library!(nothing)
+        @test !isfile(joinpath(dir, "LocalPreferences.toml"))
     end
 end
 
