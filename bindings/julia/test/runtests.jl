@@ -1140,11 +1140,11 @@ end
     end
 end
 
-@testset "ctx.x and ctx.y after close" begin
-    ctx = CudotContext(10; eltype=Float64, memory=:host)
+@testset "ctx.x and ctx.y after close, n = $n" for n in (10, 1000, 1 << 22)
+    ctx = CudotContext(n; eltype=Float64, memory=:host)
     ctx.x .= 2                                   # broadcasting into the view writes the buffer
     fill!(ctx.y, 3)
-    @test dot(ctx) == 60.0
+    @test dot(ctx) == 6.0 * n
     x, y = ctx.x, ctx.y
     close(ctx)
     # ctx.x was the raw wrapped buffer, still pointing at the freed memory; now every access throws.
@@ -1156,8 +1156,16 @@ end
     end
     # Nothing reachable from the context keeps the freed addresses.
     @test isempty(getfield(ctx, :xbuf)) && isempty(getfield(ctx, :ybuf))
-    @test length(x) == 10 && length(y) == 10     # the size needs no memory access
+    @test length(x) == n && length(y) == n       # the size needs no memory access
     @test getfield(ctx, :ptr) == C_NULL
+    # A new context starts at zero, and the old views still cannot reach it.
+    fresh = CudotContext(n; eltype=Float64, memory=:host)
+    @test count(!iszero, fresh.x) == 0 && count(!iszero, fresh.y) == 0
+    fill!(fresh.x, 1)
+    fill!(fresh.y, 2)
+    @test thrown(() -> (x[1] = 5.0)) isa CudotError
+    @test dot(fresh) == 2.0 * n
+    close(fresh)
 end
 
 @testset "the context's only properties are the views" begin

@@ -350,6 +350,30 @@ def test_views_keep_memory_alive_after_close():
     assert open_count() == base  # CPython frees at the last reference, no gc pass needed
 
 
+@pytest.mark.parametrize("n", [1000, 1 << 22])
+def test_views_used_after_close_harm_nothing(n):
+    """A view kept past close() keeps its buffer (the library frees it with the last view), so writing and
+    reading it is safe; a context made meanwhile starts at zero, and the old view never reaches its values."""
+    base = open_count()
+    ctx = cudot.Context(n, memory="host")
+    x, y = ctx.inputs()
+    ctx.close()
+    x[:] = 3
+    y[:] = 5
+    assert x[-1] == 3 and int(y.sum()) == 5 * n
+    with cudot.Context(n, memory="host") as fresh:
+        untouched = np.count_nonzero(fresh.x), np.count_nonzero(fresh.y)
+        fresh.x[:] = 1
+        fresh.y[:] = 2
+        x[:] = 4  # the closed context's view again, while the new context lives
+        y[:] = 4
+        result = fresh.dot()
+    del fresh, x, y
+    gc.collect()
+    assert untouched == (0, 0) and result == 2.0 * n
+    assert open_count() == base  # the last view gone, the closed context's buffers are freed
+
+
 def test_finalizer_releases_unclosed_contexts(capfd):
     base = open_count()
     ctx = cudot.Context(1000, memory="host")
