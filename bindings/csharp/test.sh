@@ -56,14 +56,16 @@ nunit-console -nologo -noshadow "$build/Cudot.Tests.dll" -result="$build/TestRes
 echo "== the bundled runner (tests/bundle: how the GPU machine, which has no mono, runs these tests)"
 # It must run exactly the cases NUnit ran, or a GPU run through it would prove less than it says.
 bash "$here/tests/bundle/make-bundle.sh" "$build/bundle" 2>/dev/null
-if bundled=$("$build/bundle/cudot-csharp-tests" 2>&1 | tail -1); then
+if bundled_out=$("$build/bundle/cudot-csharp-tests" 2>&1); then
+  bundled=$(tail -1 <<<"$bundled_out")
   echo "$bundled"
   nunit_cases=$(sed -n 's/.*<test-results [^>]*total="\([0-9]*\)"[^>]*not-run="\([0-9]*\)".*/\1 \2/p' "$build/TestResult.xml" |
                 awk '{print $1 + $2}')
   [[ $bundled == *"($nunit_cases cases)"* ]] ||
     { echo "FAIL the bundled runner ran other cases than NUnit's $nunit_cases: $bundled"; failed+=(bundle); }
 else
-  echo "$bundled"; failed+=(bundle)
+  grep -E '^FAILED|^csharp:' <<<"$bundled_out" || tail -20 <<<"$bundled_out"
+  failed+=(bundle)
 fi
 
 echo "== example"

@@ -227,9 +227,18 @@ namespace Cudot.Tests
                 var handles = new List<WeakReference>();
                 long peak = MakeUndisposed(perRound, handles);
                 Assert.Greater(peak - pre, roundBytes * 9 / 10, "pages not resident: the measurement is void");
-                Collect();
+                // Mono scans stacks conservatively: a stale stack slot or register can keep the last
+                // context of a round reachable through one more collection (seen 1 run in 3 under the
+                // bundled runner, never under nunit-console). So collect up to 10 times; a handle the
+                // finalizers never release still fails.
                 int alive = 0;
-                foreach (var w in handles) if (w.IsAlive) alive++;
+                for (int attempt = 0; attempt < 10; attempt++)
+                {
+                    Collect();
+                    alive = 0;
+                    foreach (var w in handles) if (w.IsAlive) alive++;
+                    if (alive == 0) break;
+                }
                 Assert.AreEqual(0, alive, "round " + r + ": handles not finalized and reclaimed");
                 after.Add(Resident.Bytes());
             }

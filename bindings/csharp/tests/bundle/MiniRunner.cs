@@ -60,7 +60,22 @@ static class MiniRunner
 
     enum Outcome { Passed, Ignored, Failed }
 
+    // Each case runs on a thread of its own, as NUnit runs them: mono's garbage collector scans stacks
+    // conservatively, and a stale slot left on a long-lived thread's stack by an earlier case can keep
+    // objects reachable that a case (ReliabilityTests' finalizer test) expects to be collected.
     static Outcome Run(object fixture, MethodInfo method, object[] arguments, out string why)
+    {
+        Outcome outcome = Outcome.Failed;
+        string reason = "";
+        var thread = new System.Threading.Thread(() => outcome = RunHere(fixture, method, arguments, out reason),
+                                                 16 << 20);
+        thread.Start();
+        thread.Join();
+        why = reason;
+        return outcome;
+    }
+
+    static Outcome RunHere(object fixture, MethodInfo method, object[] arguments, out string why)
     {
         why = "";
         try
