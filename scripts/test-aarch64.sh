@@ -26,9 +26,12 @@ cmake --build "$build" -j"$(nproc)"
 #  - the size sweeps, the 2^24-element vector, the literal-order comparison and the many-thread stress and
 #    soak programs: x86 runs them on every CI run, and the digest below shows the AArch64 build gives the
 #    x86 build's bits for every pair of element types at sizes up to the thread pool's;
-#  - the fork cases: qemu-user 7.2 aborts on its own assertion (cpu_exec: cpu == current_cpu) when a
-#    forked child of a threaded process starts threads, whatever the program does.
-slow_or_emulator='stress: |soak: |fork: |awkward sizes|counts come out exact|a large vector|literal implementation'
+#  - the fork cases, the pool's included: qemu-user 7.2 aborts on its own assertion (cpu_exec: cpu ==
+#    current_cpu) when a forked child of a threaded process starts threads, whatever the program does, and
+#    such a child can also hang: CI's run of 2026-11-26 lost "pool: fork during the first build of the
+#    kernel tables" that way (the child died of a signal after ~10 s, its alarm's limit) after many clean runs; 10 runs here under
+#    load and 12 idle passed. x86 runs all of them, under the sanitizers and valgrind too.
+slow_or_emulator='stress: |soak: |fork: |fork during |awkward sizes|counts come out exact|a large vector|literal implementation'
 slow_or_emulator+='|contexts on 8 threads|context shared by 8 threads|short tiles give'
 
 echo "==== AArch64: C/C++ suite under qemu-aarch64 (CTest)"
