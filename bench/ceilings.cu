@@ -9,7 +9,6 @@
 #include <cstring>
 #include <memory>
 #include <cstdio>
-#include <thread>
 #include <vector>
 
 #include "ceilings.hpp"
@@ -28,16 +27,22 @@ namespace bench {
 
 __global__ void empty_kernel() {}
 
-void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)> &fn) {
-    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    if (n < (1u << 16)) threads = 1;
-    std::vector<std::thread> pool;
-    std::size_t chunk = (n + threads - 1) / threads;
-    for (unsigned t = 0; t < threads; ++t) {
-        std::size_t b = t * chunk, e = std::min(n, b + chunk);
-        if (b < e) pool.emplace_back(fn, b, e);
-    }
-    for (auto &th : pool) th.join();
+LaunchProbe::LaunchProbe() {
+    cudaStream_t s = nullptr;
+    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess) stream_ = s;
+    else std::fprintf(stderr, "bench: launch probe stream: %s\n", cudaGetErrorString(cudaGetLastError()));
+}
+
+LaunchProbe::~LaunchProbe() {
+    if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+}
+
+bool LaunchProbe::once() {
+    cudaStream_t s = static_cast<cudaStream_t>(stream_);
+    empty_kernel<<<1, 1, 0, s>>>();
+    const cudaError_t e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess) std::fprintf(stderr, "bench: empty kernel launch + sync: %s\n", cudaGetErrorString(e));
+    return e == cudaSuccess;
 }
 
 // Host read bandwidth of two arrays of `bytes` bytes each (host_read.hpp), median of `reps` reads.
@@ -90,11 +95,9 @@ static bool gpu_round(CeilingRound &r) {
     };
     const double h2d_us = copy(d1, h, cudaMemcpyHostToDevice);
     const double d2d_us = copy(d2, d1, cudaMemcpyDeviceToDevice);
+    LaunchProbe probe;
     bool launched = false;
-    Stats launch = time_calls(100, 2000, nullptr, [&] {
-        empty_kernel<<<1, 1, 0, s>>>();
-        return cudaStreamSynchronize(s) == cudaSuccess;
-    }, &launched);
+    Stats launch = time_calls(100, 2000, nullptr, [&] { return probe.ok() && probe.once(); }, &launched);
     release();
     if (!ok || !launched) {
         std::fprintf(stderr, "bench: a ceiling measurement failed: %s\n", cudaGetErrorString(cudaGetLastError()));

@@ -1,5 +1,5 @@
 // ceilings.hpp - the physical limits each result is compared with, measured in the same run, and the
-// peers (cuBLAS, OpenBLAS) measured on the same sizes.
+// cuBLAS peer measured on the same sizes (OpenBLAS: openblas_peer.hpp).
 //
 // A ceiling measured once can land in a slow moment of a shared machine (one H100 run read 39 GB/s for
 // the host->device copy while PINNED itself moved 51 GB/s), so the benchmark measures every ceiling in
@@ -44,15 +44,23 @@ struct Spread {
 };
 Spread spread_of(const Ceilings &c, double CeilingRound::*field);
 
+// An empty kernel launched on a stream of the probe's own and waited for (cudaStreamSynchronize): the
+// launch + sync ceiling as one call, so that it can be timed in turn with the dots it bounds (target 1's
+// block in cudot-bench) as well as alone (the ceiling rounds).
+class LaunchProbe {
+public:
+    LaunchProbe();  // ok() says whether its stream could be made
+    ~LaunchProbe();
+    LaunchProbe(const LaunchProbe &) = delete;
+    LaunchProbe &operator=(const LaunchProbe &) = delete;
+    bool ok() const { return stream_ != nullptr; }
+    bool once();  // one launch + sync; false if either failed (the reason on stderr)
+
+private:
+    void *stream_ = nullptr;  // a cudaStream_t: this header is also read by code compiled without CUDA
+};
+
 // Peers: quantiles of one dot of n elements (dtype 1 = f32, 2 = f64); all zero when unavailable.
 Stats cublas_dot(int dtype, std::size_t n, int reps);
-
-// OpenBLAS cblas_sdot / cblas_ddot on the caller's buffers (dtype 1 = f32, 2 = f64), with `threads`
-// threads (0: OpenBLAS's default, every core); set once before timing, reset to the default after.
-void openblas_threads(int threads);
-double openblas_dot(int dtype, const void *x, const void *y, std::size_t n);
-// OpenBLAS cblas_dsdot: f32 inputs, products and sum in double, the arithmetic cudot's f32 dot does
-// (in its own order). The row that shows what double accumulation costs OpenBLAS itself.
-double openblas_dsdot(const float *x, const float *y, std::size_t n);
 
 }  // namespace bench

@@ -1,6 +1,7 @@
 // cudot_bench.cpp - cudot-bench: every strategy x dtype x size, fresh and resident inputs, beside the
 // tutorial's design (seed peers), cuBLAS and OpenBLAS, with the ceilings measured in the same run; many
-// small dots on many threads at once; the targets of issue 14. Prints tables, writes JSON (plot.py draws it).
+// small dots on many threads at once; target 1's block (MANAGED resident beside launch + sync, alone);
+// the targets of issues 14 and 24. Prints tables, writes JSON (plot.py draws it).
 //
 //   cudot-bench [--quick] [--pairs-only | --no-pairs] [--pairs-same-bytes] [--host-only | --only STRATEGY]
 //               [--json FILE] [--max-log2 K] [--reps R]
@@ -18,7 +19,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,6 +26,7 @@
 #include "ceilings.hpp"
 #include "host_read.hpp"
 #include "inputs.hpp"
+#include "openblas_peer.hpp"
 #include "rows.hpp"
 #include "seed_peer.hpp"
 #include "targets.hpp"
@@ -65,41 +66,13 @@ double bytes_of(int dtype, std::size_t n) { return bytes_of(dtype, dtype, n); }
 
 // The "fresh" rewrite of an f32 or f64 pair of buffers: the one fill every row of the sweep uses.
 std::function<void(int)> fill_of(int dtype, void *x, void *y, std::size_t n) {
-    return [=](int round) {
-        if (dtype == CUDOT_F64) rewrite(static_cast<double *>(x), static_cast<double *>(y), n, round);
-        else rewrite(static_cast<float *>(x), static_cast<float *>(y), n, round);
-    };
+    return [=](int round) { rewrite(dtype, x, y, n, round); };
 }
 
 Check bits_check(bool ok, double got, double host) { return ok && same_bits(got, host) ? Check::Same : Check::Differs; }
 
-// A peer sums in another order (and f32 peers in float), so its result is only close to HOST's. The
-// scale of any summation error is the sum of |x[i] y[i]|, not the result: with these inputs the dot is
-// 1e-4 to 1e-2 of that sum, so a tolerance relative to the result would flag a correct float sum.
 Check close_check(int dtype, const void *x, const void *y, std::size_t n, double got, double host) {
-    std::mutex m;
-    double magnitude = 0;
-    parallel_for(n, [&](std::size_t b, std::size_t e) {
-        double s = 0;
-        for (std::size_t i = b; i < e; ++i)
-            s += dtype == CUDOT_F64 ? std::fabs(static_cast<const double *>(x)[i] * static_cast<const double *>(y)[i])
-                                    : std::fabs(double(static_cast<const float *>(x)[i]) * static_cast<const float *>(y)[i]);
-        std::lock_guard<std::mutex> lock(m);
-        magnitude += s;
-    });
-    const double tolerance = (dtype == CUDOT_F64 ? 1e-10 : 1e-4) * magnitude;
-    return std::fabs(got - host) <= tolerance ? Check::Close : Check::Far;
-}
-
-const char *check_text(Check c) {
-    switch (c) {
-        case Check::Same: return "ok";
-        case Check::Differs: return "MISMATCH";
-        case Check::Close: return "close";
-        case Check::Far: return "FAR";
-        case Check::None: return "";
-    }
-    return "";
+    return close_to_host(dtype, x, y, n, got, host) ? Check::Close : Check::Far;
 }
 
 // 64-byte aligned host buffers for the OpenBLAS rows (cudot's HOST buffers are aligned as well).
@@ -225,6 +198,61 @@ bool bench_strategy(int memory, int dtype, std::size_t n, const Options &o, std:
     cudot_deinit(ctx);
     return true;
 }
+
+// ---- target 1 in a block of its own ----------------------------------------------------------------
+// Target 1 holds a MANAGED resident dot at n <= 2^20 to an empty kernel's launch + sync. In the sweep
+// those rows alternate with the seed design's, whose managed partials migrate after every call; that
+// disturbed them (issue 14's closing note; issue 24: 1.37-1.52 x in the bench against 0.70-0.97 x in a
+// side-by-side program on the same machine). Here each size's dots alternate call by call with the
+// empty kernel and with nothing else, so that both medians come from the same minutes of the machine.
+// The seed comparison (target 2) stays in the sweep.
+
+constexpr int kT1Warmup = 100;
+
+// One dtype and size: a MANAGED context filled once (its inputs are resident after the first dots),
+// timed in turn with the probe. False if the context could not be made.
+bool t1_size(int dtype, std::size_t n, int rounds, LaunchProbe &probe, std::vector<T1Row> &out) {
+    const ResidentContext c(dtype, CUDOT_MEMORY_MANAGED, n, "T1 block, managed init");
+    if (!c.ok()) return false;
+    double last = 0;
+    std::vector<Contender> cs{{nullptr, [&] { return probe.once(); }},
+                              {nullptr, [&] { return cudot_dot(c.ctx(), &last) == CUDOT_OK; }}};
+    time_interleaved(kT1Warmup, rounds, cs);
+    if (!cs[1].ok) std::fprintf(stderr, "bench: T1 block, managed dot failed: %s\n", cudot_last_error(c.ctx()));
+    T1Row r;
+    r.dtype = type_name(dtype);
+    r.n = n;
+    r.launch = summarize(cs[0].samples);
+    r.dot = summarize(cs[1].samples);
+    r.check = bits_check(cs[1].ok, last, host_reference(dtype, c.x(), c.y(), n));
+    out.push_back(r);
+    return true;
+}
+
+// The block: f32 and f64 at the sweep's sizes up to 2^20, 2001 rounds each (as many as the ceiling
+// rounds' launch + sync; 301 in --quick). Empty without a usable probe.
+std::vector<T1Row> t1_block(const Options &o) {
+    std::vector<T1Row> out;
+    LaunchProbe probe;
+    if (!probe.ok()) return out;
+    const int rounds = o.quick ? 301 : 2001;
+    for (int dtype : {CUDOT_F32, CUDOT_F64})
+        for (int lg = 10; lg <= std::min(20, o.max_log2); lg += (o.quick ? 5 : 2))
+            t1_size(dtype, std::size_t(1) << lg, rounds, probe, out);
+    return out;
+}
+
+void print_t1_block(const std::vector<T1Row> &t1) {
+    if (t1.empty()) return;
+    std::printf("\nT1 block: MANAGED resident, alone, each call alternated with an empty kernel's launch + sync "
+                "(%d rounds per size)\n%-4s %10s %10s %10s %10s %11s %10s %10s %7s %s\n", t1[0].dot.samples, "type",
+                "n", "median_us", "p10_us", "p90_us", "launch_us", "l_p10_us", "l_p90_us", "ratio", "check");
+    for (const T1Row &r : t1)
+        std::printf("%-4s %10zu %10.2f %10.2f %10.2f %10.2f %11.2f %10.2f %7.3f %s\n", r.dtype.c_str(), r.n,
+                    r.dot.median_us, r.dot.p10_us, r.dot.p90_us, r.launch.median_us, r.launch.p10_us, r.launch.p90_us,
+                    r.ratio(), check_text(r.check));
+}
+
 // Byte patterns that are finite values in every type (small integers / small floats), varying per round.
 // (One loop per type and a running remainder: at 2^28 elements a fill is most of a row's run time.)
 template <class T, class Value>
@@ -522,10 +550,25 @@ void json_ceilings(FILE *f, const Ceilings &c, const std::vector<std::string> &s
     std::fprintf(f, "]},\n");
 }
 
+// Target 1's block as the elements of a JSON array, one per line.
+void json_t1_block(FILE *f, const std::vector<T1Row> &t1) {
+    const char *separator = "";
+    for (const T1Row &r : t1) {
+        std::fprintf(f, "%s    {\"dtype\": \"%s\", \"n\": %zu, \"median_us\": %.3f, \"p10_us\": %.3f, \"p90_us\": %.3f, "
+                        "\"launch_median_us\": %.3f, \"launch_p10_us\": %.3f, \"launch_p90_us\": %.3f, \"rounds\": %d, "
+                        "\"ratio\": %.4f, \"check\": \"%s\"}",
+                     separator, r.dtype.c_str(), r.n, r.dot.median_us, r.dot.p10_us, r.dot.p90_us, r.launch.median_us,
+                     r.launch.p10_us, r.launch.p90_us, r.dot.samples, r.ratio(), check_text(r.check));
+        separator = ",\n";
+    }
+    if (!t1.empty()) std::fprintf(f, "\n");
+}
+
 struct Report {
     Ceilings ceilings;
     std::vector<std::string> suspects;
     std::vector<Row> rows;
+    std::vector<T1Row> t1;
     std::vector<InitRow> inits;
     std::vector<ScalingRun> scaling;
     std::vector<Target> targets;
@@ -563,17 +606,10 @@ void write_json(const Options &o, const Report &rep) {
                      s.memory.c_str(), s.n, s.threads, s.seconds, s.dots, s.dots_per_s, one > 0 ? s.dots_per_s / one : 0.0,
                      s.checked ? "true" : "false", i + 1 < rep.scaling.size() ? "," : "");
     }
+    std::fprintf(f, "  ],\n  \"t1_block\": [\n");
+    json_t1_block(f, rep.t1);
     std::fprintf(f, "  ],\n  \"targets\": [\n");
-    for (std::size_t i = 0; i < rep.targets.size(); ++i) {
-        const Target &t = rep.targets[i];
-        const char *op = t.kind == Target::Goal::AtLeast ? ">=" : t.kind == Target::Goal::AtMost ? "<=" : "";
-        std::fprintf(f, "    {\"name\": \"%s\", \"measure\": \"%s\", \"value\": ", t.name.c_str(), t.measure.c_str());
-        if (t.measured) std::fprintf(f, "%.4f", t.value);
-        else std::fprintf(f, "null");
-        std::fprintf(f, ", \"goal\": \"%s%g\", \"verdict\": \"%s\", \"worst_at\": \"%s\"}%s\n", op,
-                     t.kind == Target::Goal::Report ? 0.0 : t.goal, t.verdict(), t.worst_at.c_str(),
-                     i + 1 < rep.targets.size() ? "," : "");
-    }
+    json_targets(f, rep.targets);
     std::fprintf(f, "  ]\n}\n");
     std::fclose(f);
 }
@@ -661,6 +697,8 @@ int main(int argc, char **argv) {
     std::printf("cudot %s%s%s\n", cudot_version_string(), gpu ? "  GPU: " : "", c.gpu_name.c_str());
     print_round(c.rounds.back());
 
+    // Target 1's block first, before any seed context exists in the process.
+    if (gpu && !o.pairs_only && wanted(o, CUDOT_MEMORY_MANAGED)) rep.t1 = t1_block(o);
     // Ceiling rounds before each dtype's sweep and at the end: the best of them is the ceiling.
     if (!o.pairs_only) {
         sweep(CUDOT_F32, o, gpu, rep.rows);
@@ -678,7 +716,7 @@ int main(int argc, char **argv) {
 
     bound_rows(rep.rows, c);
     rep.suspects = ceiling_suspects(rep.rows);
-    rep.targets = evaluate_targets(rep.rows, rep.scaling, c);
+    rep.targets = evaluate_targets(rep.rows, rep.t1, rep.scaling, c);
 
     print_ceilings(c);
     print_suspects(rep.suspects);
@@ -687,6 +725,7 @@ int main(int argc, char **argv) {
     for (const InitRow &i : rep.inits)
         std::printf("%-8s %10zu %12.1f %12.1f\n", i.memory.c_str(), i.n, i.init.median_us, i.deinit.median_us);
     print_scaling(rep.scaling);
+    print_t1_block(rep.t1);
     print_targets(rep.targets);
     print_pairs_vs_f32(rep.rows);
     print_suspects(rep.suspects);  // again at the end, where a reader of the targets looks
@@ -699,6 +738,7 @@ int main(int argc, char **argv) {
         if (r.check == Check::Far) std::printf("PEER OFF: %s %s n=%zu %s is not close to HOST's result\n",
                                                r.what.c_str(), r.dtype.c_str(), r.n, r.scenario.c_str());
     }
+    for (const T1Row &r : rep.t1) failed = failed || r.check == Check::Differs;
     for (const ScalingRun &s : rep.scaling) failed = failed || !s.checked;
     return failed ? 1 : 0;
 }

@@ -1,10 +1,12 @@
 // inputs.hpp - what the benchmark programs do to their inputs: rewrite them before a "fresh" call, and
-// check a measured result bit for bit against HOST on the same values. Public API only.
+// check a measured result bit for bit against HOST on the same values (a peer's: close to it). Public API only.
 #pragma once
 
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include "cudot.h"
 #include "measure.hpp"
@@ -26,6 +28,42 @@ inline void rewrite(T *x, T *y, std::size_t n, int round) {
     });
 }
 
+// The same for a context's untyped buffers of an f32 or f64 dot.
+inline void rewrite(int dtype, void *x, void *y, std::size_t n, int round) {
+    if (dtype == CUDOT_F64) rewrite(static_cast<double *>(x), static_cast<double *>(y), n, round);
+    else rewrite(static_cast<float *>(x), static_cast<float *>(y), n, round);
+}
+
+// A context of one strategy with n elements of one f32 or f64 dtype, its inputs written once (round 0):
+// the resident data of rows that time repeated dots on unchanged inputs. ok() is false if cudot_init
+// failed (the reason on stderr, after `who`).
+class ResidentContext {
+public:
+    ResidentContext(int dtype, int memory, std::size_t n, const char *who) {
+        cudot_config cfg = CUDOT_CONFIG_INIT;
+        cfg.dtype = dtype;
+        cfg.memory = memory;
+        if (cudot_init(&ctx_, n, &cfg) != CUDOT_OK) {
+            std::fprintf(stderr, "bench: %s, n=%zu: %s\n", who, n, cudot_last_error(nullptr));
+            return;
+        }
+        cudot_get_inputs(ctx_, &x_, &y_);
+        rewrite(dtype, x_, y_, n, 0);
+    }
+    ~ResidentContext() { cudot_deinit(ctx_); }
+    ResidentContext(const ResidentContext &) = delete;
+    ResidentContext &operator=(const ResidentContext &) = delete;
+
+    bool ok() const { return ctx_ != nullptr; }
+    cudot_ctx *ctx() const { return ctx_; }
+    void *x() const { return x_; }
+    void *y() const { return y_; }
+
+private:
+    cudot_ctx *ctx_ = nullptr;
+    void *x_ = nullptr, *y_ = nullptr;
+};
+
 // Dot of the same values on HOST, to check the measured strategy's last result bit for bit.
 inline double host_reference(int dtype, const void *x, const void *y, std::size_t n, int y_dtype = 0) {
     cudot_config cfg = CUDOT_CONFIG_INIT;
@@ -45,5 +83,24 @@ inline double host_reference(int dtype, const void *x, const void *y, std::size_
 }
 
 inline bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Whether a peer's result `got` (OpenBLAS, the seed design: another summation order, and f32 peers sum
+// in float) is close to HOST's result `host` on the same f32 or f64 inputs. The scale of any summation
+// error is the sum of |x[i] y[i]|, not the result: with these inputs the dot is 1e-4 to 1e-2 of that
+// sum, so a tolerance relative to the result would flag a correct float sum.
+inline bool close_to_host(int dtype, const void *x, const void *y, std::size_t n, double got, double host) {
+    std::mutex m;
+    double magnitude = 0;
+    parallel_for(n, [&](std::size_t b, std::size_t e) {
+        double s = 0;
+        for (std::size_t i = b; i < e; ++i)
+            s += dtype == CUDOT_F64 ? std::fabs(static_cast<const double *>(x)[i] * static_cast<const double *>(y)[i])
+                                    : std::fabs(double(static_cast<const float *>(x)[i]) * static_cast<const float *>(y)[i]);
+        std::lock_guard<std::mutex> lock(m);
+        magnitude += s;
+    });
+    const double tolerance = (dtype == CUDOT_F64 ? 1e-10 : 1e-4) * magnitude;
+    return std::fabs(got - host) <= tolerance;
+}
 
 }  // namespace bench

@@ -81,7 +81,7 @@ inline void time_interleaved(int warmup, int reps, std::vector<Contender> &conte
         }
 }
 
-// Fills [0, n) with fn(i) on several threads (untimed preparation of "fresh" inputs).
+// Fills [0, n) with fn(i) on several threads (untimed preparation of "fresh" inputs; measure.cpp).
 void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)> &fn);
 
 }  // namespace bench

@@ -1,16 +1,21 @@
 // multi_gpu_bench.cu - cudot-bench-multigpu: one GPU against every visible GPU (config->device =
-// CUDOT_DEVICE_ALL) on fresh host data, with the bus ceilings that bound both measured in the same run.
+// CUDOT_DEVICE_ALL) on fresh host data, with the ceilings that bound both measured in the same run, and
+// the verdicts of issue 24's multi-GPU targets (M1..M4).
 //
-//   cudot-bench-multigpu [--json FILE] [--reps R] [--max-log2 K]
+//   cudot-bench-multigpu [--json FILE] [--reps R] [--min-log2 K] [--max-log2 K]
 //
 // Ceilings: a pinned host->device copy of 256 MiB on each GPU alone, and on all GPUs at once (each from
 // its own pinned buffer, all started together): if the links shared bandwidth, "all at once" would not
-// add up to the sum of the single ones. Rows: PINNED, MAPPED, MANAGED and AUTO, f32 and f64, n = 2^24 ..
-// 2^max (even powers), fresh inputs (the host rewrites every element before each timed call), on device
-// 0 and on every GPU; the speed-up is the ratio of the two medians. Every result is checked bit for bit
-// against HOST; a mismatch fails the run.
+// add up to the sum of the single ones. And the host read (bench/host_read.hpp: every hardware thread
+// reading two arrays), at the start and at the end, the better kept: AUTO splits a dot between the CPU
+// threads and the GPUs, and both read host memory, so that read bounds AUTO. Rows: PINNED, MAPPED,
+// MANAGED and AUTO, f32 and f64, n = 2^min .. 2^max (even powers; 2^20 .. 2^28 by default), fresh inputs
+// (the host rewrites every element before each timed call), on device 0 and on every GPU; the speed-up
+// is the ratio of the two medians. Every result is checked bit for bit against HOST; a mismatch fails
+// the run. With one GPU the M lines say "not applicable: 1 GPU".
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -19,9 +24,11 @@
 #include <thread>
 #include <vector>
 
+#include "ceilings.hpp"
 #include "cudot.h"
 #include "inputs.hpp"
 #include "measure.hpp"
+#include "targets.hpp"
 
 using namespace bench;
 
@@ -70,7 +77,7 @@ double h2d_GBps(const std::vector<int> &devices, std::size_t bytes, int reps) {
     return double(bytes) * devices.size() / (summarize(t).median_us * 1e3);
 }
 
-struct Row {
+struct GpuRow {
     std::string memory, dtype;
     std::size_t n = 0;
     int device = 0;
@@ -80,7 +87,7 @@ struct Row {
 };
 
 // One fresh-data measurement; false if the context could not be made.
-bool measure(int memory, int dtype, std::size_t n, int device, int reps, Row &row) {
+bool measure(int memory, int dtype, std::size_t n, int device, int reps, GpuRow &row) {
     cudot_config cfg = CUDOT_CONFIG_INIT;
     cfg.dtype = dtype;
     cfg.memory = memory;
@@ -95,10 +102,8 @@ bool measure(int memory, int dtype, std::size_t n, int device, int reps, Row &ro
     cudot_get_inputs(ctx, &x, &y);
     double last = 0;
     bool ok = false;
-    row.t = time_calls(3, reps, [&](int round) {
-        if (dtype == CUDOT_F64) rewrite(static_cast<double *>(x), static_cast<double *>(y), n, round);
-        else rewrite(static_cast<float *>(x), static_cast<float *>(y), n, round);
-    }, [&] { return cudot_dot(ctx, &last) == CUDOT_OK; }, &ok);
+    row.t = time_calls(3, reps, [&](int round) { rewrite(dtype, x, y, n, round); },
+                       [&] { return cudot_dot(ctx, &last) == CUDOT_OK; }, &ok);
     if (!ok) std::fprintf(stderr, "bench: dot failed: %s\n", cudot_last_error(ctx));
     row.checked = ok && same_bits(last, host_reference(dtype, x, y, n));
     row.GBps = double(n) * 2 * size_of(dtype) / (row.t.median_us * 1e3);
@@ -106,21 +111,184 @@ bool measure(int memory, int dtype, std::size_t n, int device, int reps, Row &ro
     return true;
 }
 
+struct Options {
+    std::string json = "cudot-bench-multigpu.json";
+    int reps = 30, min_log2 = 20, max_log2 = 28;
+};
+
+Options parse(int argc, char **argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--json" && i + 1 < argc) o.json = argv[++i];
+        else if (a == "--reps" && i + 1 < argc) o.reps = std::max(10, std::atoi(argv[++i]));
+        else if (a == "--min-log2" && i + 1 < argc) o.min_log2 = std::max(10, std::atoi(argv[++i]));
+        else if (a == "--max-log2" && i + 1 < argc) o.max_log2 = std::atoi(argv[++i]);
+        else {
+            std::fprintf(stderr, "usage: cudot-bench-multigpu [--json FILE] [--reps R>=10] [--min-log2 K>=10] "
+                                 "[--max-log2 K]\n");
+            std::exit(2);
+        }
+    }
+    return o;
+}
+
+// The bus ceilings: each GPU's pinned copy alone, and every GPU's at once.
+struct Bus {
+    std::vector<double> alone;  // GB/s, by device ordinal
+    double together = 0;        // GB/s, all GPUs' bytes together
+};
+
+Bus measure_bus(const std::vector<int> &all) {
+    const std::size_t copy_bytes = std::size_t(256) << 20;
+    Bus bus;
+    for (int d : all) bus.alone.push_back(h2d_GBps({d}, copy_bytes, 10));
+    bus.together = h2d_GBps(all, copy_bytes, 10);
+    return bus;
+}
+
+void print_bus(const Bus &bus) {
+    double sum_alone = 0;
+    std::printf("ceilings (pinned h2d copy, 256 MiB per GPU):\n");
+    for (std::size_t d = 0; d < bus.alone.size(); ++d) {
+        cudaDeviceProp p;
+        cudaGetDeviceProperties(&p, static_cast<int>(d));
+        std::printf("  GPU %zu (%s, PCI %02x:%02x): alone %.1f GB/s\n", d, p.name, p.pciBusID, p.pciDeviceID, bus.alone[d]);
+        sum_alone += bus.alone[d];
+    }
+    std::printf("  all %zu at once: %.1f GB/s together (%.2f x GPU 0 alone; sum of the single copies %.1f)\n",
+                bus.alone.size(), bus.together, bus.together / bus.alone[0], sum_alone);
+    std::fflush(stdout);  // progress: the rows take minutes
+}
+
+void print_host_read(const Ceilings &host) {
+    const Spread s = spread_of(host, &CeilingRound::host_read_GBps);
+    std::printf("host read (every hardware thread, two 256 MiB arrays; before and after the rows): %.1f GB/s, "
+                "best of %zu rounds (%.1f .. %.1f)\n", host.host_read_GBps, host.rounds.size(), s.lo, s.hi);
+}
+
+// Every strategy, dtype and size, on GPU 0 and then on every GPU (print_rows relies on that order).
+std::vector<GpuRow> run_rows(const Options &o) {
+    std::vector<GpuRow> rows;
+    const char *names[] = {"auto", "pinned", "mapped", "managed"};
+    for (int dtype : {CUDOT_F32, CUDOT_F64})
+        for (int lg = o.min_log2; lg <= o.max_log2; lg += 2)
+            for (int memory : {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_AUTO})
+                for (int device : {0, CUDOT_DEVICE_ALL}) {
+                    GpuRow r;
+                    r.memory = names[memory];
+                    r.dtype = dtype == CUDOT_F64 ? "f64" : "f32";
+                    r.n = std::size_t(1) << lg;
+                    r.device = device;
+                    if (measure(memory, dtype, r.n, device, o.reps, r)) rows.push_back(r);
+                }
+    return rows;
+}
+
+void print_rows(const std::vector<GpuRow> &rows, const Bus &bus, double host_read) {
+    std::printf("\n%-8s %-4s %10s %-8s %11s %11s %11s %9s %8s %8s %9s %s\n", "memory", "type", "n", "device",
+                "median_us", "p10_us", "p90_us", "GB/s", "vs h2d", "vs read", "speed-up", "check");
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const GpuRow &r = rows[i];
+        // Each row's bus ceiling: GPU 0's copy alone for one GPU, all GPUs' copies at once for every GPU.
+        const double ceiling = r.device == 0 ? bus.alone[0] : bus.together;
+        char speedup[32] = "";
+        if (r.device == CUDOT_DEVICE_ALL && i > 0 && rows[i - 1].device == 0 && rows[i - 1].n == r.n)
+            std::snprintf(speedup, sizeof speedup, "%.3f", rows[i - 1].t.median_us / r.t.median_us);
+        std::printf("%-8s %-4s %10zu %-8s %11.1f %11.1f %11.1f %9.2f %8.3f %8.3f %9s %s\n", r.memory.c_str(),
+                    r.dtype.c_str(), r.n, r.device == 0 ? "0" : "all", r.t.median_us, r.t.p10_us, r.t.p90_us, r.GBps,
+                    r.GBps / ceiling, host_read > 0 ? r.GBps / host_read : 0.0, speedup, r.checked ? "ok" : "MISMATCH");
+    }
+}
+
+// ---- the multi-GPU targets of issue 24 ------------------------------------------------------------
+
+const std::size_t kLargeN = std::size_t(1) << 24;  // M1, M3 and M2's host-read part hold from here up
+
+const GpuRow *find_row(const std::vector<GpuRow> &rows, const std::string &memory, const std::string &dtype,
+                       std::size_t n, int device) {
+    for (const GpuRow &r : rows)
+        if (r.memory == memory && r.dtype == dtype && r.n == n && r.device == device && r.t.median_us > 0) return &r;
+    return nullptr;
+}
+
+// Folds in every GPU's speed-up over GPU 0 (GPU 0's median time over every GPU's) for one strategy
+// and dtype at each n >= from.
+void fold_speedups(Target &t, const std::vector<GpuRow> &rows, const std::string &memory, const std::string &dtype,
+                   std::size_t from) {
+    for (const GpuRow &all : rows) {
+        if (all.device != CUDOT_DEVICE_ALL || all.memory != memory || all.dtype != dtype || all.n < from) continue;
+        if (const GpuRow *one = find_row(rows, memory, dtype, all.n, 0))
+            if (all.t.median_us > 0) t.see(one->t.median_us / all.t.median_us, where(all.n, memory));
+    }
+}
+
+// M2's second half: AUTO on every GPU against the host read of the same run, at n >= 2^24.
+Target auto_vs_host_read(const std::vector<GpuRow> &rows, const std::string &d, double host_read) {
+    Target t = at_least("M2 " + d + " auto fresh all GPUs n>=2^24 vs host read", "GB/s / host read (worst n)", 0.85);
+    for (const GpuRow &r : rows)
+        if (r.memory == "auto" && r.dtype == d && r.device == CUDOT_DEVICE_ALL && r.n >= kLargeN && host_read > 0)
+            t.see(r.GBps / host_read, where(r.n, "auto"));
+    return t;
+}
+
+std::vector<Target> multi_gpu_targets(const std::vector<GpuRow> &rows, double host_read, int gpus) {
+    const char *speedup = "GPU-0 time / all-GPU time (worst)";
+    std::vector<Target> out;
+    for (const std::string d : {"f32", "f64"}) {
+        Target m1 = at_least("M1 " + d + " managed fresh, all GPUs vs GPU 0, n>=2^24", speedup, 1.7);
+        fold_speedups(m1, rows, "managed", d, kLargeN);
+        Target m2 = at_least("M2 " + d + " auto fresh, all GPUs vs GPU 0, every n", speedup, 0.95);
+        fold_speedups(m2, rows, "auto", d, 0);
+        Target m3 = at_least("M3 " + d + " pinned+mapped fresh, all GPUs vs GPU 0, n>=2^24", speedup, 1.7);
+        fold_speedups(m3, rows, "pinned", d, kLargeN);
+        fold_speedups(m3, rows, "mapped", d, kLargeN);
+        for (const Target &t : {m1, m2, auto_vs_host_read(rows, d, host_read), m3}) out.push_back(t);
+    }
+    Target m4 = at_most("M4 every row bit-equal to HOST", "rows that differ", 0);
+    for (const GpuRow &r : rows) {  // a count over the rows, not a worst value
+        m4.measured = true;
+        if (!r.checked) m4.value += 1;
+    }
+    out.push_back(m4);
+    // M1, M1, M2, ...: by number, f32 before f64 within each.
+    std::stable_sort(out.begin(), out.end(), [](const Target &x, const Target &y) { return x.name[1] < y.name[1]; });
+    // One GPU cannot show what several GPUs do: its "all GPUs" rows are GPU 0 again.
+    if (gpus < 2)
+        for (Target &t : out) t.inapplicable = "not applicable: 1 GPU";
+    return out;
+}
+
+void write_json(const Options &o, const Bus &bus, const Ceilings &host, const std::vector<GpuRow> &rows,
+                const std::vector<Target> &targets) {
+    FILE *f = std::fopen(o.json.c_str(), "w");
+    if (!f) {
+        std::fprintf(stderr, "bench: cannot write %s\n", o.json.c_str());
+        return;
+    }
+    std::fprintf(f, "{\n  \"cudot_version\": \"%s\", \"gpus\": %zu,\n  \"h2d_alone_GBps\": [", cudot_version_string(),
+                 bus.alone.size());
+    for (std::size_t d = 0; d < bus.alone.size(); ++d) std::fprintf(f, "%s%.2f", d ? ", " : "", bus.alone[d]);
+    std::fprintf(f, "], \"h2d_together_GBps\": %.2f, \"host_read_GBps\": %.2f,\n  \"rows\": [\n", bus.together,
+                 host.host_read_GBps);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const GpuRow &r = rows[i];
+        std::fprintf(f, "    {\"memory\": \"%s\", \"dtype\": \"%s\", \"n\": %zu, \"device\": \"%s\", \"median_us\": %.2f, "
+                        "\"p10_us\": %.2f, \"p90_us\": %.2f, \"GBps\": %.3f, \"checked\": %s}%s\n",
+                     r.memory.c_str(), r.dtype.c_str(), r.n, r.device == 0 ? "0" : "all", r.t.median_us, r.t.p10_us,
+                     r.t.p90_us, r.GBps, r.checked ? "true" : "false", i + 1 < rows.size() ? "," : "");
+    }
+    std::fprintf(f, "  ],\n  \"targets\": [\n");
+    json_targets(f, targets);
+    std::fprintf(f, "  ]\n}\n");
+    std::fclose(f);
+    std::printf("\nwrote %s\n", o.json.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
-    std::string json = "cudot-bench-multigpu.json";
-    int reps = 30, max_log2 = 28;
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a == "--json" && i + 1 < argc) json = argv[++i];
-        else if (a == "--reps" && i + 1 < argc) reps = std::max(10, std::atoi(argv[++i]));
-        else if (a == "--max-log2" && i + 1 < argc) max_log2 = std::atoi(argv[++i]);
-        else {
-            std::fprintf(stderr, "usage: cudot-bench-multigpu [--json FILE] [--reps R>=10] [--max-log2 K]\n");
-            return 2;
-        }
-    }
+    const Options o = parse(argc, argv);
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         std::printf("SKIPPED: no usable GPU\n");
@@ -128,64 +296,19 @@ int main(int argc, char **argv) {
     }
     std::vector<int> all;
     for (int d = 0; d < count; ++d) all.push_back(d);
-    const std::size_t copy_bytes = std::size_t(256) << 20;
-    std::vector<double> alone;
-    for (int d : all) alone.push_back(h2d_GBps({d}, copy_bytes, 10));
-    const double together = h2d_GBps(all, copy_bytes, 10);
-    double sum_alone = 0;
-    std::printf("cudot %s on %d GPU(s)\nceilings (pinned h2d copy, 256 MiB per GPU):\n", cudot_version_string(), count);
-    for (int d : all) {
-        cudaDeviceProp p;
-        cudaGetDeviceProperties(&p, d);
-        std::printf("  GPU %d (%s, PCI %02x:%02x): alone %.1f GB/s\n", d, p.name, p.pciBusID, p.pciDeviceID, alone[d]);
-        sum_alone += alone[d];
-    }
-    std::printf("  all %d at once: %.1f GB/s together (%.2f x GPU 0 alone; sum of the single copies %.1f)\n", count,
-                together, together / alone[0], sum_alone);
+    std::printf("cudot %s on %d GPU(s)\n", cudot_version_string(), count);
+    Ceilings host = measure_ceilings(false, false);  // the host read only
+    const Bus bus = measure_bus(all);
+    print_bus(bus);
+    const std::vector<GpuRow> rows = run_rows(o);
+    remeasure_ceilings(host, "end", false);
 
-    std::vector<Row> rows;
-    const char *names[] = {"auto", "pinned", "mapped", "managed"};
-    for (int dtype : {CUDOT_F32, CUDOT_F64})
-        for (int lg = 24; lg <= max_log2; lg += 2)
-            for (int memory : {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_AUTO})
-                for (int device : {0, CUDOT_DEVICE_ALL}) {
-                    Row r;
-                    r.memory = names[memory];
-                    r.dtype = dtype == CUDOT_F64 ? "f64" : "f32";
-                    r.n = std::size_t(1) << lg;
-                    r.device = device;
-                    if (measure(memory, dtype, r.n, device, reps, r)) rows.push_back(r);
-                }
-
-    std::printf("\n%-8s %-4s %10s %-8s %11s %11s %11s %9s %8s %9s %s\n", "memory", "type", "n", "device",
-                "median_us", "p10_us", "p90_us", "GB/s", "vs h2d", "speed-up", "check");
+    print_host_read(host);
+    print_rows(rows, bus, host.host_read_GBps);
+    const std::vector<Target> targets = multi_gpu_targets(rows, host.host_read_GBps, count);
+    print_targets(targets, "target (issue 24)");
+    write_json(o, bus, host, rows, targets);
     bool all_ok = true;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        const Row &r = rows[i];
-        // Each row's bus ceiling: GPU 0's copy alone for one GPU, all GPUs' copies at once for every GPU.
-        const double ceiling = r.device == 0 ? alone[0] : together;
-        char speedup[32] = "";
-        if (r.device == CUDOT_DEVICE_ALL && i > 0 && rows[i - 1].device == 0 && rows[i - 1].n == r.n)
-            std::snprintf(speedup, sizeof speedup, "%.3f", rows[i - 1].t.median_us / r.t.median_us);
-        std::printf("%-8s %-4s %10zu %-8s %11.1f %11.1f %11.1f %9.2f %8.3f %9s %s\n", r.memory.c_str(), r.dtype.c_str(),
-                    r.n, r.device == 0 ? "0" : "all", r.t.median_us, r.t.p10_us, r.t.p90_us, r.GBps, r.GBps / ceiling,
-                    speedup, r.checked ? "ok" : "MISMATCH");
-        all_ok = all_ok && r.checked;
-    }
-    if (FILE *f = std::fopen(json.c_str(), "w")) {
-        std::fprintf(f, "{\n  \"cudot_version\": \"%s\", \"gpus\": %d,\n  \"h2d_alone_GBps\": [", cudot_version_string(), count);
-        for (int d : all) std::fprintf(f, "%s%.2f", d ? ", " : "", alone[d]);
-        std::fprintf(f, "], \"h2d_together_GBps\": %.2f,\n  \"rows\": [\n", together);
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            const Row &r = rows[i];
-            std::fprintf(f, "    {\"memory\": \"%s\", \"dtype\": \"%s\", \"n\": %zu, \"device\": \"%s\", \"median_us\": %.2f, "
-                            "\"p10_us\": %.2f, \"p90_us\": %.2f, \"GBps\": %.3f, \"checked\": %s}%s\n",
-                         r.memory.c_str(), r.dtype.c_str(), r.n, r.device == 0 ? "0" : "all", r.t.median_us, r.t.p10_us,
-                         r.t.p90_us, r.GBps, r.checked ? "true" : "false", i + 1 < rows.size() ? "," : "");
-        }
-        std::fprintf(f, "  ]\n}\n");
-        std::fclose(f);
-        std::printf("\nwrote %s\n", json.c_str());
-    }
+    for (const GpuRow &r : rows) all_ok = all_ok && r.checked;
     return all_ok ? 0 : 1;
 }

@@ -3,7 +3,7 @@
 // OpenBLAS's rows see the same data and the same "fresh" rewrite as cudot's.
 #include <cblas.h>
 
-#include "ceilings.hpp"
+#include "openblas_peer.hpp"
 
 extern "C" void openblas_set_num_threads(int);
 extern "C" int openblas_get_num_procs(void);

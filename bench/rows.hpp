@@ -1,4 +1,4 @@
-// rows.hpp - one measured line of cudot-bench's table, and how to look one up.
+// rows.hpp - one measured line of cudot-bench's tables, and how to look one up.
 #pragma once
 
 #include <cstddef>
@@ -14,9 +14,21 @@ enum class Check {
     None,      // not checked (cuBLAS: its own data)
     Same,      // cudot: bit for bit equal, as promised
     Differs,   // cudot: not equal (the run fails)
-    Close,     // a peer (another summation order): within its tolerance (close_enough in cudot_bench.cpp)
+    Close,     // a peer (another summation order): within its tolerance (close_to_host, inputs.hpp)
     Far,       // a peer that is off: the peer is broken, its times mean nothing
 };
+
+// How a check reads in the tables and the JSON.
+inline const char *check_text(Check c) {
+    switch (c) {
+        case Check::Same: return "ok";
+        case Check::Differs: return "MISMATCH";
+        case Check::Close: return "close";
+        case Check::Far: return "FAR";
+        case Check::None: return "";
+    }
+    return "";
+}
 
 struct Row {
     std::string what;      // cudot strategy ("auto" ... "host"), seed peer ("seed-pinned" ...) or peer name
@@ -40,6 +52,17 @@ inline const Row *find(const std::vector<Row> &rows, const std::string &what, co
         if (r.what == what && r.dtype == dtype && r.n == n && r.scenario == scenario) return &r;
     return nullptr;
 }
+
+// Target 1's block (cudot-bench): MANAGED resident dots of one size, timed call by call in turn with an
+// empty kernel's launch + sync and nothing else, so that the ratio of the two medians comes from the
+// same rounds.
+struct T1Row {
+    std::string dtype;  // "f32" | "f64"
+    std::size_t n = 0;
+    Stats dot, launch;  // the dot's calls and the empty kernel's, alternated
+    Check check = Check::None;
+    double ratio() const { return launch.median_us > 0 ? dot.median_us / launch.median_us : 0; }
+};
 
 // Many small dots at once: T threads, each with its own context, calling dot for a fixed time.
 struct ScalingRun {
