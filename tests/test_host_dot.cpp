@@ -159,6 +159,57 @@ TEST_CASE("HOST: instruction-set variants agree on every bit pattern (subnormals
     if (count < 2) WARN("only one inner-loop variant on this machine: nothing to compare");
 }
 
+// The AVX2 copy starts each lane of an F32/F64 tile at its first product instead of at +0 + product
+// (src/cpu/row_order_tiles.inc), so products of -0 and special values at a lane's first row, a short last
+// row and every row count must still give the baseline copy's partials, bit for bit (NaN as NaN).
+TEST_CASE("HOST: variants agree where lanes start with -0, Inf or NaN, at every row count", "[host][determinism]") {
+    using namespace cudot;
+    const cpu::TileKernels *variants[4];
+    const int count = cpu::tile_kernel_variants(variants, 4);
+    if (count < 2) WARN("only one inner-loop variant on this machine: nothing to compare");
+    const int32_t types[] = {CUDOT_F32, CUDOT_F64};
+    const std::size_t sizes[] = {1024, 1025, 1027, 2048, 2051, 3072, 4096, 5000, 7168, 8191, 8192, 8192 + 1024, 3 * 8192 + 2047};
+    for (int32_t xd : types)
+        for (int32_t yd : types)
+            for (std::size_t n : sizes)
+                for (int pattern = 0; pattern < 4; ++pattern) {
+                    // 0: every product -0 (x = -1, y = +0); 1: -0 products in the first row only, then
+                    // ones; 2: an Inf product in lane 5's first row, a -0 elsewhere; 3: NaN in the last row.
+                    std::vector<double> xs(n, 1.0), ys(n, 1.0);
+                    for (std::size_t i = 0; i < n; ++i) {
+                        if (pattern == 0 || (pattern >= 1 && i < order::kLanes)) {
+                            xs[i] = -1.0;
+                            ys[i] = 0.0;
+                        }
+                    }
+                    if (pattern == 2) xs[5] = ys[5] = std::numeric_limits<double>::infinity();
+                    if (pattern == 3) xs[n - 1] = std::numeric_limits<double>::quiet_NaN();
+                    std::vector<unsigned char> x(n * 8), y(n * 8);
+                    for (std::size_t i = 0; i < n; ++i) {
+                        if (xd == CUDOT_F32) reinterpret_cast<float *>(x.data())[i] = static_cast<float>(xs[i]);
+                        else reinterpret_cast<double *>(x.data())[i] = xs[i];
+                        if (yd == CUDOT_F32) reinterpret_cast<float *>(y.data())[i] = static_cast<float>(ys[i]);
+                        else reinterpret_cast<double *>(y.data())[i] = ys[i];
+                    }
+                    const std::size_t tiles = order::tile_count(n);
+                    std::vector<double> p0(tiles * 2, 7.0), p(tiles * 2, 7.0);
+                    variants[0]->get(xd, yd)(x.data(), y.data(), n, 0, tiles, p0.data());
+                    if (pattern == 0) {  // the canonical partial of all -0 products is +0 (lanes start at +0)
+                        INFO(test::dtype_name(xd) << " x " << test::dtype_name(yd) << " n=" << n);
+                        CHECK(test::bits(p0[0]) == test::bits(0.0));
+                    }
+                    for (int v = 1; v < count; ++v) {
+                        INFO(variants[v]->isa << " " << test::dtype_name(xd) << " x " << test::dtype_name(yd) << " n=" << n
+                                              << " pattern " << pattern);
+                        variants[v]->get(xd, yd)(x.data(), y.data(), n, 0, tiles, p.data());
+                        for (std::size_t i = 0; i < p.size(); ++i) {
+                            const bool both_nan = std::isnan(p[i]) && std::isnan(p0[i]);
+                            if (!both_nan) REQUIRE(test::bits(p[i]) == test::bits(p0[i]));
+                        }
+                    }
+                }
+}
+
 #if defined(__MINGW32__)
 // MinGW-w64's fma() is not correctly rounded, so the baseline copy (built without -mfma) has its own
 // (src/cpu/fma_mingw.cpp): the processor's FMA, or without one a software path. Both must give the
