@@ -169,6 +169,20 @@ double stream_f32(const float *x, const float *y, std::size_t n) {
     return r;
 }
 
+// The same for Dot2 on F64: TwoProduct and TwoSum per element into 6 independent accumulators, no tree.
+double stream_f64(const double *x, const double *y, std::size_t n) {
+    constexpr int K = 6;
+    Dot2V a[K];
+    for (auto &v : a) v = {_mm256_setzero_pd(), _mm256_setzero_pd()};
+    std::size_t i = 0;
+    for (; i + 4 * K <= n; i += 4 * K)
+        for (int v = 0; v < K; ++v) a[v] = Dot2V::add(a[v], _mm256_loadu_pd(x + i + 4 * v), _mm256_loadu_pd(y + i + 4 * v));
+    for (int v = 1; v < K; ++v) a[0] = Dot2V::merge(a[0], a[v]);
+    double r = a[0].s[0] + a[0].s[1] + a[0].s[2] + a[0].s[3] + a[0].c[0] + a[0].c[1] + a[0].c[2] + a[0].c[3];
+    for (; i < n; ++i) r += x[i] * y[i];
+    return r;
+}
+
 // ---- the dot from tiles computed by `tile` (count >= kLanes) or the library's loop for shorter ones -------
 template <class T, class Tile> double dot_by(const T *x, const T *y, std::size_t n, double *partials, Tile tile) {
     using Acc = typename order::Pair<T, T>::Acc;
@@ -268,6 +282,7 @@ int main(int argc, char **argv) {
             {"f64 lib", [=] { return lib_dot(xd, yd, n, p); }},
             {"f64 old", [=] { return old64(n); }},
             {"f64 B", [=] { return b64(n); }},
+            {"f64 stream", [=] { return stream_f64(xd, yd, n); }},
             {"ddot", [=] { return cblas_ddot(int(n), xd, 1, yd, 1); }},
         };
         run(rows, rounds, std::max(1, 64 >> (lg - 10)));
