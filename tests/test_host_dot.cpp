@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "checks.hpp"
@@ -208,6 +209,54 @@ TEST_CASE("HOST: variants agree where lanes start with -0, Inf or NaN, at every 
                         }
                     }
                 }
+}
+
+// A tile's short last row is read with masked loads (src/cpu/row_order_tiles.inc) that must not touch
+// memory past the operands' last element: exactly sized heap arrays, each ending its allocation, so that
+// the sanitizers (CI's ASan and valgrind runs) see any read beyond it. The results must equal the same
+// values in a HOST context's buffers.
+TEST_CASE("HOST: arrays that end where their allocation ends are read no further", "[host][own]") {
+    for (std::size_t n : {std::size_t(1025), std::size_t(1027), std::size_t(2049), std::size_t(4097), std::size_t(8191),
+                          std::size_t(8192 + 1025)}) {
+        std::unique_ptr<float[]> xf(new float[n]), yf(new float[n]);
+        std::unique_ptr<double[]> xd(new double[n]), yd(new double[n]);
+        for (std::size_t i = 0; i < n; ++i) {
+            xf[i] = static_cast<float>(i % 13) - 5.5f;
+            yf[i] = 0.25f * static_cast<float>(i % 7);
+            xd[i] = xf[i] * 1e-3;
+            yd[i] = yf[i] + 1e-9;
+        }
+        struct Case {
+            int32_t xt, yt;
+            const void *x, *y;
+        };
+        const Case cases[] = {{CUDOT_F32, CUDOT_F32, xf.get(), yf.get()}, {CUDOT_F64, CUDOT_F64, xd.get(), yd.get()},
+                              {CUDOT_F32, CUDOT_F64, xf.get(), yd.get()}};
+        for (const Case &c : cases) {
+            INFO("n=" << n << " " << test::dtype_name(c.xt) << " x " << test::dtype_name(c.yt));
+            cudot_arrays a = CUDOT_ARRAYS_INIT;
+            a.n = n;
+            a.x = {c.x, c.xt, 0, 1};
+            a.y = {c.y, c.yt, 0, 1};
+            double own = 0;
+            REQUIRE(cudot_dot_arrays(&a, &own) == CUDOT_OK);
+            cudot_config cfg = CUDOT_CONFIG_INIT;
+            cfg.memory = CUDOT_MEMORY_HOST;
+            cfg.dtype = c.xt;
+            cfg.y_dtype = c.yt;
+            cudot_ctx *ctx = nullptr;
+            REQUIRE(cudot_init(&ctx, n, &cfg) == CUDOT_OK);
+            void *bx = nullptr, *by = nullptr;
+            REQUIRE(cudot_get_inputs(ctx, &bx, &by) == CUDOT_OK);
+            std::memcpy(bx, c.x, n * (c.xt == CUDOT_F32 ? 4 : 8));
+            std::memcpy(by, c.y, n * (c.yt == CUDOT_F32 ? 4 : 8));
+            double in_context = 1;
+            CHECK(cudot_dot(ctx, &in_context) == CUDOT_OK);
+            CHECK(cudot_deinit(ctx) == CUDOT_OK);
+            CHECK(test::bits(own) == test::bits(in_context));
+            CHECK(own != 0.0);
+        }
+    }
 }
 
 #if defined(__MINGW32__)
