@@ -48,6 +48,14 @@ run_ctest() {  # name, folder, ctest arguments...
 asan() {
   configure_and_build build-asan -DCUDOT_SANITIZE="address;undefined"
   # detect_leaks: LeakSanitizer runs at every test program's exit; any leak is an error.
+  # Not the fork case whose parent has threads inside inits and deinits while it forks: the allocator of
+  # GCC 12's libasan is not locked around fork(), so a child forked while another thread holds one of
+  # its size-class locks waits on that lock forever at its first malloc (1 or 2 runs in 10 here, with
+  # cudot's 1.8.0 tile loop as with the new one; gdb on a hung child: both of its threads in
+  # SizeClassAllocator64::GetFromAllocator, under cudot_init and a new thread's start; a CI run of
+  # 2026-11-26 lost the case so). glibc's malloc is locked around fork, so this is the sanitizer's, not
+  # cudot's; the case runs natively on every CI run, and the other fork cases run here.
+  skip_here="$skip|fork: while other threads are inside dots" \
   ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_ctest "asan+ubsan" build-asan
 }
