@@ -30,7 +30,7 @@ cmake --build "$build" -j"$(nproc)"
 #    current_cpu) when a forked child of a threaded process starts threads, whatever the program does, and
 #    such a child can also hang: CI's run of 2026-11-26 lost "pool: fork during the first build of the
 #    kernel tables" that way (the child died of a signal after ~10 s, its alarm's limit) after many clean runs; 10 runs here under
-#    load and 12 idle passed. x86 runs all of them, under the sanitizers and valgrind too.
+#    load and 12 idle passed. x86 runs all of them natively on every CI run, and ASan the pool's.
 slow_or_emulator='stress: |soak: |fork: |fork during |awkward sizes|counts come out exact|a large vector|literal implementation'
 slow_or_emulator+='|contexts on 8 threads|context shared by 8 threads|short tiles give'
 
