@@ -8,6 +8,8 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -264,6 +266,13 @@ TEST_CASE("gpu own arrays: threads on their own streams and on per-thread stream
     };
     const int rounds = setting("CUDOT_TEST_THREAD_ROUNDS", 40), count = std::min(8, setting("CUDOT_TEST_THREADS", 8));
     const char *streams_text = std::getenv("CUDOT_TEST_THREAD_STREAMS");
+    // CUDOT_TEST_THREAD_TRACE=1 prints each dot's start and end (thread, round, status, ms since the
+    // case began) to stderr, to tell a slow run under a tool from a stuck one.
+    const bool trace = std::getenv("CUDOT_TEST_THREAD_TRACE") != nullptr;
+    const auto began = std::chrono::steady_clock::now();
+    auto ms = [&] {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
+    };
     const std::string streams = streams_text ? streams_text : "mixed";
     std::vector<int> wrong(8, 0);
     std::vector<std::string> why(8);  // each thread's first failure
@@ -280,7 +289,9 @@ TEST_CASE("gpu own arrays: threads on their own streams and on per-thread stream
                 const DeviceVector &v = (i + t) % 2 ? small : large;
                 double r = 0;
                 cudot_arrays a = v.self_dot(s);
+                if (trace) std::fprintf(stderr, "trace: thread %d round %d n %zu start %.1f ms\n", t, i, v.host.size(), ms());
                 const cudot_status status = cudot_dot_arrays(&a, &r);
+                if (trace) std::fprintf(stderr, "trace: thread %d round %d status %d end %.1f ms\n", t, i, status, ms());
                 if (status != CUDOT_OK && why[t].empty()) why[t] = cudot_last_error(nullptr);
                 if (status != CUDOT_OK || bits(r) != bits(&v == &small ? want_small : want_large)) ++wrong[t];
             }
