@@ -59,35 +59,45 @@ if [[ "${1:-}" == --sanitize ]]; then
   # (Catch2 v2 exits with the number of cases it listed.)
   { "$build/tests/test_gpu" --list-test-names-only "${CUDOT_SANITIZE_TESTS:-~[faults]~[deliberate]}" || true; } | sed '/^$/d' |
     sed -e 's/\\/\\\\/g' -e 's/,/\\,/g' -e 's/\[/\\[/g' -e 's/\]/\\]/g' > "$work/cases"
-  # racecheck first: its cases are the longest, so they should not be left for the end.
+  # racecheck first: its cases are the longest, so they should not be left for the end. A job is
+  # "tool case mix": mix is "-" but for the threaded own-arrays case, which runs twice, its threads all
+  # on streams of their own and all on per-thread streams. Its default mix of the two (one process)
+  # finishes its 320 dots with the right bits under every tool, then never exits: a thread destroying its
+  # stream waits in the driver (cuStreamDestroy, on a lock the tool's own thread also waits for), with
+  # the stream synchronised first or not. Each form alone is clean; without a tool the mix never hung.
   for tool in racecheck memcheck synccheck initcheck; do
-    seq "$(wc -l < "$work/cases")" | sed "s/^/$tool /"
+    awk -v tool="$tool" '{ if (index($0, "threads on their own streams and on per-thread streams"))
+                             print tool, NR, "own"; print tool, NR, (index($0, "threads on their own streams") ? "per-thread" : "-") }' \
+      "$work/cases"
   done > "$work/jobs"
   export sanitizer build work
-  run_one() {  # tool, case number (line of $work/cases); never fails (also called under set -e)
-    local extra=() spec start rc=0 log
+  run_one() {  # tool, case number (line of $work/cases), mix (- or CUDOT_TEST_THREAD_STREAMS); never fails
+    local extra=() spec start rc=0 log mix=${3:--} mix_env=()
     [[ $1 == memcheck ]] && extra=(--leak-check full)
     spec=$(sed -n "$2p" "$work/cases")
-    log="$work/$1-$(printf %03d "$2").log"
+    log="$work/$1-$(printf %03d "$2")$([[ $mix == - ]] || echo ".$mix").log"
     start=$(date +%s)
-    timeout "${CUDOT_SANITIZE_CASE_TIMEOUT:-3600}" \
+    [[ $mix == - ]] || mix_env=(CUDOT_TEST_THREAD_STREAMS="$mix")
+    env "${mix_env[@]}" timeout "${CUDOT_SANITIZE_CASE_TIMEOUT:-3600}" \
       "$sanitizer" --tool "$1" "${extra[@]}" --error-exitcode 99 --print-limit 20 \
       "$build/tests/test_gpu" "$spec" > "$log" 2>&1 || rc=$?
-    echo "exit $rc after $(( $(date +%s) - start )) s: $spec" >> "$log"
+    echo "exit $rc after $(( $(date +%s) - start )) s: $spec${mix_env:+ (${mix_env[*]})}" >> "$log"
   }
   export -f run_one
   start=$(date +%s)
-  xargs -n 2 -P "${CUDOT_SANITIZE_PARALLEL:-8}" bash -c 'run_one "$1" "$2"' _ < "$work/jobs"
+  xargs -n 3 -P "${CUDOT_SANITIZE_PARALLEL:-8}" bash -c 'run_one "$1" "$2" "$3"' _ < "$work/jobs"
   # A tool that fails itself ("Internal Sanitizer Error", seen once from racecheck on an H100 while 12
   # sanitized processes shared the GPU) counts that as an error of the program. Such a case is run
   # again alone, and the lone run decides; the earlier log is kept after the others.
   retried=0
   for log in "$work"/*.log; do
     grep -q 'Internal Sanitizer Error' "$log" || continue
-    job=$(basename "$log" .log)
+    job=$(basename "$log" .log)  # tool-NNN or tool-NNN.mix
     { echo "==== earlier run of ${job}, replaced by a run alone after its Internal Sanitizer Error:"; cat "$log"; } \
       > "$work/${job}.internal-error"
-    run_one "${job%-*}" "$((10#${job##*-}))"
+    case_id=${job%%.*} mix=-
+    [[ $job == *.* ]] && mix=${job#*.}
+    run_one "${case_id%-*}" "$((10#${case_id##*-}))" "$mix"
     retried=$((retried + 1))
   done
   status=0

@@ -256,10 +256,11 @@ TEST_CASE("gpu own arrays: threads on their own streams and on per-thread stream
     DeviceVector small(5000, 5), large(3 * 100000 + 1, 6);
     const double want_small = small.expected(), want_large = large.expected();
     // 8 threads of 40 rounds: 320 dots in all, enough to mix the two sizes on every stream kind; even
-    // threads on streams of their own, odd ones on cudaStreamPerThread. For finding out why this case does
-    // not finish under compute-sanitizer (docs/RELIABILITY.md), the environment can change the mix:
+    // threads on streams of their own, odd ones on cudaStreamPerThread. The environment can change the mix:
     // CUDOT_TEST_THREAD_ROUNDS (rounds a thread), CUDOT_TEST_THREADS (1 to 8) and CUDOT_TEST_THREAD_STREAMS
     // ("own": every thread on a stream of its own; "per-thread": every thread on cudaStreamPerThread).
+    // compute-sanitizer runs the two forms apart: the mix, in one process under the tool, finishes every
+    // dot right and then hangs in the driver's cuStreamDestroy (docs/RELIABILITY.md).
     auto setting = [](const char *name, int fallback) {
         const char *text = std::getenv(name);
         return text ? std::max(1, std::atoi(text)) : fallback;
