@@ -156,10 +156,18 @@ cudot_status multi_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefe
 cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result);
 void free_pinned_policy(DeviceState &s);
 
+// PINNED's choice between copying the inputs to the GPU and reading them in place, per size, from
+// measured times (one_gpu_dot.cu): pinned_in_place says which way the next dot of n elements goes
+// (false without every GPU able to map host memory), pinned_took records how long it took.
+bool pinned_in_place(DeviceState &s, std::size_t n);
+void pinned_took(DeviceState &s, std::size_t n, bool in_place, double us);
+
 // Partials of tiles [0, gpu_tiles) of the n elements at `first`, each GPU one run, into h_partials;
-// wait with wait_partials (*slowest_ms, if given, gets the longest GPU's time).
+// wait with wait_partials (*slowest_ms, if given, gets the longest GPU's time). MANAGED with prefetch:
+// each GPU migrates its run first; PINNED with pinned_in_place: each GPU reads its run of the page-locked
+// buffers over its own link instead of copying it (`first` must then be 0).
 cudot_status queue_partials(cudot_ctx &ctx, DeviceState &s, std::size_t first, std::size_t n, std::size_t gpu_tiles,
-                            bool timed, bool prefetch);
+                            bool timed, bool prefetch, bool pinned_in_place = false);
 cudot_status wait_partials(cudot_ctx &ctx, DeviceState &s, float *slowest_ms);
 
 }  // namespace cuda

@@ -50,12 +50,23 @@ cudot_status prefetch_run(cudot_ctx &ctx, Gpu &g, std::size_t at, std::size_t co
 enum PinnedPath { kCopy, kInPlace, kPinnedPaths };
 struct PinnedPolicy : PathChooser<kPinnedPaths> {};
 
-static int pinned_path(DeviceState &s, const Gpu &g, std::size_t n) {
-    if (!g.d_mapped_x) return kCopy;  // a GPU that cannot map host memory
-    if (s.tuning.pinned_mode) return s.tuning.pinned_mode == 1 ? kCopy : kInPlace;
+static bool every_gpu_maps(const DeviceState &s) {
+    for (const Gpu &g : s.gpus)
+        if (!g.d_mapped_x) return false;  // a GPU that cannot map host memory
+    return !s.gpus.empty();
+}
+
+bool pinned_in_place(DeviceState &s, std::size_t n) {
+    if (!every_gpu_maps(s)) return false;
+    if (s.tuning.pinned_mode) return s.tuning.pinned_mode == 2;
     if (!s.pinned_policy) s.pinned_policy = new (std::nothrow) PinnedPolicy;
-    if (!s.pinned_policy) return kCopy;
-    return s.pinned_policy->choose(n, [](int) { return true; });
+    if (!s.pinned_policy) return false;
+    return s.pinned_policy->choose(n, [](int) { return true; }) == kInPlace;
+}
+
+void pinned_took(DeviceState &s, std::size_t n, bool in_place, double us) {
+    if (s.pinned_policy && !s.tuning.pinned_mode && every_gpu_maps(s))
+        s.pinned_policy->record(n, in_place ? kInPlace : kCopy, us, [](int) { return true; });
 }
 
 void free_pinned_policy(DeviceState &s) {
@@ -134,16 +145,14 @@ static cudot_status replay_or_queue(cudot_ctx &ctx, DeviceState &s, Gpu &g, std:
 cudot_status single_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefetch, double *result) {
     Gpu &g = s.gpus[0];
     CUDOT_CUDA_TRY_AS(ctx.sink(), use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
-    const int path = ctx.memory == CUDOT_MEMORY_PINNED ? pinned_path(s, g, n) : kCopy;
+    const bool in_place = ctx.memory == CUDOT_MEMORY_PINNED && pinned_in_place(s, n);
     const auto start = std::chrono::steady_clock::now();
     expect_result(s);
     cudot_status status = prefetch ? queue_dot(ctx, s, g, n, true, false, plan_grid(ctx, s, g, order::tile_count(n), true))
-                                   : replay_or_queue(ctx, s, g, n, path == kInPlace);
+                                   : replay_or_queue(ctx, s, g, n, in_place);
     if (status == CUDOT_OK) status = wait_for_result(ctx, s, g, result);
-    if (status == CUDOT_OK && ctx.memory == CUDOT_MEMORY_PINNED && s.pinned_policy && !s.tuning.pinned_mode && g.d_mapped_x) {
-        const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-        s.pinned_policy->record(n, path, us, [](int) { return true; });
-    }
+    if (status == CUDOT_OK && ctx.memory == CUDOT_MEMORY_PINNED)
+        pinned_took(s, n, in_place, std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
     return status;
 }
 

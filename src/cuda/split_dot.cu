@@ -12,7 +12,7 @@ namespace cudot {
 namespace cuda {
 
 cudot_status queue_partials(cudot_ctx &ctx, DeviceState &s, std::size_t first, std::size_t n, std::size_t gpu_tiles,
-                            bool timed, bool prefetch) {
+                            bool timed, bool prefetch, bool pinned_in_place) {
     ErrorSink err = ctx.sink();
     const std::size_t count = s.gpus.size(), sx = element_size(ctx.dtype), sy = element_size(ctx.y_dtype);
     for (std::size_t k = 0; k < count; ++k) {
@@ -27,12 +27,18 @@ cudot_status queue_partials(cudot_ctx &ctx, DeviceState &s, std::size_t first, s
         cudot_status status = CUDOT_OK;
         if (ctx.memory == CUDOT_MEMORY_MANAGED && prefetch) status = prefetch_run(ctx, g, first + begin, elements);
         if (status != CUDOT_OK) return status;
-        // PINNED: each GPU's buffers hold its run at offset 0 (source() copies it there).
+        // PINNED copied: each GPU's buffers hold its run at offset 0 (source() copies it there). PINNED in
+        // place: the run starts a whole number of tiles into the page-locked buffers, so its loads stay aligned.
         LaunchArgs args;
-        status = source(ctx, s, g, ctx.x, g.d_x, g.stage_x, sx, first + begin, elements, g.stream, args.x);
-        if (status == CUDOT_OK)
-            status = source(ctx, s, g, ctx.y, g.d_y, g.stage_y, sy, first + begin, elements, g.stream, args.y);
-        if (status != CUDOT_OK) return status;
+        if (ctx.memory == CUDOT_MEMORY_PINNED && pinned_in_place) {
+            args.x = static_cast<const char *>(g.d_mapped_x) + begin * sx;
+            args.y = static_cast<const char *>(g.d_mapped_y) + begin * sy;
+        } else {
+            status = source(ctx, s, g, ctx.x, g.d_x, g.stage_x, sx, first + begin, elements, g.stream, args.x);
+            if (status == CUDOT_OK)
+                status = source(ctx, s, g, ctx.y, g.d_y, g.stage_y, sy, first + begin, elements, g.stream, args.y);
+            if (status != CUDOT_OK) return status;
+        }
         const std::size_t tiles = g.last_tile - g.first_tile;
         const GridPlan grid = plan_grid(ctx, s, g, tiles, false);
         args.n = elements;
@@ -65,9 +71,13 @@ cudot_status wait_partials(cudot_ctx &ctx, DeviceState &s, float *slowest_ms) {
 
 cudot_status multi_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefetch, double *result) {
     const std::size_t tiles = order::tile_count(n);
-    cudot_status status = queue_partials(ctx, s, 0, n, tiles, false, prefetch);
+    const bool in_place = ctx.memory == CUDOT_MEMORY_PINNED && pinned_in_place(s, n);
+    const auto start = std::chrono::steady_clock::now();
+    cudot_status status = queue_partials(ctx, s, 0, n, tiles, false, prefetch, in_place);
     if (status == CUDOT_OK) status = wait_partials(ctx, s, nullptr);
     if (status != CUDOT_OK) return status;
+    if (ctx.memory == CUDOT_MEMORY_PINNED)
+        pinned_took(s, n, in_place, std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
     *result = order::join_packed_partials(types::kind_of(ctx.dtype, ctx.y_dtype), s.h_partials, tiles);
     return CUDOT_OK;
 }
