@@ -243,8 +243,21 @@ void host_rows(const Ceilings &c, bool quick) {
             // Aligned like the context's buffers, so the rows compare the two calls, not two alignments
             // (the AVX-512 loop reads misaligned arrays more slowly, whoever calls it).
             AlignedBytes x(n * size_of(d)), y(n * size_of(d));
-            const Stats base = host.time(quick ? 500 : 5000);
-            const Stats mine = time_arrays(arrays(d, x.data, y.data, n, nullptr), quick ? 500 : 5000);
+            // Timed in turn, call by call: timed one block after the other, the two drifted apart with the
+            // machine (1.16-1.25 at 2^14 in some runs, where alternated calls on the same machine measured
+            // 0.99-1.01).
+            const cudot_arrays a = arrays(d, x.data, y.data, n, nullptr);
+            std::vector<Contender> both = {{nullptr, [&] {
+                                                double r;
+                                                return cudot_dot(host.ctx, &r) == CUDOT_OK;
+                                            }},
+                                           {nullptr, [&] {
+                                                double r;
+                                                return cudot_dot_arrays(&a, &r) == CUDOT_OK;
+                                            }}};
+            time_interleaved(20, quick ? 500 : 5000, both);
+            if (!both[0].ok || !both[1].ok) std::printf("a HOST dot failed: %s\n", cudot_last_error(nullptr));
+            const Stats base = summarize(both[0].samples), mine = summarize(both[1].samples);
             char detail[120];
             std::snprintf(detail, sizeof detail, "arrays %.3f us, HOST context %.3f us", mine.median_us, base.median_us);
             report({"E", std::string("host ") + name(d) + " n=2^" + std::to_string(k) + ": arrays / HOST context",
