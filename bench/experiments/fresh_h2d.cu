@@ -1,0 +1,138 @@
+// fresh_h2d.cu - issue 24, T6 and T8: is PINNED's and MAPPED's shortfall on fresh data the library's, or
+// the cost of reading pages the CPU has just written? Page-locked f32 buffers x and y, rewritten before a
+// call exactly as cudot-bench's fresh rows rewrite theirs (bench/inputs.hpp, every element, all threads),
+// and timed in turn, call by call, medians of the rounds:
+//   copy:        both arrays copied to the GPU (cudaMemcpyAsync, one stream), inputs untouched since the
+//                last round: the h2d ceiling of these bytes, as cudot-bench measures it
+//   copy fresh:  the same right after the rewrite
+//   copy flushed: after the rewrite, every line written back and evicted (clflush, untimed), then copied
+//   read ...:    the same three, with a kernel reading the page-locked arrays in place over the bus
+//   PINNED/MAPPED fresh: a cudot context's dot on its own buffers, rewritten the same way
+// If "fresh" is slower than "flushed", the CPU's caches (dirty lines the bus must fetch from them) cost
+// the difference, and cudot's fresh rows can only approach "fresh", not the untouched ceiling.
+// Build: nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibench bench/experiments/fresh_h2d.cu bench/measure.cpp \
+//          -Lbuild -lcudot -Xlinker -rpath -Xlinker $PWD/build -lpthread -o build/experiments/fresh_h2d
+#include <cuda_runtime.h>
+#include <emmintrin.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cudot.h"
+#include "inputs.hpp"
+#include "measure.hpp"
+
+namespace {
+
+bool ok(cudaError_t e, const char *what) {
+    if (e != cudaSuccess) std::printf("CUDA error in %s: %s\n", what, cudaGetErrorString(e));
+    return e == cudaSuccess;
+}
+
+// Reads both arrays once (16-byte loads, grid-stride) and keeps one sum per thread, so nothing is elided.
+__global__ void read_both(const float4 *x, const float4 *y, std::size_t quads, float *sums) {
+    float s = 0;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < quads;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        const float4 a = x[i], b = y[i];
+        s += a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+    }
+    sums[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+void flush(const void *p, std::size_t bytes) {
+    const char *c = static_cast<const char *>(p);
+    bench::parallel_for(bytes / 64, [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) _mm_clflush(c + i * 64);
+    });
+    _mm_mfence();
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    const int rounds = argc > 1 ? std::max(5, std::atoi(argv[1])) : 15;
+    int sms = 0;
+    if (!ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "cudaDeviceGetAttribute")) return 1;
+    const unsigned blocks = 4 * sms, threads = 512;
+    cudaStream_t s;
+    float *sums = nullptr;
+    if (!ok(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate") ||
+        !ok(cudaMalloc(&sums, blocks * threads * sizeof(float)), "cudaMalloc"))
+        return 1;
+    std::printf("fresh_h2d: %d rounds per row, medians in us; GB/s of both arrays\n", rounds);
+    std::printf("%-22s %10s %10s %10s %9s %s\n", "what", "n", "median_us", "p10_us", "GB/s", "vs copy");
+    for (int lg : {20, 22, 24}) {
+        const std::size_t n = std::size_t(1) << lg, bytes = n * sizeof(float);
+        float *x = nullptr, *y = nullptr, *dx = nullptr, *dy = nullptr;
+        if (!ok(cudaHostAlloc(&x, bytes, cudaHostAllocMapped), "cudaHostAlloc") ||
+            !ok(cudaHostAlloc(&y, bytes, cudaHostAllocMapped), "cudaHostAlloc") ||
+            !ok(cudaMalloc(&dx, bytes), "cudaMalloc") || !ok(cudaMalloc(&dy, bytes), "cudaMalloc"))
+            return 1;
+        bench::rewrite(x, y, n, 0);
+        float *mx = nullptr, *my = nullptr;
+        cudaHostGetDevicePointer(&mx, x, 0);
+        cudaHostGetDevicePointer(&my, y, 0);
+        auto copy = [&] {
+            return ok(cudaMemcpyAsync(dx, x, bytes, cudaMemcpyHostToDevice, s), "copy") &&
+                   ok(cudaMemcpyAsync(dy, y, bytes, cudaMemcpyHostToDevice, s), "copy") &&
+                   ok(cudaStreamSynchronize(s), "sync");
+        };
+        auto read = [&] {
+            read_both<<<blocks, threads, 0, s>>>(reinterpret_cast<const float4 *>(mx), reinterpret_cast<const float4 *>(my),
+                                                 n / 4, sums);
+            return ok(cudaGetLastError(), "launch") && ok(cudaStreamSynchronize(s), "sync");
+        };
+        auto fresh = [&](int round) { bench::rewrite(x, y, n, round + 1); };
+        auto flushed = [&](int round) {
+            bench::rewrite(x, y, n, round + 1);
+            flush(x, bytes);
+            flush(y, bytes);
+        };
+        // cudot's own fresh rows, on contexts of the same n.
+        cudot_ctx *ctx[2] = {nullptr, nullptr};
+        void *cx[2], *cy[2];
+        const int32_t kinds[2] = {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED};
+        for (int k = 0; k < 2; ++k) {
+            cudot_config cfg = CUDOT_CONFIG_INIT;
+            cfg.memory = kinds[k];
+            if (cudot_init(&ctx[k], n, &cfg) != CUDOT_OK || cudot_get_inputs(ctx[k], &cx[k], &cy[k]) != CUDOT_OK) {
+                std::printf("cudot_init: %s\n", cudot_last_error(nullptr));
+                return 1;
+            }
+        }
+        double r = 0;
+        std::vector<bench::Contender> cs = {
+            {nullptr, copy},
+            {fresh, copy},
+            {flushed, copy},
+            {nullptr, read},
+            {fresh, read},
+            {flushed, read},
+            {[&](int round) { bench::rewrite(CUDOT_F32, cx[0], cy[0], n, round); },
+             [&] { return cudot_dot(ctx[0], &r) == CUDOT_OK; }},
+            {[&](int round) { bench::rewrite(CUDOT_F32, cx[1], cy[1], n, round); },
+             [&] { return cudot_dot(ctx[1], &r) == CUDOT_OK; }},
+        };
+        const char *names[] = {"copy",         "copy fresh",  "copy flushed",  "read in place",
+                               "read in place fresh", "read in place flushed", "PINNED fresh", "MAPPED fresh"};
+        bench::time_interleaved(3, rounds, cs);
+        const double base = bench::summarize(cs[0].samples).median_us;
+        for (std::size_t k = 0; k < cs.size(); ++k) {
+            const bench::Stats t = bench::summarize(cs[k].samples);
+            std::printf("%-22s %10zu %10.1f %10.1f %9.2f %.3f%s\n", names[k], n, t.median_us, t.p10_us,
+                        2.0 * bytes / (t.median_us * 1e3), base / t.median_us, cs[k].ok ? "" : "  (failed)");
+        }
+        for (cudot_ctx *c : ctx) cudot_deinit(c);
+        cudaFreeHost(x);
+        cudaFreeHost(y);
+        cudaFree(dx);
+        cudaFree(dy);
+    }
+    cudaFree(sums);
+    cudaStreamDestroy(s);
+    return 0;
+}
