@@ -6,12 +6,16 @@
 //   old     cudot 1.8.0's: blocks of 32 lanes kept in registers over the 8 rows (16 streams)
 //   B       attempt 1: register blocks whose lanes are laid out so that the tree is vertical adds
 //   stream  the arithmetic's ceiling: a plain loop with the same operations in no fixed order
+//   rowo    (built for AVX-512 only) the AVX-512 copy with row order; lib and old are then that copy's
+//           own loops
 //   usage: host_tiles [rounds=301] [offset of the inputs past a page start, bytes = 0]
 //
 // Build (from the repository root):
 //   g++ -O2 -std=c++17 -mavx2 -mfma -mf16c -ffp-contract=off -Iinclude -Isrc \
 //       -I/usr/include/x86_64-linux-gnu/openblas-pthread bench/experiments/host_tiles.cpp src/order.cpp \
 //       /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.a -lpthread -lgfortran -o build/host_tiles
+// For AVX-512 add -mavx512f -mavx512bw -mavx512dq -mavx512vl (and -static-libgfortran -static-libstdc++ to
+// run it on a machine without Debian's runtime libraries, such as the GPU hosts).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -30,6 +34,14 @@
 #define CUDOT_TILE_NS lib
 #include "cpu/tile_kernels.inc"
 #undef CUDOT_TILE_NS
+#if defined(__AVX512F__)
+// Built for AVX-512, "lib" is the library's AVX-512 copy (its own loops); "rowo" is the same copy with
+// the AVX2 copy's row order for F32 and F64 pairs, to find out whether it should take it too.
+#define CUDOT_ROW_ORDER_IN_AVX512 1
+#define CUDOT_TILE_NS rowo
+#include "cpu/tile_kernels.inc"
+#undef CUDOT_TILE_NS
+#endif
 
 extern "C" void openblas_set_num_threads(int);
 
@@ -49,6 +61,13 @@ template <class T> double lib_dot(const T *x, const T *y, std::size_t n, void *p
     cpu::lib::tile_partials<T, T>(x, y, n, 0, tiles, partials);
     return order::join_packed_partials(types::kind_of<T, T>(), partials, tiles);
 }
+#if defined(__AVX512F__)
+template <class T> double rowo_dot(const T *x, const T *y, std::size_t n, void *partials) {
+    const std::size_t tiles = order::tile_count(n);
+    cpu::rowo::tile_partials<T, T>(x, y, n, 0, tiles, partials);
+    return order::join_packed_partials(types::kind_of<T, T>(), partials, tiles);
+}
+#endif
 
 inline void transpose4(__m256d &a, __m256d &b, __m256d &c, __m256d &d) {
     const __m256d t0 = _mm256_unpacklo_pd(a, b), t1 = _mm256_unpackhi_pd(a, b);
@@ -264,11 +283,16 @@ int main(int argc, char **argv) {
         for (std::size_t m : {n, n - 3, n + 5}) {  // the bits, on odd sizes too
             if (m > nmax) continue;
             const double r32 = lib_dot(xf, yf, m, p), r64 = lib_dot(xd, yd, m, p);
+#if defined(__AVX512F__)
+            const double got[] = {old32(m), b32(m), old64(m), b64(m), rowo_dot(xf, yf, m, p), rowo_dot(xd, yd, m, p)};
+            const double want[] = {r32, r32, r64, r64, r32, r64};
+#else
             const double got[] = {old32(m), b32(m), old64(m), b64(m)};
             const double want[] = {r32, r32, r64, r64};
-            for (int k = 0; k < 4; ++k)
+#endif
+            for (std::size_t k = 0; k < sizeof got / sizeof got[0]; ++k)
                 if (std::memcmp(&got[k], &want[k], 8)) {
-                    std::printf("MISMATCH variant %d n=%zu: %.17g against %.17g\n", k, m, got[k], want[k]);
+                    std::printf("MISMATCH variant %zu n=%zu: %.17g against %.17g\n", k, m, got[k], want[k]);
                     all_ok = false;
                 }
         }
@@ -285,6 +309,10 @@ int main(int argc, char **argv) {
             {"f64 stream", [=] { return stream_f64(xd, yd, n); }},
             {"ddot", [=] { return cblas_ddot(int(n), xd, 1, yd, 1); }},
         };
+#if defined(__AVX512F__)
+        rows.push_back({"f32 rowo", [=] { return rowo_dot(xf, yf, n, p); }});
+        rows.push_back({"f64 rowo", [=] { return rowo_dot(xd, yd, n, p); }});
+#endif
         run(rows, rounds, std::max(1, 64 >> (lg - 10)));
         std::printf("n=2^%d", lg);
         for (auto &r : rows) std::printf("  %s %.3f", r.name.c_str(), median(r.t));
