@@ -102,7 +102,8 @@ enum { CUDOT_F32 = 1, CUDOT_F64 = 2, CUDOT_F16 = 3, CUDOT_BF16 = 4, CUDOT_I8 = 5
  *            reads host memory over the bus. Good for fresh data every call, no device memory used.
  *  MANAGED - unified memory (cudaMallocManaged); pages migrate to the GPU and stay there while the
  *            host leaves them alone. Good when the inputs change rarely. When a dot finds that the
- *            host rewrote them, the next dots migrate them in bulk before computing. Refused
+ *            host rewrote them, the next dots read them in place over the bus (as MAPPED does), and
+ *            now and then one migrates them back to find out whether they stay there. Refused
  *            (OUT_OF_MEMORY), before allocating, when the buffers would not fit in the device's free
  *            memory.
  *  HOST    - ordinary aligned host memory, computed on the CPU by a persistent thread pool. Works
@@ -120,10 +121,11 @@ enum {
 
 /* cudot_config.device value meaning "every visible GPU" (CUDA_VISIBLE_DEVICES decides which are
  * visible): the buffers are shared by all of them (PINNED/MAPPED page-locked memory registered for every
- * GPU; MANAGED unified memory, which each GPU migrates its part of), and each dot splits its tiles into
- * one contiguous run per GPU, each GPU with its own stream; the host joins the runs' partials in the
- * canonical order, so the result is the same bits as on one GPU or the CPU. PINNED copies each GPU's run
- * only (device memory per GPU: about 1/count of the buffers). AUTO's CPU+GPU split uses every GPU. With
+ * GPU; MANAGED unified memory, which each GPU reads its part of in place or migrates to itself, as one
+ * GPU does), and each dot splits its tiles into one contiguous run per GPU, each GPU with its own stream;
+ * the host joins the runs' partials in the canonical order, so the result is the same bits as on one GPU
+ * or the CPU. PINNED copies each GPU's run only, or reads it in place, whichever measured faster at that
+ * size (device memory per GPU: about 1/count of the buffers). AUTO's CPU+GPU split uses every GPU. With
  * one visible GPU it behaves as device 0. Since 1.3. */
 #define CUDOT_DEVICE_ALL (-1)
 
