@@ -275,6 +275,10 @@ void host_rows(const Ceilings &c, bool quick) {
                           mine.median_us, 2.0 * bytes / (mine.median_us * 1e3), base.median_us, c.host_read_GBps);
             report({"D", std::string("host unregistered ") + name(d) + " n=2^" + std::to_string(k) +
                              ": AUTO time / arrays time (fresh)", base.median_us / mine.median_us, 0.9, false, detail});
+            if (c.h2d_GBps <= 0) {  // no GPU: no bus to measure against
+                std::printf("F  host registered %s n=2^%d: not run (no GPU, so no host->device ceiling)\n", name(d), k);
+                continue;
+            }
             if (cudot_register_host(x.data(), bytes) != CUDOT_OK || cudot_register_host(y.data(), bytes) != CUDOT_OK) {
                 std::printf("cudot_register_host failed: %s\n", cudot_last_error(nullptr));
                 continue;
