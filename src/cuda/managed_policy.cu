@@ -13,8 +13,8 @@
 // Several GPUs follow the same policy: each reads its own run of tiles in place over its own link
 // (every GPU is advised to access the inputs), and a probe migrates each GPU's run to that GPU. Reading in
 // place is what lets fresh data scale with the GPUs' links: bulk migrations of host-written pages to two
-// GPUs at once reached 1.09-1.19 x one GPU on the two-H100 host (issue 24, M1), reading in place as
-// MAPPED does 1.78-1.96 x.
+// GPUs at once reached 1.09-1.30 x one GPU at 2^24-2^26 on the two-H100 host (issue 24, M1); reading in
+// place, 1.62-1.98 x, as MAPPED's 1.72-1.97 x (docs/PERFORMANCE.md).
 // Only timing changes, never the result. Devices without concurrent managed access take none of this:
 // no advice, no prefetch, and the host waits for every kernel to end (buffers.cu).
 #include <algorithm>
