@@ -67,8 +67,7 @@ if [[ "${1:-}" == --sanitize ]]; then
   # the stream synchronised first or not. Each form alone is clean; without a tool the mix never hung.
   for tool in racecheck memcheck synccheck initcheck; do
     awk -v tool="$tool" '{ if (index($0, "threads on their own streams and on per-thread streams"))
-                             print tool, NR, "own"; print tool, NR, (index($0, "threads on their own streams") ? "per-thread" : "-") }' \
-      "$work/cases"
+                             print tool, NR, "own\n" tool, NR, "per-thread"; else print tool, NR, "-" }' "$work/cases"
   done > "$work/jobs"
   export sanitizer build work
   run_one() {  # tool, case number (line of $work/cases), mix (- or CUDOT_TEST_THREAD_STREAMS); never fails

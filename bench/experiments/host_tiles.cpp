@@ -55,17 +55,18 @@ double now_us() {
     return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// ---- the library's path: partials of every tile, then the join ---------------------------------------
-template <class T> double lib_dot(const T *x, const T *y, std::size_t n, void *partials) {
+// ---- the library's path: partials of every tile (by a copy's tile_partials), then the join ----------
+template <class T> double copy_dot(cpu::PartialsFn partials_of, const T *x, const T *y, std::size_t n, void *partials) {
     const std::size_t tiles = order::tile_count(n);
-    cpu::lib::tile_partials<T, T>(x, y, n, 0, tiles, partials);
+    partials_of(x, y, n, 0, tiles, partials);
     return order::join_packed_partials(types::kind_of<T, T>(), partials, tiles);
+}
+template <class T> double lib_dot(const T *x, const T *y, std::size_t n, void *partials) {
+    return copy_dot<T>(cpu::lib::tile_partials<T, T>, x, y, n, partials);
 }
 #if defined(__AVX512F__)
 template <class T> double rowo_dot(const T *x, const T *y, std::size_t n, void *partials) {
-    const std::size_t tiles = order::tile_count(n);
-    cpu::rowo::tile_partials<T, T>(x, y, n, 0, tiles, partials);
-    return order::join_packed_partials(types::kind_of<T, T>(), partials, tiles);
+    return copy_dot<T>(cpu::rowo::tile_partials<T, T>, x, y, n, partials);
 }
 #endif
 
