@@ -302,7 +302,10 @@ CUDOT_API cudot_status cudot_join_partials(int32_t x_dtype, int32_t y_dtype, con
  * synchronises the device, never uses the legacy default stream unless given it, and allocates nothing
  * per call: each stream it has been given on a GPU gets a small workspace (16 bytes per 8192 elements of
  * the largest dot on it, plus 256) and a one-kernel CUDA graph per kernel it ran there (replayed: it
- * reaches the GPU sooner than a launch), kept until the process ends. Calls on different streams, from
+ * reaches the GPU sooner than a launch). Beyond 64 streams on a GPU, a new stream's replaces those of
+ * the least recently used stream whose dots were all blocking and have returned, so a caller that makes
+ * a stream per blocking dot does not grow; a stream that had an asynchronous dot keeps its own until the
+ * process ends (cudot cannot tell when that dot is over). Calls on different streams, from
  * any threads, never share a workspace. The stream must belong to the operands' GPU (INVALID_ARGUMENT).
  *  - cudot_dot_arrays waits for its result and returns it in host memory; it is refused (UNSUPPORTED)
  *    on a stream that is being captured into a CUDA graph.

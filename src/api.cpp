@@ -513,6 +513,7 @@ void force_all_devices(const int *devices, int count) { cuda::force_devices(devi
 void set_stream_slices(unsigned slices) { cuda::force_stream_slices(slices); }
 void set_host_pipeline(int mode) { cuda::force_host_pipeline(mode); }
 void release_own_array_state() { cuda::release_stream_state(); }
+std::size_t kept_stream_workspaces(int device) { return cuda::kept_stream_workspaces(device); }
 std::size_t kept_buffer_ranges() { return buffers::kept_ranges(); }
 }  // namespace testing
 

@@ -65,6 +65,9 @@ void set_host_pipeline(int mode);
 // Frees the per-stream workspaces and result slots of own-array dots (kept until the process ends
 // otherwise), for leak checkers; test programs call it before they exit.
 void release_own_array_state();
+// How many per-stream workspaces dots of own arrays keep on GPU `device` (at most 64 of streams whose
+// dots were all blocking; streams that had an asynchronous dot keep theirs). Without CUDA: 0.
+std::size_t kept_stream_workspaces(int device);
 // Input buffers kept, as zero pages, after their contexts were destroyed (src/input_buffers.hpp).
 std::size_t kept_buffer_ranges();
 }  // namespace testing

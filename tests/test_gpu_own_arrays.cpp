@@ -305,6 +305,40 @@ TEST_CASE("gpu own arrays: threads on their own streams and on per-thread stream
     }
 }
 
+TEST_CASE("gpu own arrays: streams made for one dot each give their workspaces back", "[gpu][own][streams]") {
+    // A caller that makes a stream per blocking dot: beyond 64 kept workspaces, a new stream's replaces
+    // the least recently used idle one, so the count stays bounded; a stream that stays (its workspace
+    // given back meanwhile) still gets right results.
+    DeviceVector small(5000, 8), large(3 * 100000 + 1, 9);
+    const double want_small = small.expected(), want_large = large.expected();
+    cudaStream_t stays;
+    REQUIRE(cudaStreamCreateWithFlags(&stays, cudaStreamNonBlocking) == cudaSuccess);
+    double r = 0;
+    cudot_arrays a = large.self_dot(stays);
+    REQUIRE(cudot_dot_arrays(&a, &r) == CUDOT_OK);
+    CHECK(bits(r) == bits(want_large));
+    const std::size_t before = cudot::testing::kept_stream_workspaces(0);
+    for (int i = 0; i < 300; ++i) {
+        cudaStream_t s;
+        REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+        const DeviceVector &v = i % 2 ? small : large;
+        a = v.self_dot(s);
+        REQUIRE(cudot_dot_arrays(&a, &r) == CUDOT_OK);
+        CHECK(bits(r) == bits(&v == &small ? want_small : want_large));
+        REQUIRE(cudaStreamDestroy(s) == cudaSuccess);
+    }
+    const std::size_t after = cudot::testing::kept_stream_workspaces(0);
+    INFO("workspaces before " << before << ", after " << after);
+    CHECK(after <= std::max<std::size_t>(64, before + 1));
+    a = small.self_dot(stays);
+    REQUIRE(cudot_dot_arrays(&a, &r) == CUDOT_OK);
+    CHECK(bits(r) == bits(want_small));
+    a = large.self_dot(stays);
+    REQUIRE(cudot_dot_arrays(&a, &r) == CUDOT_OK);
+    CHECK(bits(r) == bits(want_large));
+    REQUIRE(cudaStreamDestroy(stays) == cudaSuccess);
+}
+
 TEST_CASE("gpu own arrays: back-to-back asynchronous dots and a replayed CUDA graph", "[gpu][own][async][graph]") {
     DeviceVector v(4096, 7);
     const double want = v.expected();

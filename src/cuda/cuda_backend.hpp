@@ -104,6 +104,8 @@ void force_stream_slices(unsigned slices);
 // Tests and experiments: blocking dots of dense page-locked host arrays through the copy engines
 // (host_pipeline.cu): 0 from its size threshold, 1 never (the GPU reads them in place), 2 at any size.
 void force_host_pipeline(int mode);
+// Tests: how many per-stream workspaces dots of own arrays keep on GPU `device`.
+std::size_t kept_stream_workspaces(int device);
 // Tests: frees what dots of own arrays keep until the process ends (per-stream workspaces and graphs,
 // result slots), so that a leak checker at exit sees only real leaks. No dot may be running.
 void release_stream_state();

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "caller_state.hpp"
+#include "cuda_check.hpp"
 #include "gpu_state.hpp"
 
 namespace cudot {
@@ -106,6 +108,25 @@ bool wait_until_idle(int device) {
             std::this_thread::yield();
         else
             std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+}
+
+cudot_status wait_stream_until(int device, cudaStream_t stream, std::chrono::steady_clock::time_point deadline,
+                               std::uint64_t bound_ms, const char *what, ErrorSink err) {
+    for (;;) {
+        const cudaError_t e = note(cudaStreamQuery(stream));
+        if (e == cudaSuccess) return CUDOT_OK;
+        if (e != cudaErrorNotReady) {
+            char call[128];
+            std::snprintf(call, sizeof call, "cudaStreamQuery (%s)", what);
+            return cuda_fail(err, e, call);
+        }
+        if (std::chrono::steady_clock::now() > deadline) {
+            mark_stuck(device, stream);
+            return fail(err, CUDOT_ERROR_CUDA, "GPU %d did not finish %s within %llu ms", device, what,
+                        static_cast<unsigned long long>(bound_ms));
+        }
+        std::this_thread::yield();
     }
 }
 

@@ -9,6 +9,7 @@
 
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 
@@ -26,6 +27,10 @@ std::uint64_t wait_bound_ms(const cudot_ctx &ctx, std::size_t bytes);
 
 // Marks `device` stuck behind the work queued so far on `stream` (does not wait).
 void mark_stuck(int device, cudaStream_t stream);
+// Waits (polling, yielding) until the work queued so far on `stream` has ended, or `deadline` has passed
+// (then `device` is marked stuck and the message says "GPU d did not finish <what> within <bound_ms> ms").
+cudot_status wait_stream_until(int device, cudaStream_t stream, std::chrono::steady_clock::time_point deadline,
+                               std::uint64_t bound_ms, const char *what, ErrorSink err);
 // Whether `device` has work that a bounded wait gave up on and that has still not ended. Makes the
 // device's primary context current (inside a CallerCudaState).
 bool is_stuck(int device);

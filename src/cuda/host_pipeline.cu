@@ -75,20 +75,10 @@ cudot_status prepare(Pipeline &p, std::size_t partial_bytes, ErrorSink err) {
 
 // Waits, within the bound, until both streams have finished what this dot queued.
 cudot_status drain(int device, Pipeline &p, cudaStream_t stream, std::uint64_t bound_ms, ErrorSink err) {
-    const auto bound = std::chrono::steady_clock::now() + std::chrono::milliseconds(bound_ms);
-    for (cudaStream_t s : {p.copy, stream}) {
-        for (;;) {
-            const cudaError_t e = note(cudaStreamQuery(s));
-            if (e == cudaSuccess) break;
-            if (e != cudaErrorNotReady) return cuda_fail(err, e, "cudaStreamQuery (the copy-engine pipeline)");
-            if (std::chrono::steady_clock::now() > bound) {
-                mark_stuck(device, s);
-                return fail(err, CUDOT_ERROR_CUDA, "GPU %d did not finish the dot within %llu ms", device,
-                            static_cast<unsigned long long>(bound_ms));
-            }
-            std::this_thread::yield();
-        }
-    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(bound_ms);
+    for (cudaStream_t s : {p.copy, stream})
+        if (cudot_status status = wait_stream_until(device, s, deadline, bound_ms, "the copy-engine pipeline", err))
+            return status;
     return CUDOT_OK;
 }
 

@@ -47,6 +47,7 @@ cudot_status unregister_host(const void *, ErrorSink) { return CUDOT_OK; }
 void force_stream_slices(unsigned) {}
 void force_host_pipeline(int) {}
 void release_stream_state() {}
+std::size_t kept_stream_workspaces(int) { return 0; }
 
 }  // namespace cuda
 }  // namespace cudot

@@ -4,7 +4,11 @@
 // What a launch needs besides the operands is a workspace: the join's ticket and one partial per tile.
 // It is kept per stream (keyed by CUDA's process-unique stream id), so launches that share it are
 // ordered by their stream, and no call allocates: a stream's workspace is made (stream-ordered,
-// cudaMallocAsync) the first time a stream is seen or a larger dot comes, and kept. A dot captured into
+// cudaMallocAsync) the first time a stream is seen or a larger dot comes, and kept. Streams come and go
+// (a caller may make one per dot), so beyond kKeptWorkspaces a new stream's workspace replaces the least
+// recently used one that nothing can still touch: one whose dots were all blocking and have returned
+// (after the last block publishes the result, no block touches the workspace again). A workspace that
+// served an asynchronous dot is never known to be idle, and is kept. A dot captured into
 // a graph gets a workspace of its own instead, owned by the graph (a CUDA user object): allocated at
 // capture (outside the graph, so replays allocate nothing), and freed once the graph and every
 // executable made from it are gone. A blocking dot's result comes back the way a context's does:
@@ -96,7 +100,13 @@ struct Workspace {
     void *memory = nullptr;  // the ticket (kTicketBytes), then the partials
     std::size_t bytes = 0;
     std::unordered_map<const void *, StreamGraph> graphs;  // by kernel; kept with the workspace
+    std::uint64_t last_use = 0;  // ArrayGpu::uses when a dot last took it
+    unsigned running = 0;        // blocking dots queued on it that have not returned
+    bool served_async = false;   // an asynchronous dot used it: never known to be idle
 };
+
+// Workspaces kept per GPU before a new stream's replaces an idle one (see the top of the file).
+constexpr std::size_t kKeptWorkspaces = 64;
 
 struct ArrayGpu {
     static constexpr int kTypesSquare = 36;
@@ -110,6 +120,7 @@ struct ArrayGpu {
     std::vector<Completion *> free_slots;  // mapped result slots (host addresses == device addresses, UVA)
     std::vector<void *> slot_pages;        // the pages they are carved from
     std::unordered_map<unsigned long long, Workspace> workspaces;  // by stream id
+    std::uint64_t uses = 0;                // dots that took a workspace, for last_use
     cudaEvent_t ready_event = nullptr;     // x_ready / y_ready waits
     cudaStream_t own_stream = nullptr;     // cudot's own (non-blocking): captured dots' workspaces
     std::mutex released_mutex;             // guards `released` (a destructor may run inside a CUDA call)
@@ -180,11 +191,37 @@ Completion *take_slot(ArrayGpu &g, ErrorSink err, cudot_status &status) {
     return slot;
 }
 
+void destroy_graphs(Workspace &w) {
+    for (auto &entry : w.graphs) {  // an executable graph still running is freed when it ends
+        if (entry.second.exec) (void)note(cudaGraphExecDestroy(entry.second.exec));
+        if (entry.second.graph) (void)note(cudaGraphDestroy(entry.second.graph));
+    }
+    w.graphs.clear();
+}
+
+// With kKeptWorkspaces kept, gives back the least recently used idle one (g.mutex held): its memory on
+// cudot's own stream (no launch touches it any more), its graphs at once.
+void evict_idle_workspace(ArrayGpu &g) {
+    if (g.workspaces.size() < kKeptWorkspaces) return;
+    auto oldest = g.workspaces.end();
+    for (auto it = g.workspaces.begin(); it != g.workspaces.end(); ++it)
+        if (!it->second.served_async && it->second.running == 0 &&
+            (oldest == g.workspaces.end() || it->second.last_use < oldest->second.last_use))
+            oldest = it;
+    if (oldest == g.workspaces.end()) return;  // none known to be idle: keep them all
+    if (!g.own_stream && note(cudaStreamCreateWithFlags(&g.own_stream, cudaStreamNonBlocking)) != cudaSuccess) return;
+    if (oldest->second.memory && note(cudaFreeAsync(oldest->second.memory, g.own_stream)) != cudaSuccess) return;
+    destroy_graphs(oldest->second);
+    g.workspaces.erase(oldest);
+}
+
 // The stream's workspace, grown to `bytes` (the old one freed in stream order, after the work that uses it).
 cudot_status stream_workspace(ArrayGpu &g, cudaStream_t stream, std::size_t bytes, Workspace *&out, ErrorSink err) {
     unsigned long long id = 0;
     CUDOT_CUDA_TRY(err, cudaStreamGetId(stream, &id));
+    if (g.workspaces.find(id) == g.workspaces.end()) evict_idle_workspace(g);
     Workspace &w = g.workspaces[id];
+    w.last_use = ++g.uses;
     if (w.bytes < bytes) {
         const std::size_t grown = std::max(bytes, 2 * w.bytes);
         void *memory = nullptr;
@@ -279,18 +316,8 @@ cudot_status wait_slot(int device, cudaStream_t stream, Completion *slot, std::u
 }
 
 cudot_status wait_stream_bounded(int device, cudaStream_t stream, std::uint64_t bound_ms, ErrorSink err) {
-    const auto bound = std::chrono::steady_clock::now() + std::chrono::milliseconds(bound_ms);
-    for (;;) {
-        const cudaError_t e = note(cudaStreamQuery(stream));
-        if (e == cudaSuccess) return CUDOT_OK;
-        if (e != cudaErrorNotReady) return cuda_fail(err, e, "cudaStreamQuery (the partials)");
-        if (std::chrono::steady_clock::now() > bound) {
-            mark_stuck(device, stream);
-            return fail(err, CUDOT_ERROR_CUDA, "GPU %d did not finish within %llu ms", device,
-                        static_cast<unsigned long long>(bound_ms));
-        }
-        std::this_thread::yield();
-    }
+    return wait_stream_until(device, stream, std::chrono::steady_clock::now() + std::chrono::milliseconds(bound_ms),
+                             bound_ms, "the partials", err);
 }
 
 
@@ -431,6 +458,10 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
         if (!slot) return status;
         slot->result_bits = kNoResult;
     }
+    if (w) {  // whether this stream's workspace may later be given back (see the top of the file)
+        if (blocking) ++w->running;
+        else w->served_async = true;
+    }
     const unsigned resident = resident_blocks(g, ops.x.dtype, ops.y.dtype, launcher, choice);
 
     LaunchArgs args;
@@ -465,13 +496,15 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
     if (status == CUDOT_OK && call.partials)
         status = copied == cudaSuccess ? wait_stream_bounded(device, stream, bound, err)
                                        : cuda_fail(err, copied, "cudaMemcpyAsync (the partials to the host)");
-    if (slot) {
-        if (status == CUDOT_OK) status = wait_slot(device, stream, slot, bound, call.host_result, err);
-        // A slot whose kernel may still write it is not reused.
-        if (status == CUDOT_OK || launched != cudaSuccess) {
-            lock.lock();
-            g.free_slots.push_back(slot);
-        }
+    if (slot && status == CUDOT_OK) status = wait_slot(device, stream, slot, bound, call.host_result, err);
+    // A slot whose kernel may still write it is not reused; a workspace is idle once its blocking dot's
+    // result (or partials) came back, and not after a failure (a kernel may still be running).
+    const bool slot_free = slot && (status == CUDOT_OK || launched != cudaSuccess);
+    const bool workspace_idle = w && blocking && status == CUDOT_OK;
+    if (slot_free || workspace_idle) {
+        lock.lock();
+        if (slot_free) g.free_slots.push_back(slot);
+        if (workspace_idle) --w->running;
     }
     return status;
 }
@@ -516,6 +549,14 @@ bool reads_pageable(int device) {
 
 void force_stream_slices(unsigned slices) { forced_slices.store(slices, std::memory_order_relaxed); }
 
+std::size_t kept_stream_workspaces(int device) {
+    if (device < 0 || device >= kMaxDevices) return 0;
+    std::lock_guard<std::mutex> made(gpus_made);
+    if (!gpus[device]) return 0;
+    std::lock_guard<std::mutex> lock(gpus[device]->mutex);
+    return gpus[device]->workspaces.size();
+}
+
 void release_stream_state() {
     CallerCudaState caller;
     std::lock_guard<std::mutex> made(gpus_made);
@@ -526,10 +567,7 @@ void release_stream_state() {
         (void)note(cudaDeviceSynchronize());  // tests only: every stream's work is over anyway
         release_host_pipeline(d);
         for (auto &entry : g->workspaces) {
-            for (auto &graph : entry.second.graphs) {
-                if (graph.second.exec) (void)note(cudaGraphExecDestroy(graph.second.exec));
-                if (graph.second.graph) (void)note(cudaGraphDestroy(graph.second.graph));
-            }
+            destroy_graphs(entry.second);
             if (entry.second.memory) (void)note(cudaFree(entry.second.memory));
         }
         g->workspaces.clear();
