@@ -6,6 +6,14 @@
 // turn (keeping its best time: a first call may pay one-time costs); then the fastest is taken, and
 // every kRecheckEvery dots one of the others runs again, so the choice follows a change of machine
 // load or of how the caller uses its buffers.
+//
+// A path's estimate falls at once to a faster time and rises slowly toward slower ones. On a shared
+// machine noise only ever adds time (another process, an interrupt, a page fault), so a path's fast
+// times say what it can do. With a symmetric average, a path whose tries met a burst of noise kept a
+// poisoned estimate that each recheck (one dot in kRecheckEvery) only moved a quarter of the way: on
+// the two-H100 host, AUTO at f32 2^22 fresh ran mostly on the GPU (median 692 us) in one whole run of
+// cudot-bench while HOST took 231 us. A path that has really become slower is the one being chosen,
+// so its own dots raise its estimate within a few calls.
 #pragma once
 
 #include <algorithm>
@@ -17,7 +25,7 @@ template <int Paths> class PathChooser {
    public:
     static constexpr unsigned kTriesEach = 2;
     static constexpr unsigned kRecheckEvery = 32;
-    static constexpr double kWeight = 0.25;  // of a new time in the running estimate
+    static constexpr double kWeight = 0.25;  // of a new, slower time in the running estimate
 
     // The path for the next dot of n elements; usable(p) says whether path p can serve it.
     template <class Usable> int choose(std::size_t n, Usable usable) {
@@ -41,7 +49,7 @@ template <int Paths> class PathChooser {
             c.us[p] = c.tries[p] == 0 ? us : std::min(c.us[p], us);
             ++c.tries[p];
         } else {
-            c.us[p] += kWeight * (us - c.us[p]);
+            c.us[p] = us < c.us[p] ? us : c.us[p] + kWeight * (us - c.us[p]);
         }
         int best = -1;
         for (int q = 0; q < Paths; ++q)
