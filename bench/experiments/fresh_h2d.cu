@@ -7,13 +7,18 @@
 //   copy fresh:  the same right after the rewrite
 //   copy flushed: after the rewrite, every line written back and evicted (clflush, untimed), then copied
 //   read ...:    the same three, with a kernel reading the page-locked arrays in place over the bus
+//   flush+copy / flush+read / clwb+copy fresh: after the rewrite, the lines flushed (CLFLUSH) or written
+//                back (CLWB) inside the timed call, as a library would have to, then copied or read
+//   flush alone: only that flush, to see its cost
 //   PINNED/MAPPED fresh: a cudot context's dot on its own buffers, rewritten the same way
 // If "fresh" is slower than "flushed", the CPU's caches (dirty lines the bus must fetch from them) cost
-// the difference, and cudot's fresh rows can only approach "fresh", not the untouched ceiling.
+// the difference, and cudot's fresh rows can only approach "fresh", not the untouched ceiling, unless
+// flushing inside the call pays (docs/perf/h100-fresh-h2d.txt: it costs 10-40 times what it saves).
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibench bench/experiments/fresh_h2d.cu bench/measure.cpp \
 //          -Lbuild -lcudot -Xlinker -rpath -Xlinker $PWD/build -lpthread -o build/experiments/fresh_h2d
 #include <cuda_runtime.h>
-#include <emmintrin.h>
+#include <cpuid.h>
+#include <immintrin.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -41,6 +46,20 @@ void flush(const void *p, std::size_t bytes) {
     _mm_mfence();
 }
 
+// The same with CLWB (write each dirty line back, keep it cached, clean) where the processor has it,
+// and CLFLUSHOPT otherwise: the variants a library could afford in a call, timed inside the call below.
+bool has_clwb() {
+    unsigned a, b, c, d;
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 24));
+}
+void write_back(const void *p, std::size_t bytes) {
+    const char *c = static_cast<const char *>(p);
+    bench::parallel_for(bytes / 64, [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) asm volatile("clwb %0" : : "m"(*(c + i * 64)) : "memory");
+    });
+    _mm_sfence();
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -53,6 +72,7 @@ int main(int argc, char **argv) {
     if (!ok(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate") ||
         !ok(cudaMalloc(&sums, sizeof(float)), "cudaMalloc"))
         return 1;
+    const bool clwb = has_clwb();
     std::printf("fresh_h2d: %d rounds per row, medians in us; GB/s of both arrays\n", rounds);
     std::printf("%-22s %10s %10s %10s %9s %s\n", "what", "n", "median_us", "p10_us", "GB/s", "vs copy");
     for (int lg : {20, 22, 24}) {
@@ -102,13 +122,19 @@ int main(int argc, char **argv) {
             {nullptr, read},
             {fresh, read},
             {flushed, read},
+            {fresh, [&] { flush(x, bytes); flush(y, bytes); return copy(); }},
+            {fresh, [&] { flush(x, bytes); flush(y, bytes); return read(); }},
+            {fresh, [&] { if (clwb) { write_back(x, bytes); write_back(y, bytes); } return copy(); }},
+            {fresh, [&] { flush(x, bytes); flush(y, bytes); return true; }},
             {[&](int round) { bench::rewrite(CUDOT_F32, cx[0], cy[0], n, round); },
              [&] { return cudot_dot(ctx[0], &r) == CUDOT_OK; }},
             {[&](int round) { bench::rewrite(CUDOT_F32, cx[1], cy[1], n, round); },
              [&] { return cudot_dot(ctx[1], &r) == CUDOT_OK; }},
         };
         const char *names[] = {"copy",         "copy fresh",  "copy flushed",  "read in place",
-                               "read in place fresh", "read in place flushed", "PINNED fresh", "MAPPED fresh"};
+                               "read in place fresh", "read in place flushed", "flush+copy fresh",
+                               "flush+read fresh", clwb ? "clwb+copy fresh" : "(no clwb) copy fresh",
+                               "flush alone, fresh", "PINNED fresh", "MAPPED fresh"};
         bench::time_interleaved(3, rounds, cs);
         const double base = bench::summarize(cs[0].samples).median_us;
         for (std::size_t k = 0; k < cs.size(); ++k) {
