@@ -136,15 +136,24 @@ std::atomic<bool> cuda_touched{false};
 std::atomic<bool> cuda_lost_in_fork{false};
 
 #if !defined(_WIN32)
+// Every lock a child could need is taken before the fork, so no thread holds one at that moment; the
+// last two are leaves (nothing else is taken while holding them): a deinit's kept buffer ranges and
+// cudot_register_host's registered ranges.
 void before_fork() {
     registry().before_fork();
     cpu::ThreadPool::before_fork();  // waits for a dot that is sharing work with the pool
+    arrays::before_fork();
+    buffers::before_fork();
 }
 void after_fork_parent() {
+    buffers::after_fork();
+    arrays::after_fork();
     cpu::ThreadPool::after_fork_parent();
     registry().after_fork_parent();
 }
 void after_fork_child() {
+    buffers::after_fork();
+    arrays::after_fork();
     cpu::ThreadPool::after_fork_child();
     registry().after_fork_child();
     if (cuda_touched.load(std::memory_order_relaxed)) cuda_lost_in_fork.store(true, std::memory_order_relaxed);
@@ -515,6 +524,10 @@ void set_host_pipeline(int mode) { cuda::force_host_pipeline(mode); }
 void release_own_array_state() { cuda::release_stream_state(); }
 std::size_t kept_stream_workspaces(int device) { return cuda::kept_stream_workspaces(device); }
 std::size_t kept_buffer_ranges() { return buffers::kept_ranges(); }
+void hold_library_lock(int which, unsigned ms, std::atomic<bool> *held) {
+    if (which == 0) buffers::hold_lock(ms, held);
+    else arrays::hold_lock(ms, held);
+}
 }  // namespace testing
 
 }  // namespace cudot

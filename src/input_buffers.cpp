@@ -1,8 +1,10 @@
 // input_buffers.cpp - see input_buffers.hpp.
 #include "input_buffers.hpp"
 
+#include <chrono>
 #include <deque>
 #include <mutex>
+#include <thread>
 #include <utility>
 
 #if defined(_WIN32)
@@ -104,6 +106,15 @@ std::size_t kept_ranges() {
     Kept &k = kept();
     std::lock_guard<std::mutex> lock(k.mutex);
     return k.ranges.size();
+}
+
+void before_fork() { kept().mutex.lock(); }
+void after_fork() { kept().mutex.unlock(); }  // in the child, the forking thread is the one that holds it
+
+void hold_lock(unsigned ms, std::atomic<bool> *held) {
+    std::lock_guard<std::mutex> lock(kept().mutex);
+    held->store(true);
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 
 }  // namespace buffers

@@ -11,6 +11,7 @@
 // released, and only a view that old could then reach memory a later allocation reuses.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 
 namespace cudot {
@@ -28,6 +29,14 @@ void retire(void *p, std::size_t bytes);
 
 // Tests: how many ranges are kept now.
 std::size_t kept_ranges();
+
+// fork(): the lock of the kept ranges is taken before a fork and released after it, in the parent and
+// in the child, so that a child never inherits it held by a thread that does not exist there (it would
+// hang at its first cudot_deinit). api.cpp's fork handlers call these.
+void before_fork();
+void after_fork();
+// Tests: holds that lock for ms milliseconds (held turns true once it is held).
+void hold_lock(unsigned ms, std::atomic<bool> *held);
 
 }  // namespace buffers
 }  // namespace cudot

@@ -4,11 +4,13 @@
 //   anything else on the host         -> the CPU threads, reading it in place
 #include "own_arrays.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "order.hpp"
@@ -266,6 +268,15 @@ cudot_status register_host(const void *p, std::size_t bytes, ErrorSink err) {
     cpu::forget_pageable();  // these pages are page-locked now
     ranges.emplace(start, Registered{bytes, locked});  // bad_alloc: OUT_OF_MEMORY (the range stays locked)
     return CUDOT_OK;
+}
+
+void before_fork() { registered_mutex.lock(); }
+void after_fork() { registered_mutex.unlock(); }  // in the child, the forking thread is the one that holds it
+
+void hold_lock(unsigned ms, std::atomic<bool> *held) {
+    std::lock_guard<std::mutex> lock(registered_mutex);
+    held->store(true);
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 
 cudot_status unregister_host(const void *p, ErrorSink err) {

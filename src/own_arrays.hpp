@@ -3,6 +3,7 @@
 // same road a context's buffers take.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 
 #include "context.hpp"
@@ -19,6 +20,12 @@ cudot_status run(const cudot_arrays *a, Want want, void *out, const char *call, 
 // cudot_register_host / cudot_unregister_host.
 cudot_status register_host(const void *p, std::size_t bytes, ErrorSink err);
 cudot_status unregister_host(const void *p, ErrorSink err);
+
+// fork(): the lock of the registered ranges, taken before a fork and released after it in the parent and
+// in the child (as buffers::before_fork). Tests: hold_lock holds it for ms milliseconds.
+void before_fork();
+void after_fork();
+void hold_lock(unsigned ms, std::atomic<bool> *held);
 
 }  // namespace arrays
 }  // namespace cudot

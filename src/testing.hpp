@@ -2,6 +2,7 @@
 // them link the static library. Each must be set before the calls it should affect.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 
 #include "cudot.h"
@@ -70,5 +71,9 @@ void release_own_array_state();
 std::size_t kept_stream_workspaces(int device);
 // Input buffers kept, as zero pages, after their contexts were destroyed (src/input_buffers.hpp).
 std::size_t kept_buffer_ranges();
+// Holds one of the library's own locks for `ms` milliseconds, as a thread inside cudot_deinit (kept
+// buffer ranges: which = 0) or cudot_register_host (registered ranges: which = 1) would; `held` turns
+// true once it is held. For the fork tests: a child forked meanwhile must not inherit it held.
+void hold_library_lock(int which, unsigned ms, std::atomic<bool> *held);
 }  // namespace testing
 }  // namespace cudot
