@@ -40,13 +40,16 @@ double elapsed_ms(Clock::time_point start) {
 
 struct AutoState {
     PathChooser<kRoads> chooser;
+    cpu::WhereChooser where;     // the CPU road's calling thread or pool, measured as a HOST context does
     double share = kFirstShare;  // the GPUs' share of a split dot's tiles, moved after each toward balance
 };
 
 namespace {
 
-cudot_status cpu_dot(cudot_ctx &ctx, std::size_t n, double *result) {
-    return cpu::dot(ctx.operands(n), cuda::host_partials(ctx), ctx.hooks(), nullptr, result);
+// The CPU road: the calling thread or the pool, chosen as HOST chooses (by measurement in the band of
+// sizes where either can win; without a state, by size alone).
+cudot_status cpu_dot(cudot_ctx &ctx, AutoState *state, std::size_t n, double *result) {
+    return cpu::dot(ctx.operands(n), cuda::host_partials(ctx), ctx.hooks(), state ? &state->where : nullptr, result);
 }
 
 // The CPU's part of a split dot: the partials of tiles [first, tiles), timed.
@@ -88,7 +91,7 @@ cudot_status split_dot(cudot_ctx &ctx, AutoState *state, std::size_t n, double *
 
 cudot_status run(int road, cudot_ctx &ctx, AutoState *state, std::size_t n, double *result) {
     switch (road) {
-        case kCpu: return cpu_dot(ctx, n, result);
+        case kCpu: return cpu_dot(ctx, state, n, result);
         case kGpu: return cuda::dot(ctx, n, result);
         default: return split_dot(ctx, state, n, result);
     }
@@ -98,9 +101,8 @@ cudot_status run(int road, cudot_ctx &ctx, AutoState *state, std::size_t n, doub
 
 cudot_status auto_dot(cudot_ctx &ctx, std::size_t n, double *result) {
     if (ctx.hooks().hybrid_share >= 0) return split_dot(ctx, ctx.auto_state, n, result);  // tests fix the split
-    if (n < kGpuMinElements) return cpu_dot(ctx, n, result);
-    if (!ctx.auto_state) ctx.auto_state = new (std::nothrow) AutoState;
-    if (!ctx.auto_state) return cpu_dot(ctx, n, result);  // no memory to learn in: the CPU is never wrong
+    if (!ctx.auto_state) ctx.auto_state = new (std::nothrow) AutoState;  // nullptr: no memory to learn in
+    if (n < kGpuMinElements || !ctx.auto_state) return cpu_dot(ctx, ctx.auto_state, n, result);  // the CPU is never wrong
     PathChooser<kRoads> &chooser = ctx.auto_state->chooser;
     auto usable = [&](int road) { return road != kSplit || order::tile_count(n) >= kSplitMinTiles; };
     const int road = chooser.choose(n, usable);

@@ -7,6 +7,13 @@
 //   CPU rewrite of page-locked pages, of managed pages on the host, and of managed pages that a prefetch
 //     moved to the GPU: what the caller's fill would pay after a dot moved its inputs to the GPU
 //   GPU read of managed pages prefetched to the GPU and left there: the resident road (read_sum)
+//   the same with the pages advised read-mostly (cudaMemAdviseSetReadMostly): a prefetch to the GPU
+//     then duplicates them, so the host keeps a valid copy. Then the CPU road reads host pages while the
+//     GPU reads its own copy, and the caller's first write to a page drops the GPU's copy. Timed: the CPU
+//     read and rewrite with copies on the GPU, the GPU read of its copy with and without a prefetch in
+//     the call (an already-done prefetch's cost), the prefetch + read of pages just written on the host
+//     (the fresh GPU road), the read without prefetch of such pages (page faults), and the GPU's read of
+//     page-locked mapped pages (AUTO's GPU road today)
 // and, through the public API for reference, the dots of HOST, MANAGED and AUTO contexts, fresh and
 // resident. Build (from the repository root, after the CUDA build in build/):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibench bench/experiments/auto_managed.cu bench/measure.cpp \
@@ -67,34 +74,41 @@ int main(int argc, char **argv) {
     double keep = 0;
     std::printf("auto_managed: f32, %d rounds per row, medians in us; GB/s of both arrays\n", rounds);
     std::printf("%-40s %10s %10s %10s %9s\n", "what", "n", "median_us", "p10_us", "GB/s");
-    for (int lg : {22, 24, 26}) {
+    for (int lg : {16, 20, 22, 24, 26}) {
         const std::size_t n = std::size_t(1) << lg, bytes = n * sizeof(float);
         std::size_t free_bytes = 0, total_bytes = 0;
         if (!ok(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo")) return 1;
-        if (8 * bytes > free_bytes / 2) {  // the managed pair and two MANAGED contexts' buffers, with room to spare
+        if (10 * bytes > free_bytes / 2) {  // the two managed pairs and two MANAGED contexts' buffers, with room to spare
             std::printf("n=%zu skipped: %zu bytes free on the GPU\n", n, free_bytes);
             continue;
         }
         std::vector<float> px(n), py(n);  // ordinary pageable pages
-        Pair pl, mg;
+        Pair pl, mg, rm;  // page-locked mapped; managed; managed read-mostly
         if (!ok(cudaHostAlloc(&pl.x, bytes, cudaHostAllocMapped), "cudaHostAlloc") ||
             !ok(cudaHostAlloc(&pl.y, bytes, cudaHostAllocMapped), "cudaHostAlloc") ||
             !ok(cudaMallocManaged(&mg.x, bytes), "cudaMallocManaged") ||
-            !ok(cudaMallocManaged(&mg.y, bytes), "cudaMallocManaged"))
+            !ok(cudaMallocManaged(&mg.y, bytes), "cudaMallocManaged") ||
+            !ok(cudaMallocManaged(&rm.x, bytes), "cudaMallocManaged") ||
+            !ok(cudaMallocManaged(&rm.y, bytes), "cudaMallocManaged") ||
+            !ok(cudaMemAdvise(rm.x, bytes, cudaMemAdviseSetReadMostly, gpu), "cudaMemAdvise") ||
+            !ok(cudaMemAdvise(rm.y, bytes, cudaMemAdviseSetReadMostly, gpu), "cudaMemAdvise"))
             return 1;
         bench::rewrite(px.data(), py.data(), n, 0);
         bench::rewrite(pl.x, pl.y, n, 0);
         bench::rewrite(mg.x, mg.y, n, 0);
-        auto to = [&](const cudaMemLocation &where) {
-            return ok(cudaMemPrefetchAsync(mg.x, bytes, where, 0, s), "cudaMemPrefetchAsync") &&
-                   ok(cudaMemPrefetchAsync(mg.y, bytes, where, 0, s), "cudaMemPrefetchAsync") &&
+        bench::rewrite(rm.x, rm.y, n, 0);
+        auto move = [&](const Pair &p, const cudaMemLocation &where) {
+            return ok(cudaMemPrefetchAsync(p.x, bytes, where, 0, s), "cudaMemPrefetchAsync") &&
+                   ok(cudaMemPrefetchAsync(p.y, bytes, where, 0, s), "cudaMemPrefetchAsync") &&
                    ok(cudaStreamSynchronize(s), "sync");
         };
-        auto gpu_read = [&] {
-            read_sum<<<4 * sms, 512, 0, s>>>(reinterpret_cast<const float4 *>(mg.x), reinterpret_cast<const float4 *>(mg.y),
+        auto to = [&](const cudaMemLocation &where) { return move(mg, where); };
+        auto read_pair = [&](const Pair &p) {
+            read_sum<<<4 * sms, 512, 0, s>>>(reinterpret_cast<const float4 *>(p.x), reinterpret_cast<const float4 *>(p.y),
                                              n / 4, sink);
             return ok(cudaGetLastError(), "launch") && ok(cudaStreamSynchronize(s), "sync");
         };
+        auto gpu_read = [&] { return read_pair(mg); };
         // Contexts of the same n, for the library's own rows: one of each kind for the fresh row (rewritten
         // before every dot) and one for the resident row (written once), so the two never share data.
         const int32_t kinds[3] = {CUDOT_MEMORY_HOST, CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_AUTO};
@@ -127,6 +141,16 @@ int main(int argc, char **argv) {
         add("CPU rewrite, managed pages on the GPU", [&](int) { to(gpu); },
             [&] { bench::rewrite(mg.x, mg.y, n, 1); return true; });
         add("GPU read, managed pages on the GPU", [&](int) { to(gpu); }, gpu_read);
+        add("GPU read, page-locked mapped pages", nullptr, [&] { return read_pair(pl); });
+        auto rm_on_gpu = [&](int) { move(rm, gpu); };
+        auto rm_written = [&](int round) { bench::rewrite(rm.x, rm.y, n, round + 1); };
+        add("RM: CPU read, copies also on the GPU", rm_on_gpu, [&] { keep += cpu_read(rm.x, rm.y, n); return true; });
+        add("RM: CPU rewrite, copies on the GPU", rm_on_gpu, [&] { bench::rewrite(rm.x, rm.y, n, 1); return true; });
+        add("RM: CPU rewrite, host only", rm_written, [&] { bench::rewrite(rm.x, rm.y, n, 1); return true; });
+        add("RM: GPU read of its copy", rm_on_gpu, [&] { return read_pair(rm); });
+        add("RM: GPU prefetch+read of its copy", rm_on_gpu, [&] { return move(rm, gpu) && read_pair(rm); });
+        add("RM: GPU prefetch+read, just written", rm_written, [&] { return move(rm, gpu) && read_pair(rm); });
+        add("RM: GPU read (faults), just written", rm_written, [&] { return read_pair(rm); });
         for (int k = 0; k < 6; k += 2) {
             const std::string who = kind_names[k / 2];
             add(who + " dot, fresh", [&, k](int round) { bench::rewrite(CUDOT_F32, cx[k], cy[k], n, round + 1); },
@@ -144,6 +168,8 @@ int main(int argc, char **argv) {
         cudaFreeHost(pl.y);
         cudaFree(mg.x);
         cudaFree(mg.y);
+        cudaFree(rm.x);
+        cudaFree(rm.y);
     }
     cudaFree(sink);
     cudaStreamDestroy(s);
