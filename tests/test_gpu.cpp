@@ -121,8 +121,19 @@ TEST_CASE("GPU: AUTO picks a GPU strategy and says which", "[gpu]") {
     REQUIRE(c.status == CUDOT_OK);
     int32_t memory = -1, device = -1;
     REQUIRE(cudot_get_memory(c.ctx, &memory, &device) == CUDOT_OK);
-    CHECK(memory == CUDOT_MEMORY_MAPPED);
+    CHECK(memory == CUDOT_MEMORY_MANAGED);  // an H100 shares managed memory with the host
     CHECK(device == 0);
+    {  // a GPU without concurrent managed access (Windows, WSL2, some Jetsons): mapped page-locked memory
+        cudot::testing::pretend_no_concurrent_managed(true);
+        Ctx m(10, CUDOT_F32, CUDOT_MEMORY_AUTO);
+        cudot::testing::pretend_no_concurrent_managed(false);
+        REQUIRE(m.status == CUDOT_OK);
+        REQUIRE(cudot_get_memory(m.ctx, &memory, &device) == CUDOT_OK);
+        CHECK(memory == CUDOT_MEMORY_MAPPED);
+        m.x<float>()[3] = 2.0f;
+        m.y<float>()[3] = 4.0f;
+        CHECK(m.dot() == 8.0);
+    }
     for (int32_t m : kGpuStrategies) {
         Ctx g(10, CUDOT_F32, m);
         REQUIRE(g.status == CUDOT_OK);

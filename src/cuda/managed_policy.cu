@@ -79,6 +79,26 @@ static cudot_status prefetching_dot(cudot_ctx &ctx, DeviceState &s, std::size_t 
     return CUDOT_OK;
 }
 
+// AUTO's managed buffers stay advised to live on the host, mapped for every GPU, so that a GPU reads
+// pages the host wrote in place over the bus (as MAPPED does) and never faults them over; only AUTO's
+// explicit moves put them in GPU memory (src/auto_dot.cpp says when).
+cudot_status auto_advise(cudot_ctx &ctx, DeviceState &s) { return switch_to(ctx, s, true); }
+
+cudot_status auto_gpu_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool move, double *result) {
+    return run_dot(ctx, s, n, move, result);
+}
+
+cudot_status auto_to_host(cudot_ctx &ctx, DeviceState &s, std::size_t n) {
+    ErrorSink err = ctx.sink();
+    Gpu &g = s.gpus[0];
+    CUDOT_CUDA_TRY_AS(err, use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
+    cudaMemLocation host{};
+    host.type = cudaMemLocationTypeHost;
+    CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(ctx.x, n * element_size(ctx.dtype), host, 0, g.stream));
+    CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(ctx.y, n * element_size(ctx.y_dtype), host, 0, g.stream));
+    return wait_stream(s, g, err);
+}
+
 cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
     const std::size_t bytes = n * (element_size(ctx.dtype) + element_size(ctx.y_dtype));
     if (s.sync_after_dot || s.tuning.managed_mode == 1) return prefetching_dot(ctx, s, n, result);
