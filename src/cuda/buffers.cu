@@ -188,7 +188,7 @@ static cudot_status create_state(cudot_ctx &ctx, DeviceState &s, ErrorSink err) 
     }
     if (ctx.hybrid && ctx.memory == CUDOT_MEMORY_MANAGED) {  // AUTO: src/auto_dot.cpp moves them
         CUDOT_CUDA_TRY_AS(err, use_primary_context(s.gpus[0].device), "cuCtxSetCurrent (the GPU's primary context)");
-        return auto_advise(ctx, s);
+        return auto_advise(ctx, s, err);
     }
     return CUDOT_OK;
 }
