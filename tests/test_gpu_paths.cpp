@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -124,7 +125,9 @@ TEST_CASE("GPU: replayed dots see what the host last wrote, on every path", "[gp
 TEST_CASE("GPU: AUTO moves resident inputs into GPU memory and back, with HOST's bits", "[gpu][determinism]") {
     const std::size_t n = (std::size_t(1) << 22) + 3;
     for (int32_t dtype : {CUDOT_F32, CUDOT_F64}) {
+        setenv("CUDOT_AUTO_MANAGED", "1", 1);  // the opt-in (cudot.h)
         SamePair p(n, dtype, dtype, CUDOT_MEMORY_AUTO, 41 + dtype);
+        unsetenv("CUDOT_AUTO_MANAGED");
         int32_t memory = -1, device = -1;
         REQUIRE(cudot_get_memory(p.gpu.ctx, &memory, &device) == CUDOT_OK);
         REQUIRE(memory == CUDOT_MEMORY_MANAGED);

@@ -153,7 +153,7 @@ TEST_CASE("multi-GPU: cudot_get_memory reports CUDOT_DEVICE_ALL, AUTO stays a GP
         int32_t m = -5, d = -5;
         REQUIRE(cudot_get_memory(g.ctx, &m, &d) == CUDOT_OK);
         CHECK(d == CUDOT_DEVICE_ALL);
-        CHECK(m == (memory == CUDOT_MEMORY_AUTO ? CUDOT_MEMORY_MANAGED : memory));
+        CHECK(m == (memory == CUDOT_MEMORY_AUTO ? CUDOT_MEMORY_MAPPED : memory));
     }
     Ctx below(10, CUDOT_F32, CUDOT_MEMORY_PINNED, -2);
     CHECK(below.status == CUDOT_ERROR_INVALID_ARGUMENT);
