@@ -88,13 +88,20 @@ typedef enum cudot_status {
 enum { CUDOT_F32 = 1, CUDOT_F64 = 2, CUDOT_F16 = 3, CUDOT_BF16 = 4, CUDOT_I8 = 5, CUDOT_U8 = 6 };
 
 /* Memory strategies (cudot_config.memory): where the input buffers live and who computes.
- *  AUTO    - with a usable GPU: MAPPED buffers. A dot of fewer than 2^14 elements runs on the CPU
- *            threads alone. From 2^14 elements on, the context measures, per power-of-two size
- *            class, the CPU threads alone, the GPU alone (reading over the bus) and (from 16 tiles,
- *            2^17 elements) both at once, each taking a share of the tiles, and takes the fastest,
- *            re-measuring now and then; every path gives the same bits. Without a GPU: HOST.
- *            cudot_get_memory() reports MAPPED or HOST. Best for data the host rewrites before
- *            each dot.
+ *  AUTO    - with a usable GPU: host buffers every GPU reads in place: mapped page-locked memory
+ *            (cudot_get_memory() reports MAPPED). Opt-in, while it is measured: with the environment
+ *            variable CUDOT_AUTO_MANAGED=1 at init, managed memory instead (reports MANAGED) where the
+ *            GPUs share managed memory with the host while kernels run and the buffers fit in the
+ *            GPUs' free memory. A dot of fewer than 2^14 elements runs on the CPU threads alone. From
+ *            2^14 elements on, the context measures, per power-of-two size class, the CPU threads
+ *            alone, the GPU alone (reading over the bus) and (from 16 tiles, 2^17 elements) both at
+ *            once, each taking a share of the tiles, and takes the fastest, re-measuring now and
+ *            then. With managed buffers it also moves the inputs into GPU memory now and then; while
+ *            the host leaves them alone, every dot reads them there, and once the host writes them
+ *            they go back to the host (a move that did not pay waits longer before the next, up to
+ *            256 dots of that size). Every path gives the same bits. Without a GPU: HOST.
+ *            Good for data the host rewrites before each dot; with CUDOT_AUTO_MANAGED=1, also for
+ *            data it leaves alone (docs/PERFORMANCE.md has what each costs).
  *            (A GPU that cannot map host memory gets PINNED, without the CPU share.)
  *  PINNED  - page-locked host buffers (cudaMallocHost) plus device buffers; each dot copies the
  *            first n elements to the GPU, then computes there. Good for fresh data every call.

@@ -256,8 +256,12 @@ cudot_status build_context(cudot_ctx &ctx, const cudot_config &config, ErrorSink
     if (memory == CUDOT_MEMORY_AUTO) {
         cudot_status probe = cuda::probe(config.device, err);
         if (probe == CUDOT_ERROR_INVALID_ARGUMENT) return probe;  // GPUs exist but not this ordinal
-        memory = probe == CUDOT_OK ? cuda::auto_strategy(config.device) : CUDOT_MEMORY_HOST;
-        ctx.hybrid = memory == CUDOT_MEMORY_MAPPED;  // CPU threads and the GPU share each dot
+        memory = probe == CUDOT_OK ? cuda::auto_strategy(config.device, ctx.capacity, element_size(config.dtype),
+                                                         element_size(config.y_dtype))
+                                   : CUDOT_MEMORY_HOST;
+        // MANAGED or MAPPED: the CPU threads and the GPUs share the work (auto_dot.cpp). PINNED (a GPU that
+        // cannot map host memory): the GPU alone.
+        ctx.hybrid = memory == CUDOT_MEMORY_MAPPED || memory == CUDOT_MEMORY_MANAGED;
         err.text[0] = '\0';  // a missing GPU is not an error for AUTO (err is init's local buffer)
     } else if (memory != CUDOT_MEMORY_HOST) {
         cudot_status probe = cuda::probe(config.device, err);
@@ -511,6 +515,7 @@ unsigned long long cpu_pool_jobs() { return cpu::ThreadPool::instance().jobs_sha
 void set_gpu_blocks(cudot_ctx *ctx, unsigned blocks) { hooks_to_set(ctx).gpu_blocks = blocks; }
 void set_hybrid_share(cudot_ctx *ctx, double share) { hooks_to_set(ctx).hybrid_share = share; }
 double hybrid_share(const cudot_ctx *ctx) { return auto_split_share(*ctx); }
+std::size_t auto_on_gpus(const cudot_ctx *ctx) { return auto_elements_on_gpus(*ctx); }
 void inject_cuda_fault(unsigned calls_before, int cuda_error) { cuda::inject_fault(calls_before, cuda_error); }
 bool cuda_fault_pending() { return cuda::fault_pending(); }
 void pretend_no_concurrent_managed(bool on) { cuda::pretend_no_concurrent_managed(on); }

@@ -1,11 +1,24 @@
 // auto_dot.cpp - AUTO with a GPU: which road each dot takes, chosen from its size and measured times.
 //
-// An AUTO context's buffers are mapped page-locked host memory, which three roads can read: the CPU
-// alone (cpu::dot: the calling thread for small dots, the thread pool for larger ones), the GPU alone
-// (cuda::dot: the GPU reads the buffers over the bus), and both at once (the GPUs take the first share
-// of the tiles, the CPU the rest, and the host joins all the partials). Every road gives the same bits,
-// so the choice is only about time, and the fastest one depends on the machine, the size and whether the
-// host just wrote the inputs: PathChooser measures.
+// An AUTO context's buffers are host memory that every GPU can read in place: managed memory advised to
+// stay on the host and mapped for the GPUs (where the GPUs share managed memory with the host and the
+// buffers fit in their memory: cuda::auto_strategy), else mapped page-locked memory. Three roads read
+// them there: the CPU alone (cpu::dot: the calling thread for small dots, the thread pool for larger
+// ones), the GPU alone (reading over the bus), and both at once (the GPUs take the first share of the
+// tiles, the CPU the rest, and the host joins all the partials). Every road gives the same bits, so the
+// choice is only about time, and the fastest one depends on the machine, the size and whether the host
+// just wrote the inputs: PathChooser measures.
+//
+// Managed buffers add a fourth way, for inputs the host leaves alone between dots: AUTO moves them into
+// GPU memory (a bulk migration), and while later dots on the GPUs, reading them there, beat the best of
+// the three roads, every dot goes there; a write by the host moves the pages it writes back (the driver
+// sees it), the next GPU dot reads those over the bus, is slower, and AUTO moves the rest back too and
+// returns to the three roads. The CPU never reads pages left in GPU memory (that would fault them back
+// one by one). Moving inputs the host rewrites anyway would cost several dots (a migration of just-written
+// pages runs at a fraction of the bus's speed), so AUTO first moves a sentinel: the first kSentinel
+// elements, after a dot. The next dot first reads the sentinel on the GPU: as fast as right after the
+// move, the host left it alone and the whole inputs follow; slower, the host wrote it, and the wait
+// before the next sentinel doubles (up to kMoveWaitMax dots of that size).
 #include "auto_dot.hpp"
 
 #include <algorithm>
@@ -29,6 +42,11 @@ constexpr std::size_t kGpuMinElements = std::size_t(1) << 14;
 // The split needs enough tiles to give both sides a useful share.
 constexpr std::size_t kSplitMinTiles = 16;
 constexpr double kFirstShare = 0.25;  // the GPUs' share of a context's first split dot
+// Host-road dots of one size between two moves into GPU memory: the first wait, and the longest.
+constexpr unsigned kMoveWaitFirst = 2, kMoveWaitMax = 256;
+// Elements of the sentinel: a GPU dot reads them from GPU memory within a launch's time, over the bus
+// (2-4 MB) several times slower.
+constexpr std::size_t kSentinel = std::size_t(1) << 18;
 
 using Clock = std::chrono::steady_clock;
 
@@ -42,6 +60,13 @@ struct AutoState {
     PathChooser<kRoads> chooser;
     cpu::WhereChooser where;     // the CPU road's calling thread or pool, measured as a HOST context does
     double share = kFirstShare;  // the GPUs' share of a split dot's tiles, moved after each toward balance
+    // Managed buffers: elements [0, on_gpus) were moved into GPU memory and the CPU has not read them
+    // since (0: all on the host); per size class, the wait between moves and the dots left of it.
+    std::size_t on_gpus = 0;
+    unsigned move_every[64] = {}, move_wait[64] = {};
+    // The sentinel moved after the last dot (0: none), and the time of its GPU dot right after a move.
+    std::size_t sentinel = 0, reference_n = 0;
+    double reference_us = 0;
 };
 
 namespace {
@@ -92,23 +117,111 @@ cudot_status split_dot(cudot_ctx &ctx, AutoState *state, std::size_t n, double *
 cudot_status run(int road, cudot_ctx &ctx, AutoState *state, std::size_t n, double *result) {
     switch (road) {
         case kCpu: return cpu_dot(ctx, state, n, result);
-        case kGpu: return cuda::dot(ctx, n, result);
+        case kGpu:  // managed buffers: read where they are (cuda::dot would apply MANAGED's own moves)
+            return ctx.memory == CUDOT_MEMORY_MANAGED ? cuda::auto_gpu_dot(ctx, n, false, result) : cuda::dot(ctx, n, result);
         default: return split_dot(ctx, state, n, result);
     }
+}
+
+// Managed buffers: moves whatever AUTO put in GPU memory back to the host, before a road reads it there.
+cudot_status bring_back(cudot_ctx &ctx, AutoState *state) {
+    if (!state || (state->on_gpus == 0 && state->sentinel == 0)) return CUDOT_OK;
+    const std::size_t count = std::max(state->on_gpus, state->sentinel);
+    state->on_gpus = state->sentinel = 0;  // a failed move leaves pages where they are: still correct, only slower
+    return cuda::auto_to_host(ctx, count);
+}
+
+// Managed buffers, inputs in GPU memory: the dot reads them there. Stays while that beats the best
+// estimate of the roads (the host did not write them, and it pays at this size); else moves them back.
+cudot_status resident_dot(cudot_ctx &ctx, AutoState &state, std::size_t n, double *result) {
+    const int size = PathChooser<kRoads>::size_class(n);
+    const auto start = Clock::now();
+    const cudot_status status = cuda::auto_gpu_dot(ctx, n, false, result);
+    if (status != CUDOT_OK) return status;
+    if (elapsed_ms(start) * 1000.0 <= state.chooser.best_us(n)) {
+        state.move_every[size] = kMoveWaitFirst;
+        return CUDOT_OK;
+    }
+    state.move_every[size] = std::min(kMoveWaitMax, 2 * std::max(kMoveWaitFirst, state.move_every[size]));
+    state.move_wait[size] = state.move_every[size];
+    return bring_back(ctx, &state);
+}
+
+// Managed buffers, inputs on the host: whether this dot moves them into GPU memory (once the roads have
+// been measured at this size and the wait since the last move is over).
+template <class Usable> bool time_to_move(AutoState &state, std::size_t n, Usable usable) {
+    if (!state.chooser.settled(n, usable)) return false;
+    const int size = PathChooser<kRoads>::size_class(n);
+    if (state.move_every[size] == 0) state.move_every[size] = state.move_wait[size] = kMoveWaitFirst;
+    if (--state.move_wait[size] > 0) return false;
+    state.move_wait[size] = state.move_every[size];
+    return true;
+}
+
+// After a road's dot of n elements: moves the sentinel into GPU memory and times its GPU dot there (the
+// reference: the fastest such time of this sentinel size; noise only ever adds time).
+cudot_status place_sentinel(cudot_ctx &ctx, AutoState &state, std::size_t n) {
+    const std::size_t count = std::min(n, kSentinel);
+    double ignored = 0;
+    if (cudot_status status = cuda::auto_gpu_dot(ctx, count, true, &ignored)) return status;
+    state.sentinel = count;
+    const auto start = Clock::now();
+    if (cudot_status status = cuda::auto_gpu_dot(ctx, count, false, &ignored)) return status;
+    const double us = elapsed_ms(start) * 1000.0;
+    state.reference_us = state.reference_n == count ? std::min(state.reference_us, us) : us;
+    state.reference_n = count;
+    return CUDOT_OK;
+}
+
+// Whether the sentinel is still in GPU memory: its GPU dot within twice the reference time (a launch's
+// time; over the bus it takes several times longer).
+cudot_status sentinel_stayed(cudot_ctx &ctx, AutoState &state, bool *stayed) {
+    const std::size_t count = state.sentinel;
+    state.sentinel = 0;
+    double ignored = 0;
+    const auto start = Clock::now();
+    if (cudot_status status = cuda::auto_gpu_dot(ctx, count, false, &ignored)) return status;
+    *stayed = state.reference_n == count && elapsed_ms(start) * 1000.0 <= 2 * state.reference_us;
+    return CUDOT_OK;
 }
 
 }  // namespace
 
 cudot_status auto_dot(cudot_ctx &ctx, std::size_t n, double *result) {
-    if (ctx.hooks().hybrid_share >= 0) return split_dot(ctx, ctx.auto_state, n, result);  // tests fix the split
+    const bool managed = ctx.memory == CUDOT_MEMORY_MANAGED;
     if (!ctx.auto_state) ctx.auto_state = new (std::nothrow) AutoState;  // nullptr: no memory to learn in
-    if (n < kGpuMinElements || !ctx.auto_state) return cpu_dot(ctx, ctx.auto_state, n, result);  // the CPU is never wrong
-    PathChooser<kRoads> &chooser = ctx.auto_state->chooser;
+    AutoState *state = ctx.auto_state;
+    if (state && managed && state->on_gpus != 0) {
+        if (n >= kGpuMinElements && n <= state->on_gpus && ctx.hooks().hybrid_share < 0)
+            return resident_dot(ctx, *state, n, result);
+        if (cudot_status status = bring_back(ctx, state)) return status;
+    }
+    if (state && managed && state->sentinel != 0 && (n < kGpuMinElements || ctx.hooks().hybrid_share >= 0))
+        if (cudot_status status = bring_back(ctx, state)) return status;  // the CPU may read the sentinel
+    if (ctx.hooks().hybrid_share >= 0) return split_dot(ctx, state, n, result);  // tests fix the split
+    if (n < kGpuMinElements || !state) return cpu_dot(ctx, state, n, result);  // the CPU is never wrong
+    PathChooser<kRoads> &chooser = state->chooser;
     auto usable = [&](int road) { return road != kSplit || order::tile_count(n) >= kSplitMinTiles; };
+    if (managed && state->sentinel != 0) {
+        const std::size_t sentinel = state->sentinel;
+        bool stayed = false;
+        if (cudot_status status = sentinel_stayed(ctx, *state, &stayed)) return status;
+        if (stayed) {  // the host left the inputs alone: all of them follow
+            const cudot_status status = cuda::auto_gpu_dot(ctx, n, true, result);
+            if (status == CUDOT_OK) state->on_gpus = n;
+            return status;
+        }
+        const int size = PathChooser<kRoads>::size_class(n);
+        state->move_every[size] = std::min(kMoveWaitMax, 2 * std::max(kMoveWaitFirst, state->move_every[size]));
+        state->move_wait[size] = state->move_every[size];
+        if (cudot_status status = cuda::auto_to_host(ctx, sentinel)) return status;  // what the host did not write
+    }
     const int road = chooser.choose(n, usable);
     const auto start = Clock::now();
-    const cudot_status status = run(road, ctx, ctx.auto_state, n, result);
-    if (status == CUDOT_OK) chooser.record(n, road, elapsed_ms(start) * 1000.0, usable);
+    cudot_status status = run(road, ctx, state, n, result);
+    if (status != CUDOT_OK) return status;
+    chooser.record(n, road, elapsed_ms(start) * 1000.0, usable);
+    if (managed && time_to_move(*state, n, usable)) status = place_sentinel(ctx, *state, n);
     return status;
 }
 
@@ -117,6 +230,8 @@ double auto_split_share(const cudot_ctx &ctx) {
     if (ctx.hooks().hybrid_share >= 0) return ctx.hooks().hybrid_share;
     return ctx.auto_state ? ctx.auto_state->share : kFirstShare;
 }
+
+std::size_t auto_elements_on_gpus(const cudot_ctx &ctx) { return ctx.auto_state ? ctx.auto_state->on_gpus : 0; }
 
 void free_auto_state(cudot_ctx &ctx) {
     delete ctx.auto_state;

@@ -12,6 +12,8 @@ namespace cudot {
 cudot_status auto_dot(cudot_ctx &ctx, std::size_t n, double *result);
 // The GPUs' share of the tiles of the next split dot (tests: set_hybrid_share fixes it).
 double auto_split_share(const cudot_ctx &ctx);
+// How many leading elements of AUTO's managed buffers it moved into GPU memory (0: all on the host).
+std::size_t auto_elements_on_gpus(const cudot_ctx &ctx);
 // Frees what auto_dot learned about the context (at deinit).
 void free_auto_state(cudot_ctx &ctx);
 

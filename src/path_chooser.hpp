@@ -57,6 +57,21 @@ template <int Paths> class PathChooser {
         if (best >= 0) c.best = best;
     }
 
+    // Whether every usable path has had its tries for this size, and the chosen path's estimate (us).
+    template <class Usable> bool settled(std::size_t n, Usable usable) const {
+        const Class &c = classes_[size_class(n)];
+        for (int p = 0; p < Paths; ++p)
+            if (usable(p) && c.tries[p] < kTriesEach) return false;
+        return true;
+    }
+    double best_us(std::size_t n) const { return classes_[size_class(n)].us[classes_[size_class(n)].best]; }
+
+    static int size_class(std::size_t n) {
+        int k = 0;
+        while (n >>= 1) ++k;
+        return k;
+    }
+
    private:
     struct Class {
         double us[Paths] = {};
@@ -64,11 +79,6 @@ template <int Paths> class PathChooser {
         unsigned calls = 0;
         int best = 0;
     };
-    static int size_class(std::size_t n) {
-        int k = 0;
-        while (n >>= 1) ++k;
-        return k;
-    }
     Class classes_[64];
 };
 

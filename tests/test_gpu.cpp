@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -123,6 +124,25 @@ TEST_CASE("GPU: AUTO picks a GPU strategy and says which", "[gpu]") {
     REQUIRE(cudot_get_memory(c.ctx, &memory, &device) == CUDOT_OK);
     CHECK(memory == CUDOT_MEMORY_MAPPED);
     CHECK(device == 0);
+    {  // opted in: managed memory on a GPU that shares it with the host (an H100)
+        setenv("CUDOT_AUTO_MANAGED", "1", 1);
+        Ctx m(10, CUDOT_F32, CUDOT_MEMORY_AUTO);
+        REQUIRE(m.status == CUDOT_OK);
+        REQUIRE(cudot_get_memory(m.ctx, &memory, &device) == CUDOT_OK);
+        CHECK(memory == CUDOT_MEMORY_MANAGED);
+    }
+    {  // opted in, on a GPU without concurrent managed access (Windows, WSL2, some Jetsons): MAPPED
+        cudot::testing::pretend_no_concurrent_managed(true);
+        Ctx m(10, CUDOT_F32, CUDOT_MEMORY_AUTO);
+        cudot::testing::pretend_no_concurrent_managed(false);
+        unsetenv("CUDOT_AUTO_MANAGED");
+        REQUIRE(m.status == CUDOT_OK);
+        REQUIRE(cudot_get_memory(m.ctx, &memory, &device) == CUDOT_OK);
+        CHECK(memory == CUDOT_MEMORY_MAPPED);
+        m.x<float>()[3] = 2.0f;
+        m.y<float>()[3] = 4.0f;
+        CHECK(m.dot() == 8.0);
+    }
     for (int32_t m : kGpuStrategies) {
         Ctx g(10, CUDOT_F32, m);
         REQUIRE(g.status == CUDOT_OK);

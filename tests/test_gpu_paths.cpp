@@ -5,10 +5,14 @@
 // exits with 77 (CTest: "skipped").
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "checks.hpp"
 #include "cuda/cuda_backend.hpp"
+#include "order.hpp"
 #include "testing.hpp"
 
 using test::Ctx;
@@ -112,6 +116,60 @@ TEST_CASE("GPU: replayed dots see what the host last wrote, on every path", "[gp
                 CHECK(test::bits(g.dot()) == test::bits(h.dot()));
             }
         }
+}
+
+// AUTO on managed buffers moves inputs the host leaves alone into GPU memory and back when the host
+// writes them (auto_dot.cpp); every dot, whatever it found where, has HOST's bits. Which way AUTO goes is
+// timing: only the first move, which any resident run of 60 dots at 2^22 elements makes (its GPU dot
+// reads HBM at 10-20x the host's speed), is asserted; the rest is reported.
+TEST_CASE("GPU: AUTO moves resident inputs into GPU memory and back, with HOST's bits", "[gpu][determinism]") {
+    const std::size_t n = (std::size_t(1) << 22) + 3;
+    for (int32_t dtype : {CUDOT_F32, CUDOT_F64}) {
+        setenv("CUDOT_AUTO_MANAGED", "1", 1);  // the opt-in (cudot.h)
+        SamePair p(n, dtype, dtype, CUDOT_MEMORY_AUTO, 41 + dtype);
+        unsetenv("CUDOT_AUTO_MANAGED");
+        int32_t memory = -1, device = -1;
+        REQUIRE(cudot_get_memory(p.gpu.ctx, &memory, &device) == CUDOT_OK);
+        REQUIRE(memory == CUDOT_MEMORY_MANAGED);
+        const std::size_t bytes = n * test::dtype_size(dtype);
+        std::size_t most = 0;
+        for (int dot = 0; dot < 60; ++dot) {  // resident
+            INFO(test::dtype_name(dtype) << " resident dot " << dot);
+            CHECK(test::bits(p.gpu.dot()) == test::bits(p.expected));
+            most = std::max(most, cudot::testing::auto_on_gpus(p.gpu.ctx));
+        }
+        CHECK(most == n);
+        // While the inputs are in GPU memory: a smaller dot, the partials, a dot below the GPU's sizes.
+        CHECK(test::bits(p.gpu.dot_n(n / 3)) == test::bits(p.host.dot_n(n / 3)));
+        std::vector<unsigned char> hp(cudot::order::tile_count(n / 2) * CUDOT_PARTIAL_BYTES), gp(hp.size());
+        REQUIRE(cudot_tile_partials(p.host.ctx, 5 * cudot::order::kTile, n / 2, hp.data()) == CUDOT_OK);
+        REQUIRE(cudot_tile_partials(p.gpu.ctx, 5 * cudot::order::kTile, n / 2, gp.data()) == CUDOT_OK);
+        CHECK(hp == gp);
+        CHECK(test::bits(p.gpu.dot_n(1000)) == test::bits(p.host.dot_n(1000)));
+        CHECK(cudot::testing::auto_on_gpus(p.gpu.ctx) == 0);  // the CPU's dot brought them back first
+        // Rewritten before every dot, then resident again, then rewritten in part.
+        void *hx, *hy, *gx, *gy;
+        cudot_get_inputs(p.host.ctx, &hx, &hy);
+        cudot_get_inputs(p.gpu.ctx, &gx, &gy);
+        unsigned moves = 0, backs = 0;
+        std::size_t was = cudot::testing::auto_on_gpus(p.gpu.ctx);
+        for (int round = 0; round < 120; ++round) {
+            const int phase = round / 40;
+            if (phase != 1) {
+                const std::size_t count = phase == 0 ? n : n / 7;
+                test::fill_random_any(dtype, hx, count, 1000 + round);
+                std::memcpy(gx, hx, count * test::dtype_size(dtype));
+            }
+            INFO(test::dtype_name(dtype) << " round " << round);
+            CHECK(test::bits(p.gpu.dot()) == test::bits(p.host.dot()));
+            const std::size_t now = cudot::testing::auto_on_gpus(p.gpu.ctx);
+            moves += now > was;
+            backs += now < was;
+            was = now;
+        }
+        WARN(test::dtype_name(dtype) << " (" << bytes << " bytes per input): " << moves << " moves into GPU memory, "
+                                     << backs << " back, in 120 dots (40 rewritten, 40 resident, 40 rewritten in part)");
+    }
 }
 
 TEST_CASE("GPU: AUTO keeps HOST's bits while it tries and picks its paths", "[gpu][determinism]") {

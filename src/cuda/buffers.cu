@@ -43,7 +43,7 @@ static cudot_status check_devices(const cudot_ctx &ctx, DeviceState &s, ErrorSin
         CUDOT_CUDA_TRY_AS(err, use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
         CUDOT_CUDA_TRY(err, cudaMemGetInfo(&free_bytes, &total_bytes));
         const std::size_t reserve = std::max<std::size_t>(free_bytes / 16, std::size_t(256) << 20);
-        if (x_bytes > free_bytes / 2 || y_bytes > free_bytes / 2 || x_bytes + y_bytes + reserve > free_bytes)
+        if (!managed_fits(free_bytes, x_bytes, y_bytes))
             return fail(err, CUDOT_ERROR_OUT_OF_MEMORY,
                         "MANAGED buffers of %zu + %zu bytes (this GPU's share) do not fit in GPU %d's free memory "
                         "(%zu bytes, of which %zu are kept in reserve)",
@@ -185,6 +185,10 @@ static cudot_status create_state(cudot_ctx &ctx, DeviceState &s, ErrorSink err) 
     for (Gpu &g : s.gpus) {
         status = create_gpu(ctx, s, g, err);
         if (status != CUDOT_OK) return status;
+    }
+    if (ctx.hybrid && ctx.memory == CUDOT_MEMORY_MANAGED) {  // AUTO: src/auto_dot.cpp moves them
+        CUDOT_CUDA_TRY_AS(err, use_primary_context(s.gpus[0].device), "cuCtxSetCurrent (the GPU's primary context)");
+        return auto_advise(ctx, s, err);
     }
     return CUDOT_OK;
 }

@@ -79,8 +79,9 @@ static cudot_status partials_in_own_context(cudot_ctx &ctx, std::size_t first, s
     if (cudot_status refused = refuse_if_stuck(ctx, s, "cudot_tile_partials")) return refused;
     s.wait_bound_ms = wait_bound_ms(ctx, input_bytes(ctx, n));
     InFlight in_flight(s);
-    // MANAGED: one bulk migration beats page faults
-    cudot_status status = queue_partials(ctx, s, first, n, order::tile_count(n), false, !s.sync_after_dot);
+    // MANAGED: one bulk migration beats page faults. AUTO's managed buffers are read where they are
+    // (mapped for the GPUs): only auto_dot.cpp moves them.
+    cudot_status status = queue_partials(ctx, s, first, n, order::tile_count(n), false, !s.sync_after_dot && !ctx.hybrid);
     if (status == CUDOT_OK) status = wait_partials(ctx, s, nullptr);
     if (status != CUDOT_OK) {
         settle_after_failure(s);
@@ -121,6 +122,29 @@ cudot_status split_tiles(cudot_ctx &ctx, std::size_t n, std::size_t gpu_tiles, c
                          void **partials) {
     CallerCudaState caller;
     return caller.restore(split_in_own_context(ctx, n, gpu_tiles, host, gpu_ms, partials), ctx.sink());
+}
+
+// Runs op(s) as every GPU call of a context runs: refused on a stuck GPU, waits bounded for n elements'
+// bytes, settled after a failure, the caller's CUDA context restored.
+template <class Op> static cudot_status in_own_context(cudot_ctx &ctx, std::size_t n, const char *what, Op op) {
+    CallerCudaState caller;
+    DeviceState &s = *ctx.gpu;
+    cudot_status status = refuse_if_stuck(ctx, s, what);
+    if (status == CUDOT_OK) {
+        s.wait_bound_ms = wait_bound_ms(ctx, input_bytes(ctx, n));
+        InFlight in_flight(s);
+        status = op(s);
+        if (status != CUDOT_OK) settle_after_failure(s);
+    }
+    return caller.restore(status, ctx.sink());
+}
+
+cudot_status auto_gpu_dot(cudot_ctx &ctx, std::size_t n, bool move, double *result) {
+    return in_own_context(ctx, n, "cudot_dot", [&](DeviceState &s) { return auto_gpu_dot(ctx, s, n, move, result); });
+}
+
+cudot_status auto_to_host(cudot_ctx &ctx, std::size_t n) {
+    return in_own_context(ctx, n, "cudot_dot", [&](DeviceState &s) { return auto_to_host(ctx, s, n); });
 }
 
 void tune(cudot_ctx &ctx, const GpuTuning &tuning) {

@@ -16,8 +16,12 @@ namespace cuda {
 // On false, writes why into err (status returned: NO_DEVICE, or INVALID_ARGUMENT for an ordinal beyond
 // the devices present).
 cudot_status probe(int32_t device, ErrorSink err);
-// The strategy AUTO resolves to on this device (after a successful probe).
-int32_t auto_strategy(int32_t device);
+// The strategy AUTO resolves to on this device (after a successful probe) for n elements of x_size and
+// y_size bytes.
+int32_t auto_strategy(int32_t device, std::size_t n, std::size_t x_size, std::size_t y_size);
+// Whether MANAGED buffers of these sizes (one GPU's share) fit in a GPU with free_bytes free, with room
+// kept in reserve (oversubscribed managed memory can stall the whole GPU).
+bool managed_fits(std::size_t free_bytes, std::size_t x_bytes, std::size_t y_bytes);
 // Allocates the buffers and device state for ctx.memory on ctx.device (one GPU, or every visible GPU
 // for CUDOT_DEVICE_ALL); on failure frees what it took.
 cudot_status create(cudot_ctx &ctx, ErrorSink err);
@@ -42,6 +46,11 @@ struct HostShare {
 // slowest GPU's time, *partials the array that then holds every tile's partial, for the caller's join.
 cudot_status split_tiles(cudot_ctx &ctx, std::size_t n, std::size_t gpu_tiles, const HostShare &host, float *gpu_ms,
                          void **partials);
+// AUTO on managed buffers: the GPUs' dot of the first n elements where they lie (HBM for pages in GPU
+// memory, over the bus for pages on the host), after migrating them to the GPUs if `move` (each GPU its
+// run of tiles); and the migration of the first n elements back to the host.
+cudot_status auto_gpu_dot(cudot_ctx &ctx, std::size_t n, bool move, double *result);
+cudot_status auto_to_host(cudot_ctx &ctx, std::size_t n);
 // Tests: make this thread's calls_before-th next checked CUDA call report cuda_error (0: cancel).
 void inject_fault(unsigned calls_before, int cuda_error);
 // Tests: whether the injected fault has not fired yet.

@@ -1,6 +1,8 @@
 // devices.cu - which GPUs a context gets, whether they can run this build, and what AUTO resolves to.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #if defined(_WIN32)
@@ -9,6 +11,7 @@
 #include <dlfcn.h>
 #endif
 
+#include "../order.hpp"
 #include "cuda_backend.hpp"
 #include "cuda_check.hpp"
 #include "device_health.hpp"
@@ -148,13 +151,38 @@ bool can_map(int device) {
     return yes != 0;
 }
 
-int32_t auto_strategy(int32_t device) {
+bool managed_fits(std::size_t free_bytes, std::size_t x_bytes, std::size_t y_bytes) {
+    const std::size_t reserve = std::max<std::size_t>(free_bytes / 16, std::size_t(256) << 20);
+    return x_bytes <= free_bytes / 2 && y_bytes <= free_bytes / 2 && x_bytes + y_bytes + reserve <= free_bytes;
+}
+
+// MAPPED, or PINNED where a GPU cannot map host memory. With CUDOT_AUTO_MANAGED=1 in the environment
+// (read at each init; an opt-in while it is measured, docs/PERFORMANCE.md): MANAGED where every GPU shares
+// managed memory with the host while kernels run and the buffers fit in every GPU's free memory
+// (auto_dot.cpp then keeps inputs the host leaves alone in GPU memory). A CUDA call that fails here only
+// narrows the choice: create() reports failures.
+int32_t auto_strategy(int32_t device, std::size_t n, std::size_t x_size, std::size_t y_size) {
     CallerCudaState caller;
     std::vector<int> devices;
     if (device_list(device, devices, ErrorSink{nullptr, 0}) != CUDOT_OK) return CUDOT_MEMORY_PINNED;
     for (int d : devices)
         if (!can_map(d)) return CUDOT_MEMORY_PINNED;
-    return CUDOT_MEMORY_MAPPED;
+    const char *opt_in = std::getenv("CUDOT_AUTO_MANAGED");
+    if (!opt_in || std::strcmp(opt_in, "1") != 0 || no_concurrent_managed_pretended()) return CUDOT_MEMORY_MAPPED;
+    // Each GPU holds its run of the tiles (buffers.cu's slice_elements).
+    const std::size_t count = devices.size(), tiles = order::tile_count(n);
+    const std::size_t run = count == 1 ? n : std::min(n, (tiles + count - 1) / count * order::kTile);
+    const std::size_t share_x = run * x_size, share_y = run * y_size;
+    for (int d : devices) {
+        int concurrent = 0;
+        std::size_t free_bytes = 0, total_bytes = 0;
+        if (cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, d) != cudaSuccess || !concurrent)
+            return CUDOT_MEMORY_MAPPED;
+        if (use_primary_context(d) != cudaSuccess || cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess ||
+            !managed_fits(free_bytes, share_x, share_y))
+            return CUDOT_MEMORY_MAPPED;
+    }
+    return CUDOT_MEMORY_MANAGED;
 }
 
 }  // namespace cuda

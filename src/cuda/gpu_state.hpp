@@ -154,6 +154,11 @@ cudot_status prefetch_run(cudot_ctx &ctx, Gpu &g, std::size_t at, std::size_t co
 cudot_status single_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefetch, double *result);
 cudot_status multi_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefetch, double *result);
 cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result);
+// AUTO on managed buffers (managed_policy.cu): advised to stay on the host, mapped for every GPU, from
+// create on; a dot on the GPUs that reads them where they are or migrates them first; a move back.
+cudot_status auto_advise(cudot_ctx &ctx, DeviceState &s, ErrorSink err);
+cudot_status auto_gpu_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool move, double *result);
+cudot_status auto_to_host(cudot_ctx &ctx, DeviceState &s, std::size_t n);
 void free_pinned_policy(DeviceState &s);
 
 // PINNED's choice between copying the inputs to the GPU and reading them in place, per size, from

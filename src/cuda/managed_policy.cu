@@ -34,11 +34,13 @@ constexpr double kResidentGBps = 300.0;
 constexpr double kSlackMs = 0.25;
 constexpr unsigned kFirstProbe = 2, kLastProbe = 16;
 
-static cudot_status advise(cudot_ctx &ctx, const DeviceState &s, bool in_place) {
-    ErrorSink err = ctx.sink();
+// err: the context's own (a dot) or init's (AUTO's buffers at create).
+static cudot_status advise(cudot_ctx &ctx, const DeviceState &s, bool in_place, ErrorSink err) {
     cudaMemLocation host{};
     host.type = cudaMemLocationTypeHost;
-    const std::size_t bx = ctx.capacity * element_size(ctx.dtype), by = ctx.capacity * element_size(ctx.y_dtype);
+    // The whole allocations (at least 256 bytes, buffers.cu: a context of 0 elements has them too).
+    const std::size_t bx = std::max<std::size_t>(ctx.capacity * element_size(ctx.dtype), 256);
+    const std::size_t by = std::max<std::size_t>(ctx.capacity * element_size(ctx.y_dtype), 256);
     const cudaMemoryAdvise where = in_place ? cudaMemAdviseSetPreferredLocation : cudaMemAdviseUnsetPreferredLocation;
     const cudaMemoryAdvise who = in_place ? cudaMemAdviseSetAccessedBy : cudaMemAdviseUnsetAccessedBy;
     CUDOT_CUDA_TRY(err, cudaMemAdvise(ctx.x, bx, where, host));
@@ -53,9 +55,9 @@ static cudot_status advise(cudot_ctx &ctx, const DeviceState &s, bool in_place) 
     return CUDOT_OK;
 }
 
-static cudot_status switch_to(cudot_ctx &ctx, DeviceState &s, bool in_place) {
+static cudot_status switch_to(cudot_ctx &ctx, DeviceState &s, bool in_place, ErrorSink err) {
     if (s.in_place == in_place) return CUDOT_OK;
-    cudot_status status = advise(ctx, s, in_place);
+    cudot_status status = advise(ctx, s, in_place, err);
     if (status == CUDOT_OK) s.in_place = in_place;
     return status;
 }
@@ -79,18 +81,38 @@ static cudot_status prefetching_dot(cudot_ctx &ctx, DeviceState &s, std::size_t 
     return CUDOT_OK;
 }
 
+// AUTO's managed buffers stay advised to live on the host, mapped for every GPU, so that a GPU reads
+// pages the host wrote in place over the bus (as MAPPED does) and never faults them over; only AUTO's
+// explicit moves put them in GPU memory (src/auto_dot.cpp says when).
+cudot_status auto_advise(cudot_ctx &ctx, DeviceState &s, ErrorSink err) { return switch_to(ctx, s, true, err); }
+
+cudot_status auto_gpu_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool move, double *result) {
+    return run_dot(ctx, s, n, move, result);
+}
+
+cudot_status auto_to_host(cudot_ctx &ctx, DeviceState &s, std::size_t n) {
+    ErrorSink err = ctx.sink();
+    Gpu &g = s.gpus[0];
+    CUDOT_CUDA_TRY_AS(err, use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
+    cudaMemLocation host{};
+    host.type = cudaMemLocationTypeHost;
+    CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(ctx.x, n * element_size(ctx.dtype), host, 0, g.stream));
+    CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(ctx.y, n * element_size(ctx.y_dtype), host, 0, g.stream));
+    return wait_stream(s, g, err);
+}
+
 cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
     const std::size_t bytes = n * (element_size(ctx.dtype) + element_size(ctx.y_dtype));
     if (s.sync_after_dot || s.tuning.managed_mode == 1) return prefetching_dot(ctx, s, n, result);
     if (s.tuning.managed_mode == 2) {
-        cudot_status status = switch_to(ctx, s, true);
+        cudot_status status = switch_to(ctx, s, true, ctx.sink());
         return status == CUDOT_OK ? run_dot(ctx, s, n, false, result) : status;
     }
     if (bytes < kAdaptBytes) return run_dot(ctx, s, n, false, result);
 
     bool probe = false;
     if (s.in_place && --s.probe_wait == 0) {  // drop the advice and bring the inputs over once
-        cudot_status status = switch_to(ctx, s, false);
+        cudot_status status = switch_to(ctx, s, false, ctx.sink());
         if (status != CUDOT_OK) return status;
         probe = true;
     }
@@ -111,7 +133,7 @@ cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *
     s.probe_every = s.judging ? std::min(kLastProbe, 2 * s.probe_every) : std::max(kFirstProbe, s.probe_every);
     s.judging = false;
     s.probe_wait = s.probe_every;
-    return switch_to(ctx, s, true);
+    return switch_to(ctx, s, true, ctx.sink());
 }
 
 }  // namespace cuda

@@ -7,7 +7,7 @@ namespace cuda {
 static const char kWhy[] = "this cudot was built without CUDA (CUDOT_WITH_CUDA=OFF): only CUDOT_MEMORY_HOST works";
 
 cudot_status probe(int32_t, ErrorSink err) { return fail(err, CUDOT_ERROR_NO_DEVICE, "%s", kWhy); }
-int32_t auto_strategy(int32_t) { return CUDOT_MEMORY_HOST; }
+int32_t auto_strategy(int32_t, std::size_t, std::size_t, std::size_t) { return CUDOT_MEMORY_HOST; }
 cudot_status create(cudot_ctx &, ErrorSink err) { return fail(err, CUDOT_ERROR_NO_DEVICE, "%s", kWhy); }
 cudot_status destroy(cudot_ctx &, ErrorSink) { return CUDOT_OK; }
 void *host_partials(cudot_ctx &) { return nullptr; }
@@ -22,6 +22,12 @@ void hold_device_kernels(int, bool) {}
 bool no_concurrent_managed_pretended() { return false; }
 void force_devices(const int *, int) {}
 void tune(cudot_ctx &, const GpuTuning &) {}
+cudot_status auto_gpu_dot(cudot_ctx &ctx, std::size_t, bool, double *) {
+    return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU dot in a build without CUDA");
+}
+cudot_status auto_to_host(cudot_ctx &ctx, std::size_t) {
+    return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "managed memory in a build without CUDA");
+}
 cudot_status tile_partials(cudot_ctx &ctx, std::size_t, std::size_t, void **) {
     return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU partials in a build without CUDA");
 }
