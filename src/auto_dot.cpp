@@ -1,8 +1,8 @@
 // auto_dot.cpp - AUTO with a GPU: which road each dot takes, chosen from its size and measured times.
 //
-// An AUTO context's buffers are host memory that every GPU can read in place: managed memory advised to
-// stay on the host and mapped for the GPUs (where the GPUs share managed memory with the host and the
-// buffers fit in their memory: cuda::auto_strategy), else mapped page-locked memory. Three roads read
+// An AUTO context's buffers are host memory that every GPU can read in place: mapped page-locked memory,
+// or, opted in (CUDOT_AUTO_MANAGED=1; cuda::auto_strategy says where it applies), managed memory advised
+// to stay on the host and mapped for the GPUs. Three roads read
 // them there: the CPU alone (cpu::dot: the calling thread for small dots, the thread pool for larger
 // ones), the GPU alone (reading over the bus), and both at once (the GPUs take the first share of the
 // tiles, the CPU the rest, and the host joins all the partials). Every road gives the same bits, so the
@@ -131,19 +131,24 @@ cudot_status bring_back(cudot_ctx &ctx, AutoState *state) {
     return cuda::auto_to_host(ctx, count);
 }
 
+// A move into GPU memory that did not pay at n's size: the wait before the next one doubles.
+void wait_longer(AutoState &state, std::size_t n) {
+    const int size = PathChooser<kRoads>::size_class(n);
+    state.move_every[size] = std::min(kMoveWaitMax, 2 * std::max(kMoveWaitFirst, state.move_every[size]));
+    state.move_wait[size] = state.move_every[size];
+}
+
 // Managed buffers, inputs in GPU memory: the dot reads them there. Stays while that beats the best
 // estimate of the roads (the host did not write them, and it pays at this size); else moves them back.
 cudot_status resident_dot(cudot_ctx &ctx, AutoState &state, std::size_t n, double *result) {
-    const int size = PathChooser<kRoads>::size_class(n);
     const auto start = Clock::now();
     const cudot_status status = cuda::auto_gpu_dot(ctx, n, false, result);
     if (status != CUDOT_OK) return status;
     if (elapsed_ms(start) * 1000.0 <= state.chooser.best_us(n)) {
-        state.move_every[size] = kMoveWaitFirst;
+        state.move_every[PathChooser<kRoads>::size_class(n)] = kMoveWaitFirst;
         return CUDOT_OK;
     }
-    state.move_every[size] = std::min(kMoveWaitMax, 2 * std::max(kMoveWaitFirst, state.move_every[size]));
-    state.move_wait[size] = state.move_every[size];
+    wait_longer(state, n);
     return bring_back(ctx, &state);
 }
 
@@ -211,9 +216,7 @@ cudot_status auto_dot(cudot_ctx &ctx, std::size_t n, double *result) {
             if (status == CUDOT_OK) state->on_gpus = n;
             return status;
         }
-        const int size = PathChooser<kRoads>::size_class(n);
-        state->move_every[size] = std::min(kMoveWaitMax, 2 * std::max(kMoveWaitFirst, state->move_every[size]));
-        state->move_wait[size] = state->move_every[size];
+        wait_longer(*state, n);
         if (cudot_status status = cuda::auto_to_host(ctx, sentinel)) return status;  // what the host did not write
     }
     const int road = chooser.choose(n, usable);
