@@ -115,7 +115,7 @@ void bound_rows(std::vector<Row> &rows, const Ceilings &c) {
 std::vector<std::string> ceiling_suspects(const std::vector<Row> &rows) {
     std::vector<std::string> out;
     for (const Row &r : rows) {
-        if (r.what == "auto" || (r.bound != "h2d+launch" && r.bound != "d2d+launch")) continue;
+        if (r.what.rfind("auto", 0) == 0 || (r.bound != "h2d+launch" && r.bound != "d2d+launch")) continue;
         if (r.GBps <= 1.05 * r.ceiling_GBps) continue;
         char line[200];
         std::snprintf(line, sizeof line, "%s %s n=%zu %s: %.1f GB/s > 1.05 x %s ceiling %.1f GB/s", r.what.c_str(),
@@ -160,16 +160,26 @@ double read_GBps(const Contender &read, int xd, int yd, std::size_t n) {
 }
 
 // One strategy, dtype and size, both scenarios; the seed peer of the strategy (if any) timed in turn
-// with it. Returns false if the strategy is unavailable.
-bool bench_strategy(int memory, int dtype, std::size_t n, const Options &o, std::vector<Row> &rows) {
+// with it. Returns false if the strategy is unavailable. managed_opt_in: AUTO created with
+// CUDOT_AUTO_MANAGED=1 (cudot.h), its rows named "auto-managed" (no seed peer).
+bool bench_strategy(int memory, int dtype, std::size_t n, const Options &o, std::vector<Row> &rows,
+                    bool managed_opt_in = false) {
     cudot_config cfg = CUDOT_CONFIG_INIT;
     cfg.dtype = dtype;
     cfg.memory = memory;
     cudot_ctx *ctx = nullptr;
-    if (cudot_init(&ctx, n, &cfg) != CUDOT_OK) return false;
+    const char *was = std::getenv("CUDOT_AUTO_MANAGED");
+    const std::string kept = was ? was : "";
+    if (managed_opt_in) setenv("CUDOT_AUTO_MANAGED", "1", 1);
+    else unsetenv("CUDOT_AUTO_MANAGED");
+    const cudot_status made = cudot_init(&ctx, n, &cfg);
+    if (was) setenv("CUDOT_AUTO_MANAGED", kept.c_str(), 1);
+    else unsetenv("CUDOT_AUTO_MANAGED");
+    if (made != CUDOT_OK) return false;
+    const std::string name = managed_opt_in ? "auto-managed" : kMemoryNames[memory];
     void *x, *y;
     cudot_get_inputs(ctx, &x, &y);
-    std::unique_ptr<SeedDot> seed = seed_for(memory, dtype, n);
+    std::unique_ptr<SeedDot> seed = managed_opt_in ? nullptr : seed_for(memory, dtype, n);
     const bool with_read = memory == CUDOT_MEMORY_HOST;
     const double bytes = bytes_of(dtype, n);
     double last = 0, seed_last = 0;
@@ -183,9 +193,9 @@ bool bench_strategy(int memory, int dtype, std::size_t n, const Options &o, std:
         if (seed) cs.push_back({fill(seed->x(), seed->y()), [&] { return seed->dot(&seed_last); }});
         time_interleaved(fresh ? 3 : 5, o.reps, cs, with_read ? settle_for(bytes) : 0);
 
-        if (!cs[mine].ok) std::fprintf(stderr, "bench: %s dot failed: %s\n", kMemoryNames[memory], cudot_last_error(ctx));
+        if (!cs[mine].ok) std::fprintf(stderr, "bench: %s dot failed: %s\n", name.c_str(), cudot_last_error(ctx));
         const double host = host_reference(dtype, x, y, n);
-        Row r{kMemoryNames[memory], type_name(dtype), n, scenario, summarize(cs[mine].samples), bytes};
+        Row r{name, type_name(dtype), n, scenario, summarize(cs[mine].samples), bytes};
         if (with_read) r.own_read_GBps = read_GBps(cs[0], dtype, dtype, n);
         r.check = bits_check(cs[mine].ok, last, host);
         rows.push_back(r);
@@ -652,6 +662,8 @@ void sweep(int dtype, const Options &o, bool gpu, std::vector<Row> &rows) {
         for (int memory = 0; memory <= 4; ++memory) {
             if (!gpu && memory >= 1 && memory <= 3) continue;
             if (wanted(o, memory)) bench_strategy(memory, dtype, n, o, rows);
+            // AUTO opted in to managed buffers, beside the default (the opt-in applies only on a GPU).
+            if (gpu && memory == CUDOT_MEMORY_AUTO && wanted(o, memory)) bench_strategy(memory, dtype, n, o, rows, true);
         }
         if (gpu) cublas_row(dtype, n, o, rows);
         openblas_rows(dtype, n, o, rows);

@@ -13,7 +13,7 @@ plt = pyplot()  # exits with SKIPPED where matplotlib is missing (CTest reports 
 
 
 # One colour per strategy; the tutorial's design for a strategy (seed-X) is drawn dashed in X's colour.
-COLORS = {"auto": "C0", "pinned": "C1", "mapped": "C2", "managed": "C3", "host": "C4",
+COLORS = {"auto": "C0", "auto-managed": "C9", "pinned": "C1", "mapped": "C2", "managed": "C3", "host": "C4",
           "cublas": "C5", "openblas": "C6", "openblas-1t": "C7", "openblas-dsdot-1t": "C8"}
 
 

@@ -111,14 +111,18 @@ void gpu_targets(const std::vector<Row> &rows, const std::vector<T1Row> &t1, con
         out.push_back(t2);
     }
 
-    for (const char *scenario : {"fresh", "resident"}) {
-        Target t5 = at_most("T5 " + d + " auto " + scenario + " vs the fastest other strategy",
-                            "time / fastest cudot row (worst n)", 1.1);
-        for (const Row *a : select(rows, "auto", d, scenario))
-            if (double best = fastest_other_strategy(rows, d, a->n, scenario))
-                t5.see(a->t.median_us / best, where(a->n, scenario));
-        out.push_back(t5);
-    }
+    // AUTO as created by default, then opted in to managed buffers (CUDOT_AUTO_MANAGED=1), if it ran.
+    for (const char *what : {"auto", "auto-managed"})
+        for (const char *scenario : {"fresh", "resident"}) {
+            const std::vector<const Row *> autos = select(rows, what, d, scenario);
+            if (autos.empty() && std::string(what) != "auto") continue;
+            Target t5 = at_most("T5 " + d + " " + what + " " + scenario + " vs the fastest other strategy",
+                                "time / fastest cudot row (worst n)", 1.1);
+            for (const Row *a : autos)
+                if (double best = fastest_other_strategy(rows, d, a->n, scenario))
+                    t5.see(a->t.median_us / best, where(a->n, scenario));
+            out.push_back(t5);
+        }
 
     for (const char *m : {"pinned", "mapped"}) {
         Target t6 = at_most("T6 " + d + " " + m + " fresh 2^20 vs copy+launch", "time / (bytes/h2d + launch)", 1.25);

@@ -14,15 +14,20 @@
 // the three roads, every dot goes there; a write by the host moves the pages it writes back (the driver
 // sees it), the next GPU dot reads those over the bus, is slower, and AUTO moves the rest back too and
 // returns to the three roads. The CPU never reads pages left in GPU memory (that would fault them back
-// one by one). Moving inputs the host rewrites anyway would cost several dots (a migration of just-written
-// pages runs at a fraction of the bus's speed), so AUTO first moves a sentinel: the first kSentinel
-// elements, after a dot. The next dot first reads the sentinel on the GPU: as fast as right after the
-// move, the host left it alone and the whole inputs follow; slower, the host wrote it, and the wait
-// before the next sentinel doubles (up to kMoveWaitMax dots of that size).
+// one by one). A move that does not pay is dear: on an H100 host a migration of just-written pages costs
+// about 200 us whatever its size up to 1 MB, and the caller's next fill faults the pages back at 10 x a
+// plain write's time (bench/experiments/auto_probe.cu). So AUTO moves only after a dot whose result has
+// the same bits as the last dot of the same size (inputs rewritten with new values almost never give
+// that), and then first a sentinel: the first kSentinel elements. The next dot first reads the sentinel
+// on the GPU: as fast as right after the move, the host left it alone and the whole inputs follow;
+// slower, the host wrote it (perhaps the same values again), and the wait before the next sentinel
+// doubles (up to kMoveWaitMax dots of that size).
 #include "auto_dot.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <cstring>
 #include <new>
 
 #include "cpu/cpu_backend.hpp"
@@ -42,7 +47,8 @@ constexpr std::size_t kGpuMinElements = std::size_t(1) << 14;
 // The split needs enough tiles to give both sides a useful share.
 constexpr std::size_t kSplitMinTiles = 16;
 constexpr double kFirstShare = 0.25;  // the GPUs' share of a context's first split dot
-// Host-road dots of one size between two moves into GPU memory: the first wait, and the longest.
+// Host-road dots of one size between two moves into GPU memory after one that did not pay: the first
+// wait, and the longest.
 constexpr unsigned kMoveWaitFirst = 2, kMoveWaitMax = 256;
 // Elements of the sentinel: a GPU dot reads them from GPU memory within a launch's time, over the bus
 // (2-4 MB) several times slower.
@@ -61,9 +67,13 @@ struct AutoState {
     cpu::WhereChooser where;     // the CPU road's calling thread or pool, measured as a HOST context does
     double share = kFirstShare;  // the GPUs' share of a split dot's tiles, moved after each toward balance
     // Managed buffers: elements [0, on_gpus) were moved into GPU memory and the CPU has not read them
-    // since (0: all on the host); per size class, the wait between moves and the dots left of it.
+    // since (0: all on the host); per size class, the wait between moves and the dots left of it (0:
+    // none, the last move paid or none was made).
     std::size_t on_gpus = 0;
     unsigned move_every[64] = {}, move_wait[64] = {};
+    // The size and the result's bits of the last dot on the host: the same again hints at inputs left alone.
+    std::size_t last_n = 0;
+    std::uint64_t last_bits = 0;
     // The sentinel moved after the last dot (0: none), and the time of its GPU dot right after a move.
     std::size_t sentinel = 0, reference_n = 0;
     double reference_us = 0;
@@ -145,22 +155,30 @@ cudot_status resident_dot(cudot_ctx &ctx, AutoState &state, std::size_t n, doubl
     const cudot_status status = cuda::auto_gpu_dot(ctx, n, false, result);
     if (status != CUDOT_OK) return status;
     if (elapsed_ms(start) * 1000.0 <= state.chooser.best_us(n)) {
-        state.move_every[PathChooser<kRoads>::size_class(n)] = kMoveWaitFirst;
+        state.move_every[PathChooser<kRoads>::size_class(n)] = 0;
         return CUDOT_OK;
     }
     wait_longer(state, n);
     return bring_back(ctx, &state);
 }
 
-// Managed buffers, inputs on the host: whether this dot moves them into GPU memory (once the roads have
-// been measured at this size and the wait since the last move is over).
-template <class Usable> bool time_to_move(AutoState &state, std::size_t n, Usable usable) {
-    if (!state.chooser.settled(n, usable)) return false;
+// Whether a dot of n elements on the host gave the same bits as the last one of that size; remembers it.
+bool same_as_last(AutoState &state, std::size_t n, double result) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &result, sizeof bits);
+    const bool same = state.last_n == n && state.last_bits == bits;
+    state.last_n = n;
+    state.last_bits = bits;
+    return same;
+}
+
+// Managed buffers, inputs on the host, after a road's dot: whether to move them into GPU memory now
+// (the roads have been measured at this size, the result hints that the host left the inputs alone,
+// and the wait after a move that did not pay is over).
+template <class Usable> bool time_to_move(AutoState &state, std::size_t n, bool same, Usable usable) {
     const int size = PathChooser<kRoads>::size_class(n);
-    if (state.move_every[size] == 0) state.move_every[size] = state.move_wait[size] = kMoveWaitFirst;
-    if (--state.move_wait[size] > 0) return false;
-    state.move_wait[size] = state.move_every[size];
-    return true;
+    if (state.move_wait[size] > 0) --state.move_wait[size];
+    return same && state.move_wait[size] == 0 && state.chooser.settled(n, usable);
 }
 
 // After a road's dot of n elements: moves the sentinel into GPU memory and times its GPU dot there (the
@@ -179,13 +197,12 @@ cudot_status place_sentinel(cudot_ctx &ctx, AutoState &state, std::size_t n) {
 }
 
 // Whether the sentinel is still in GPU memory: its GPU dot within twice the reference time (a launch's
-// time; over the bus it takes several times longer).
-cudot_status sentinel_stayed(cudot_ctx &ctx, AutoState &state, bool *stayed) {
+// time; over the bus it takes several times longer). *result: that dot's result.
+cudot_status sentinel_stayed(cudot_ctx &ctx, AutoState &state, bool *stayed, double *result) {
     const std::size_t count = state.sentinel;
     state.sentinel = 0;
-    double ignored = 0;
     const auto start = Clock::now();
-    if (cudot_status status = cuda::auto_gpu_dot(ctx, count, false, &ignored)) return status;
+    if (cudot_status status = cuda::auto_gpu_dot(ctx, count, false, result)) return status;
     *stayed = state.reference_n == count && elapsed_ms(start) * 1000.0 <= 2 * state.reference_us;
     return CUDOT_OK;
 }
@@ -210,21 +227,30 @@ cudot_status auto_dot(cudot_ctx &ctx, std::size_t n, double *result) {
     if (managed && state->sentinel != 0) {
         const std::size_t sentinel = state->sentinel;
         bool stayed = false;
-        if (cudot_status status = sentinel_stayed(ctx, *state, &stayed)) return status;
-        if (stayed) {  // the host left the inputs alone: all of them follow
-            const cudot_status status = cuda::auto_gpu_dot(ctx, n, true, result);
-            if (status == CUDOT_OK) state->on_gpus = n;
-            return status;
+        double sentinel_result = 0;
+        if (cudot_status status = sentinel_stayed(ctx, *state, &stayed, &sentinel_result)) return status;
+        if (stayed) {  // the host left the inputs alone: all of them follow (a sentinel of n: already there)
+            const cudot_status status = sentinel == n ? CUDOT_OK : cuda::auto_gpu_dot(ctx, n, true, &sentinel_result);
+            if (status != CUDOT_OK) return status;
+            state->on_gpus = std::max(n, sentinel);
+            *result = sentinel_result;
+            return CUDOT_OK;
         }
         wait_longer(*state, n);
         if (cudot_status status = cuda::auto_to_host(ctx, sentinel)) return status;  // what the host did not write
+        if (sentinel == n) {  // the sentinel's dot was this dot
+            same_as_last(*state, n, sentinel_result);
+            *result = sentinel_result;
+            return CUDOT_OK;
+        }
     }
     const int road = chooser.choose(n, usable);
     const auto start = Clock::now();
     cudot_status status = run(road, ctx, state, n, result);
     if (status != CUDOT_OK) return status;
     chooser.record(n, road, elapsed_ms(start) * 1000.0, usable);
-    if (managed && time_to_move(*state, n, usable)) status = place_sentinel(ctx, *state, n);
+    const bool same = same_as_last(*state, n, *result);
+    if (managed && time_to_move(*state, n, same, usable)) status = place_sentinel(ctx, *state, n);
     return status;
 }
 
