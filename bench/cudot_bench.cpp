@@ -8,8 +8,10 @@
 //
 // fresh:    the host rewrites every input element before each call (not timed), as when new data
 //           arrives every time; the dot must carry it over the bus (or read it from host memory).
-// resident: repeated calls on unchanged inputs. Only MANAGED can keep inputs on the GPU between calls
-//           (PINNED and MAPPED re-read host memory by design, so their bound stays the bus).
+// resident: repeated calls on unchanged inputs. Only MANAGED (and AUTO opted in to managed buffers)
+//           can keep inputs on the GPU between calls (PINNED and MAPPED re-read host memory by design,
+//           so their bound stays the bus).
+// All strategies of one dtype and size (and their seed peers) are timed in turn, round by round.
 // Every row with inputs of its own (cudot, seed peers, OpenBLAS) gets the same values from the same fill.
 #include <algorithm>
 #include <chrono>
@@ -137,9 +139,10 @@ std::unique_ptr<SeedDot> seed_for(int memory, int dtype, std::size_t n) {
     }
 }
 
-// CPU rows (HOST with its read, OpenBLAS) of at least kSettleBytes pause kSettleUs before each timed
-// call (see time_interleaved). Smaller dots run on the calling thread alone, and a pause before them
-// would only measure a core woken from idle with cold caches.
+// Rows of at least kSettleBytes (every strategy of a size, timed in turn; OpenBLAS; HOST's pairs) pause
+// kSettleUs before each timed call (see time_interleaved): the pools of HOST, AUTO's CPU road and
+// OpenBLAS sleep again before the next row's call. Smaller dots run on the calling thread alone, and a
+// pause before them would only measure a core woken from idle with cold caches.
 constexpr int kSettleUs = 2000;
 constexpr double kSettleBytes = 256 << 10;
 int settle_for(double bytes) { return bytes >= kSettleBytes ? kSettleUs : 0; }
@@ -159,54 +162,83 @@ double read_GBps(const Contender &read, int xd, int yd, std::size_t n) {
     return s.median_us > 0 ? bytes_of(xd, yd, n / 64 * 64) / (s.median_us * 1e3) : 0;
 }
 
-// One strategy, dtype and size, both scenarios; the seed peer of the strategy (if any) timed in turn
-// with it. Returns false if the strategy is unavailable. managed_opt_in: AUTO created with
-// CUDOT_AUTO_MANAGED=1 (cudot.h), its rows named "auto-managed" (no seed peer).
-bool bench_strategy(int memory, int dtype, std::size_t n, const Options &o, std::vector<Row> &rows,
-                    bool managed_opt_in = false) {
+// One strategy's context of one dtype and size, with its seed peer (if any) and, for HOST, its own read.
+struct Strategy {
+    std::string name;
+    int memory = 0;
+    cudot_ctx *ctx = nullptr;
+    void *x = nullptr, *y = nullptr;
+    std::unique_ptr<SeedDot> seed;
+    double last = 0, seed_last = 0;
+    std::size_t first = 0;  // its first contender in the round
+};
+
+// Creates a strategy's context (nullptr: unavailable). managed_opt_in: AUTO created with
+// CUDOT_AUTO_MANAGED=1 (cudot.h), its rows named "auto-managed" (no seed peer); the variable is set for
+// this init only, either way, and restored.
+std::unique_ptr<Strategy> make_strategy(int memory, int dtype, std::size_t n, bool managed_opt_in) {
+    auto st = std::make_unique<Strategy>();
+    st->name = managed_opt_in ? "auto-managed" : kMemoryNames[memory];
+    st->memory = memory;
     cudot_config cfg = CUDOT_CONFIG_INIT;
     cfg.dtype = dtype;
     cfg.memory = memory;
-    cudot_ctx *ctx = nullptr;
     const char *was = std::getenv("CUDOT_AUTO_MANAGED");
     const std::string kept = was ? was : "";
     if (managed_opt_in) setenv("CUDOT_AUTO_MANAGED", "1", 1);
     else unsetenv("CUDOT_AUTO_MANAGED");
-    const cudot_status made = cudot_init(&ctx, n, &cfg);
+    const cudot_status made = cudot_init(&st->ctx, n, &cfg);
     if (was) setenv("CUDOT_AUTO_MANAGED", kept.c_str(), 1);
     else unsetenv("CUDOT_AUTO_MANAGED");
-    if (made != CUDOT_OK) return false;
-    const std::string name = managed_opt_in ? "auto-managed" : kMemoryNames[memory];
-    void *x, *y;
-    cudot_get_inputs(ctx, &x, &y);
-    std::unique_ptr<SeedDot> seed = managed_opt_in ? nullptr : seed_for(memory, dtype, n);
-    const bool with_read = memory == CUDOT_MEMORY_HOST;
+    if (made != CUDOT_OK) return nullptr;
+    cudot_get_inputs(st->ctx, &st->x, &st->y);
+    if (!managed_opt_in) st->seed = seed_for(memory, dtype, n);
+    return st;
+}
+
+// One dtype and size: every wanted strategy (AUTO twice: as created by default, and opted in to
+// managed buffers) with its seed peer and HOST's read, fresh then resident. All of them are timed in
+// turn in the same rounds (time_interleaved), so that a slow minute of a shared machine falls on every
+// row alike and the ratios between rows (T5: AUTO against the fastest other strategy) reproduce.
+void bench_size(int dtype, std::size_t n, const Options &o, bool gpu, std::vector<Row> &rows) {
+    std::vector<std::unique_ptr<Strategy>> strategies;
+    for (int memory = 0; memory <= 4; ++memory) {
+        if ((!gpu && memory >= 1 && memory <= 3) || !wanted(o, memory)) continue;
+        if (auto st = make_strategy(memory, dtype, n, false)) strategies.push_back(std::move(st));
+        // The opt-in applies only on a GPU.
+        if (gpu && memory == CUDOT_MEMORY_AUTO)
+            if (auto st = make_strategy(memory, dtype, n, true)) strategies.push_back(std::move(st));
+    }
     const double bytes = bytes_of(dtype, n);
-    double last = 0, seed_last = 0;
     for (const char *scenario : {"fresh", "resident"}) {
         const bool fresh = std::strcmp(scenario, "fresh") == 0;
         auto fill = [&](void *a, void *b) { return fresh ? fill_of(dtype, a, b, n) : nullptr; };
         std::vector<Contender> cs;
-        if (with_read) cs.push_back(read_contender(x, dtype, y, dtype, n, fill(x, y)));
-        const std::size_t mine = cs.size();
-        cs.push_back({fill(x, y), [&] { return cudot_dot(ctx, &last) == CUDOT_OK; }});
-        if (seed) cs.push_back({fill(seed->x(), seed->y()), [&] { return seed->dot(&seed_last); }});
-        time_interleaved(fresh ? 3 : 5, o.reps, cs, with_read ? settle_for(bytes) : 0);
-
-        if (!cs[mine].ok) std::fprintf(stderr, "bench: %s dot failed: %s\n", name.c_str(), cudot_last_error(ctx));
-        const double host = host_reference(dtype, x, y, n);
-        Row r{name, type_name(dtype), n, scenario, summarize(cs[mine].samples), bytes};
-        if (with_read) r.own_read_GBps = read_GBps(cs[0], dtype, dtype, n);
-        r.check = bits_check(cs[mine].ok, last, host);
-        rows.push_back(r);
-        if (seed && cs.back().ok) {
-            Row s{std::string("seed-") + kMemoryNames[memory], r.dtype, n, scenario, summarize(cs.back().samples), bytes};
-            s.check = close_check(dtype, seed->x(), seed->y(), n, seed_last, host_reference(dtype, seed->x(), seed->y(), n));
-            rows.push_back(s);
+        for (auto &st : strategies) {
+            st->first = cs.size();
+            if (st->memory == CUDOT_MEMORY_HOST) cs.push_back(read_contender(st->x, dtype, st->y, dtype, n, fill(st->x, st->y)));
+            Strategy *p = st.get();
+            cs.push_back({fill(p->x, p->y), [p] { return cudot_dot(p->ctx, &p->last) == CUDOT_OK; }});
+            if (p->seed) cs.push_back({fill(p->seed->x(), p->seed->y()), [p] { return p->seed->dot(&p->seed_last); }});
+        }
+        time_interleaved(fresh ? 3 : 5, o.reps, cs, settle_for(bytes));
+        for (auto &st : strategies) {
+            const std::size_t mine = st->first + (st->memory == CUDOT_MEMORY_HOST ? 1 : 0);
+            if (!cs[mine].ok) std::fprintf(stderr, "bench: %s dot failed: %s\n", st->name.c_str(), cudot_last_error(st->ctx));
+            const double host = host_reference(dtype, st->x, st->y, n);
+            Row r{st->name, type_name(dtype), n, scenario, summarize(cs[mine].samples), bytes};
+            if (st->memory == CUDOT_MEMORY_HOST) r.own_read_GBps = read_GBps(cs[st->first], dtype, dtype, n);
+            r.check = bits_check(cs[mine].ok, st->last, host);
+            rows.push_back(r);
+            if (st->seed && cs[mine + 1].ok) {
+                Row sr{"seed-" + st->name, r.dtype, n, scenario, summarize(cs[mine + 1].samples), bytes};
+                sr.check = close_check(dtype, st->seed->x(), st->seed->y(), n, st->seed_last,
+                                       host_reference(dtype, st->seed->x(), st->seed->y(), n));
+                rows.push_back(sr);
+            }
         }
     }
-    cudot_deinit(ctx);
-    return true;
+    for (auto &st : strategies) cudot_deinit(st->ctx);
 }
 
 // ---- target 1 in a block of its own ----------------------------------------------------------------
@@ -659,12 +691,7 @@ Options parse(int argc, char **argv) {
 void sweep(int dtype, const Options &o, bool gpu, std::vector<Row> &rows) {
     for (int lg = 10; lg <= o.max_log2; lg += (o.quick ? 5 : 2)) {
         const std::size_t n = std::size_t(1) << lg;
-        for (int memory = 0; memory <= 4; ++memory) {
-            if (!gpu && memory >= 1 && memory <= 3) continue;
-            if (wanted(o, memory)) bench_strategy(memory, dtype, n, o, rows);
-            // AUTO opted in to managed buffers, beside the default (the opt-in applies only on a GPU).
-            if (gpu && memory == CUDOT_MEMORY_AUTO && wanted(o, memory)) bench_strategy(memory, dtype, n, o, rows, true);
-        }
+        bench_size(dtype, n, o, gpu, rows);
         if (gpu) cublas_row(dtype, n, o, rows);
         openblas_rows(dtype, n, o, rows);
     }

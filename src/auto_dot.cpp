@@ -34,6 +34,7 @@
 #include "cuda/cuda_backend.hpp"
 #include "order.hpp"
 #include "path_chooser.hpp"
+#include "types.hpp"
 
 namespace cudot {
 
@@ -53,6 +54,9 @@ constexpr unsigned kMoveWaitFirst = 2, kMoveWaitMax = 256;
 // Elements of the sentinel: a GPU dot reads them from GPU memory within a launch's time, over the bus
 // (2-4 MB) several times slower.
 constexpr std::size_t kSentinel = std::size_t(1) << 18;
+// No bus is faster than this (PCIe 5.0 x16 moves about 64 GB/s): a GPU dot that reads its inputs over
+// the bus takes at least their bytes at this speed on top of the same dot from GPU memory.
+constexpr double kBusBytesPerUs = 64e3;
 
 using Clock = std::chrono::steady_clock;
 
@@ -77,6 +81,9 @@ struct AutoState {
     // The sentinel moved after the last dot (0: none), and the time of its GPU dot right after a move.
     std::size_t sentinel = 0, reference_n = 0;
     double reference_us = 0;
+    // The fastest dot of inputs in GPU memory, and its size.
+    std::size_t resident_n = 0;
+    double resident_us = 0;
 };
 
 namespace {
@@ -148,13 +155,27 @@ void wait_longer(AutoState &state, std::size_t n) {
     state.move_wait[size] = state.move_every[size];
 }
 
+// Whether a GPU dot of n elements that took us read them from GPU memory, against the fastest such dot
+// (reference_us, of the same n): within twice its time, and within the time half its bytes would take
+// over the fastest bus (a launch's noise can double a small dot's time; large ones gain a wider margin).
+bool read_gpu_memory(const cudot_ctx &ctx, std::size_t n, double us, double reference_us) {
+    const double bytes = static_cast<double>(n) * (types::size_of(ctx.dtype) + types::size_of(ctx.y_dtype));
+    return us <= std::max(2 * reference_us, reference_us + 0.5 * bytes / kBusBytesPerUs);
+}
+
 // Managed buffers, inputs in GPU memory: the dot reads them there. Stays while that beats the best
-// estimate of the roads (the host did not write them, and it pays at this size); else moves them back.
+// estimate of the roads; a slower dot that still read GPU memory was noise, and one that did not found
+// pages the host wrote (or the GPU is no faster here): they all move back.
 cudot_status resident_dot(cudot_ctx &ctx, AutoState &state, std::size_t n, double *result) {
     const auto start = Clock::now();
     const cudot_status status = cuda::auto_gpu_dot(ctx, n, false, result);
     if (status != CUDOT_OK) return status;
-    if (elapsed_ms(start) * 1000.0 <= state.chooser.best_us(n)) {
+    const double us = elapsed_ms(start) * 1000.0, best = state.chooser.best_us(n);
+    if (state.resident_n != n || us < state.resident_us) {
+        state.resident_n = n;
+        state.resident_us = us;
+    }
+    if (us <= best || (state.resident_us <= best && read_gpu_memory(ctx, n, us, state.resident_us))) {
         state.move_every[PathChooser<kRoads>::size_class(n)] = 0;
         return CUDOT_OK;
     }
@@ -196,14 +217,14 @@ cudot_status place_sentinel(cudot_ctx &ctx, AutoState &state, std::size_t n) {
     return CUDOT_OK;
 }
 
-// Whether the sentinel is still in GPU memory: its GPU dot within twice the reference time (a launch's
-// time; over the bus it takes several times longer). *result: that dot's result.
+// Whether the sentinel is still in GPU memory: its GPU dot as fast as right after the move
+// (read_gpu_memory). *result: that dot's result.
 cudot_status sentinel_stayed(cudot_ctx &ctx, AutoState &state, bool *stayed, double *result) {
     const std::size_t count = state.sentinel;
     state.sentinel = 0;
     const auto start = Clock::now();
     if (cudot_status status = cuda::auto_gpu_dot(ctx, count, false, result)) return status;
-    *stayed = state.reference_n == count && elapsed_ms(start) * 1000.0 <= 2 * state.reference_us;
+    *stayed = state.reference_n == count && read_gpu_memory(ctx, count, elapsed_ms(start) * 1000.0, state.reference_us);
     return CUDOT_OK;
 }
 
