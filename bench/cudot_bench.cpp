@@ -141,8 +141,9 @@ std::unique_ptr<SeedDot> seed_for(int memory, int dtype, std::size_t n) {
 
 // Rows of at least kSettleBytes (every strategy of a size, timed in turn; OpenBLAS; HOST's pairs) pause
 // kSettleUs before each timed call (see time_interleaved): the pools of HOST, AUTO's CPU road and
-// OpenBLAS sleep again before the next row's call. Smaller dots run on the calling thread alone, and a
-// pause before them would only measure a core woken from idle with cold caches.
+// OpenBLAS sleep again before the next row's call. The strategies' rows spin through it (their GPU
+// rows would otherwise measure the calling core's wake-up). Smaller dots run on the calling thread
+// alone, and a pause before them would only measure a core woken from idle with cold caches.
 constexpr int kSettleUs = 2000;
 constexpr double kSettleBytes = 256 << 10;
 int settle_for(double bytes) { return bytes >= kSettleBytes ? kSettleUs : 0; }
@@ -221,7 +222,7 @@ void bench_size(int dtype, std::size_t n, const Options &o, bool gpu, std::vecto
             cs.push_back({fill(p->x, p->y), [p] { return cudot_dot(p->ctx, &p->last) == CUDOT_OK; }});
             if (p->seed) cs.push_back({fill(p->seed->x(), p->seed->y()), [p] { return p->seed->dot(&p->seed_last); }});
         }
-        time_interleaved(fresh ? 3 : 5, o.reps, cs, settle_for(bytes));
+        time_interleaved(fresh ? 3 : 5, o.reps, cs, settle_for(bytes), true);
         for (auto &st : strategies) {
             const std::size_t mine = st->first + (st->memory == CUDOT_MEMORY_HOST ? 1 : 0);
             if (!cs[mine].ok) std::fprintf(stderr, "bench: %s dot failed: %s\n", st->name.c_str(), cudot_last_error(st->ctx));

@@ -66,13 +66,23 @@ struct Contender {
 // contenders are rewritten between them. settle_us > 0: a pause before each contender's turn, so that
 // worker threads the previous one left spinning (HOST's read and the library each have a pool, and
 // OpenBLAS one more) have gone to sleep and do not share the cores with the next timed call.
-inline void time_interleaved(int warmup, int reps, std::vector<Contender> &contenders, int settle_us = 0) {
+// settle_busy: the calling thread spins through the pause instead of sleeping, so that its core is not
+// idle when the call starts (a sleep of 2 ms lets it drop into a deep idle state, and waking it adds
+// tens of microseconds to a GPU dot's launch and wait, whose rows then measure the wake-up).
+inline void time_interleaved(int warmup, int reps, std::vector<Contender> &contenders, int settle_us = 0,
+                             bool settle_busy = false) {
     const int count = static_cast<int>(contenders.size());
     for (int round = 0; round < warmup + reps; ++round)
         for (int k = 0; k < count; ++k) {
             Contender &c = contenders[k];
             if (!c.ok) continue;
-            if (settle_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(settle_us));
+            if (settle_us > 0 && settle_busy) {
+                const double until = now_us() + settle_us;
+                while (now_us() < until) {
+                }
+            } else if (settle_us > 0) {
+                std::this_thread::sleep_for(std::chrono::microseconds(settle_us));
+            }
             if (c.prepare) c.prepare(round * count + k);
             const double t0 = now_us();
             c.ok = c.call();

@@ -131,6 +131,21 @@ cudot_status split_dot(cudot_ctx &ctx, AutoState *state, std::size_t n, double *
     return CUDOT_OK;
 }
 
+// The GPUs alone compute every tile of a dot of n elements, reading the inputs where they are. *gpu_us:
+// the slowest GPU's kernel time from CUDA events, which no launch latency or wake-up of the host's
+// thread (after an idle moment: tens of microseconds) lengthens.
+cudot_status gpu_tiles_dot(cudot_ctx &ctx, std::size_t n, double *result, double *gpu_us) {
+    const std::size_t tiles = order::tile_count(n);
+    CpuShare none{&ctx, n, tiles, tiles};
+    float ms = 0;
+    void *partials = nullptr;
+    const cudot_status status = cuda::split_tiles(ctx, n, tiles, cuda::HostShare{&CpuShare::run, &none}, &ms, &partials);
+    if (status != CUDOT_OK) return status;
+    *gpu_us = ms * 1000.0;
+    *result = order::join_packed_partials(types::kind_of(ctx.dtype, ctx.y_dtype), partials, tiles);
+    return CUDOT_OK;
+}
+
 cudot_status run(int road, cudot_ctx &ctx, AutoState *state, std::size_t n, double *result) {
     switch (road) {
         case kCpu: return cpu_dot(ctx, state, n, result);
@@ -202,29 +217,27 @@ template <class Usable> bool time_to_move(AutoState &state, std::size_t n, bool 
     return same && state.move_wait[size] == 0 && state.chooser.settled(n, usable);
 }
 
-// After a road's dot of n elements: moves the sentinel into GPU memory and times its GPU dot there (the
-// reference: the fastest such time of this sentinel size; noise only ever adds time).
+// After a road's dot of n elements: moves the sentinel into GPU memory and times the GPUs' reading of
+// it there (the reference: the fastest such time of this sentinel size; noise only ever adds time).
 cudot_status place_sentinel(cudot_ctx &ctx, AutoState &state, std::size_t n) {
     const std::size_t count = std::min(n, kSentinel);
-    double ignored = 0;
+    double ignored = 0, us = 0;
     if (cudot_status status = cuda::auto_gpu_dot(ctx, count, true, &ignored)) return status;
     state.sentinel = count;
-    const auto start = Clock::now();
-    if (cudot_status status = cuda::auto_gpu_dot(ctx, count, false, &ignored)) return status;
-    const double us = elapsed_ms(start) * 1000.0;
+    if (cudot_status status = gpu_tiles_dot(ctx, count, &ignored, &us)) return status;
     state.reference_us = state.reference_n == count ? std::min(state.reference_us, us) : us;
     state.reference_n = count;
     return CUDOT_OK;
 }
 
-// Whether the sentinel is still in GPU memory: its GPU dot as fast as right after the move
-// (read_gpu_memory). *result: that dot's result.
+// Whether the sentinel is still in GPU memory: the GPUs read it as fast as right after the move
+// (read_gpu_memory, on kernel times). *result: that dot of the sentinel's elements.
 cudot_status sentinel_stayed(cudot_ctx &ctx, AutoState &state, bool *stayed, double *result) {
     const std::size_t count = state.sentinel;
     state.sentinel = 0;
-    const auto start = Clock::now();
-    if (cudot_status status = cuda::auto_gpu_dot(ctx, count, false, result)) return status;
-    *stayed = state.reference_n == count && read_gpu_memory(ctx, count, elapsed_ms(start) * 1000.0, state.reference_us);
+    double us = 0;
+    if (cudot_status status = gpu_tiles_dot(ctx, count, result, &us)) return status;
+    *stayed = state.reference_n == count && read_gpu_memory(ctx, count, us, state.reference_us);
     return CUDOT_OK;
 }
 
