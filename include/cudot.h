@@ -96,10 +96,11 @@ enum { CUDOT_F32 = 1, CUDOT_F64 = 2, CUDOT_F16 = 3, CUDOT_BF16 = 4, CUDOT_I8 = 5
  *            2^14 elements on, the context measures, per power-of-two size class, the CPU threads
  *            alone, the GPU alone (reading over the bus) and (from 16 tiles, 2^17 elements) both at
  *            once, each taking a share of the tiles, and takes the fastest, re-measuring now and
- *            then. With managed buffers it also moves the inputs into GPU memory now and then; while
- *            the host leaves them alone, every dot reads them there, and once the host writes them
- *            they go back to the host (a move that did not pay waits longer before the next, up to
- *            256 dots of that size). Every path gives the same bits. Without a GPU: HOST.
+ *            then. With managed buffers it also moves the inputs into GPU memory after a dot whose
+ *            result has the same bits as the last one of its size (the sign of inputs left alone);
+ *            while the host leaves them alone, every dot reads them there, and once the host writes
+ *            them they go back to the host (a move that did not pay waits longer before the next, up
+ *            to 256 dots of that size). Every path gives the same bits. Without a GPU: HOST.
  *            Good for data the host rewrites before each dot; with CUDOT_AUTO_MANAGED=1, also for
  *            data it leaves alone (docs/PERFORMANCE.md has what each costs).
  *            (A GPU that cannot map host memory gets PINNED, without the CPU share.)
