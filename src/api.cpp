@@ -516,6 +516,7 @@ void set_gpu_blocks(cudot_ctx *ctx, unsigned blocks) { hooks_to_set(ctx).gpu_blo
 void set_hybrid_share(cudot_ctx *ctx, double share) { hooks_to_set(ctx).hybrid_share = share; }
 double hybrid_share(const cudot_ctx *ctx) { return auto_split_share(*ctx); }
 std::size_t auto_on_gpus(const cudot_ctx *ctx) { return auto_elements_on_gpus(*ctx); }
+AutoCounts auto_counts(const cudot_ctx *ctx) { return cudot::auto_counts(*ctx); }
 void inject_cuda_fault(unsigned calls_before, int cuda_error) { cuda::inject_fault(calls_before, cuda_error); }
 bool cuda_fault_pending() { return cuda::fault_pending(); }
 void pretend_no_concurrent_managed(bool on) { cuda::pretend_no_concurrent_managed(on); }

@@ -84,6 +84,7 @@ struct AutoState {
     // The fastest dot of inputs in GPU memory, and its size.
     std::size_t resident_n = 0;
     double resident_us = 0;
+    AutoCounts counts;  // for tests and experiments
 };
 
 namespace {
@@ -190,10 +191,16 @@ cudot_status resident_dot(cudot_ctx &ctx, AutoState &state, std::size_t n, doubl
         state.resident_n = n;
         state.resident_us = us;
     }
+    state.counts.resident_us = state.resident_us;
+    state.counts.last_resident_us = us;
+    state.counts.best_road_us = best;
     if (us <= best || (state.resident_us <= best && read_gpu_memory(ctx, n, us, state.resident_us))) {
         state.move_every[PathChooser<kRoads>::size_class(n)] = 0;
+        ++state.counts.resident_kept;
+        state.counts.resident_noisy += us > best;
         return CUDOT_OK;
     }
+    ++state.counts.resident_left;
     wait_longer(state, n);
     return bring_back(ctx, &state);
 }
@@ -227,6 +234,8 @@ cudot_status place_sentinel(cudot_ctx &ctx, AutoState &state, std::size_t n) {
     if (cudot_status status = gpu_tiles_dot(ctx, count, &ignored, &us)) return status;
     state.reference_us = state.reference_n == count ? std::min(state.reference_us, us) : us;
     state.reference_n = count;
+    ++state.counts.sentinels;
+    state.counts.reference_us = state.reference_us;
     return CUDOT_OK;
 }
 
@@ -238,6 +247,8 @@ cudot_status sentinel_stayed(cudot_ctx &ctx, AutoState &state, bool *stayed, dou
     double us = 0;
     if (cudot_status status = gpu_tiles_dot(ctx, count, result, &us)) return status;
     *stayed = state.reference_n == count && read_gpu_memory(ctx, count, us, state.reference_us);
+    state.counts.last_check_us = us;
+    ++(*stayed ? state.counts.stayed : state.counts.not_stayed);
     return CUDOT_OK;
 }
 
@@ -295,6 +306,8 @@ double auto_split_share(const cudot_ctx &ctx) {
 }
 
 std::size_t auto_elements_on_gpus(const cudot_ctx &ctx) { return ctx.auto_state ? ctx.auto_state->on_gpus : 0; }
+
+AutoCounts auto_counts(const cudot_ctx &ctx) { return ctx.auto_state ? ctx.auto_state->counts : AutoCounts{}; }
 
 void free_auto_state(cudot_ctx &ctx) {
     delete ctx.auto_state;

@@ -14,6 +14,19 @@ cudot_status auto_dot(cudot_ctx &ctx, std::size_t n, double *result);
 double auto_split_share(const cudot_ctx &ctx);
 // How many leading elements of AUTO's managed buffers it moved into GPU memory (0: all on the host).
 std::size_t auto_elements_on_gpus(const cudot_ctx &ctx);
+// What AUTO on managed buffers decided on a context so far, and the times it judged by (microseconds):
+// for tests and experiments (cudot::testing::auto_counts), which report why inputs did or did not move.
+struct AutoCounts {
+    unsigned long long sentinels = 0;         // sentinels moved into GPU memory
+    unsigned long long stayed = 0;            // sentinels found there at the next dot (the whole inputs followed)
+    unsigned long long not_stayed = 0;        // sentinels the host had written
+    unsigned long long resident_kept = 0;     // dots read from GPU memory that kept the inputs there
+    unsigned long long resident_noisy = 0;    // ... of them slower than the roads' estimate, judged noise
+    unsigned long long resident_left = 0;     // dots after which the inputs went back to the host
+    double reference_us = 0, last_check_us = 0;  // the sentinel's fastest GPU time, and its last judged one
+    double resident_us = 0, last_resident_us = 0, best_road_us = 0;  // resident dots: fastest, last; the roads' best
+};
+AutoCounts auto_counts(const cudot_ctx &ctx);
 // Frees what auto_dot learned about the context (at deinit).
 void free_auto_state(cudot_ctx &ctx);
 

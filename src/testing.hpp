@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 
+#include "auto_dot.hpp"
 #include "cudot.h"
 
 namespace cudot {
@@ -39,6 +40,8 @@ void set_hybrid_share(cudot_ctx *ctx, double share);
 double hybrid_share(const cudot_ctx *ctx);
 // AUTO on managed buffers: how many leading elements AUTO has moved into GPU memory (0: all on the host).
 std::size_t auto_on_gpus(const cudot_ctx *ctx);
+// AUTO on managed buffers: what it decided so far and the times it judged by (auto_dot.hpp).
+AutoCounts auto_counts(const cudot_ctx *ctx);
 // Fault injection: the calling thread's (calls_before + 1)-th checked CUDA call from now (in init,
 // dot or deinit, on any context) is made and then reported as failing with cuda_error (a cudaError_t
 // value); 0 cancels. Without CUDA: no effect.

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <utility>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -169,6 +170,60 @@ TEST_CASE("GPU: AUTO moves resident inputs into GPU memory and back, with HOST's
         }
         WARN(test::dtype_name(dtype) << " (" << bytes << " bytes per input): " << moves << " moves into GPU memory, "
                                      << backs << " back, in 120 dots (40 rewritten, 40 resident, 40 rewritten in part)");
+    }
+}
+
+// The benchmark's pattern (cudot-bench's "fresh" then "resident" rows on one context): 33 dots of
+// inputs rewritten with new values before each, then 35 dots of the same inputs. AUTO on managed buffers
+// must move the inputs into GPU memory in the second phase (from 2^20 elements a GPU dot there is
+// several times faster than any road) and never on the first; the counts of its decisions are reported.
+TEST_CASE("GPU: AUTO moves inputs that stop changing into GPU memory, at the benchmark's sizes", "[gpu][determinism]") {
+    const std::pair<int32_t, int> sizes[] = {{CUDOT_F32, 16}, {CUDOT_F32, 20}, {CUDOT_F32, 22}, {CUDOT_F32, 26},
+                                             {CUDOT_F64, 16}, {CUDOT_F64, 20}, {CUDOT_F64, 22}};
+    for (const auto &size : sizes) {
+        const int32_t dtype = size.first;
+        const std::size_t n = std::size_t(1) << size.second, bytes = n * test::dtype_size(dtype);
+        setenv("CUDOT_AUTO_MANAGED", "1", 1);
+        SamePair p(n, dtype, dtype, CUDOT_MEMORY_AUTO, 77 + size.second);
+        unsetenv("CUDOT_AUTO_MANAGED");
+        int32_t memory = -1, device = -1;
+        REQUIRE(cudot_get_memory(p.gpu.ctx, &memory, &device) == CUDOT_OK);
+        REQUIRE(memory == CUDOT_MEMORY_MANAGED);
+        void *hx, *hy, *gx, *gy;
+        cudot_get_inputs(p.host.ctx, &hx, &hy);
+        cudot_get_inputs(p.gpu.ctx, &gx, &gy);
+        // Two sets of inputs, A (as filled) and B, written in turn: every fresh dot has new values.
+        std::vector<unsigned char> ax(bytes), ay(bytes), bx(bytes), by(bytes);
+        std::memcpy(ax.data(), hx, bytes);
+        std::memcpy(ay.data(), hy, bytes);
+        test::fill_random_any(dtype, bx.data(), n, 500 + size.second);
+        test::fill_random_any(dtype, by.data(), n, 600 + size.second);
+        std::memcpy(hx, bx.data(), bytes);
+        std::memcpy(hy, by.data(), bytes);
+        const double expected[2] = {p.expected, p.host.dot()};
+        INFO(test::dtype_name(dtype) << " n=2^" << size.second);
+        int set = 0;
+        for (int dot = 0; dot < 33; ++dot) {  // fresh
+            set = 1 - set;
+            std::memcpy(gx, set ? bx.data() : ax.data(), bytes);
+            std::memcpy(gy, set ? by.data() : ay.data(), bytes);
+            CHECK(test::bits(p.gpu.dot()) == test::bits(expected[set]));
+        }
+        const cudot::AutoCounts fresh = cudot::testing::auto_counts(p.gpu.ctx);
+        CHECK(fresh.sentinels == 0);  // never a move while the values change
+        std::size_t most = 0;
+        for (int dot = 0; dot < 35; ++dot) {  // resident
+            CHECK(test::bits(p.gpu.dot()) == test::bits(expected[set]));
+            most = std::max(most, cudot::testing::auto_on_gpus(p.gpu.ctx));
+        }
+        const cudot::AutoCounts c = cudot::testing::auto_counts(p.gpu.ctx);
+        WARN(test::dtype_name(dtype) << " n=2^" << size.second << ": sentinels " << c.sentinels << " (stayed "
+                                     << c.stayed << ", written " << c.not_stayed << "), resident dots kept "
+                                     << c.resident_kept << " (noisy " << c.resident_noisy << "), left "
+                                     << c.resident_left << "; sentinel us " << c.reference_us << " / last "
+                                     << c.last_check_us << "; resident us " << c.resident_us << " / last "
+                                     << c.last_resident_us << " / roads " << c.best_road_us);
+        if (size.second >= 20) CHECK(most == n);
     }
 }
 

@@ -11,6 +11,10 @@
 //   read HBM  the GPU's kernel time (CUDA events, no launch cost) reading pages still in GPU memory
 //   read bus  the same read after the host rewrote the pages (they moved back; read over the bus)
 //   fill GPU  the host's rewrite of pages that are in GPU memory (faults) / fill host: of pages on the host
+// and a second table: the GPU's read (kernel time, the whole GPU) of inputs moved into GPU memory, with
+// the advice AUTO keeps (preferred location the host, accessed by the GPU), with the preferred location
+// unset before the move, and with no advice at all (as MANAGED's resident inputs), each right after the
+// last read and after a kernel that reads 2 GB of other memory in between (as other work would).
 // Build (from the repository root):
 //   nvcc -O3 -std=c++17 -arch=sm_90 bench/experiments/auto_probe.cu -o build/experiments/auto_probe
 //   usage: auto_probe [rounds = 41]
@@ -139,6 +143,58 @@ int main(int argc, char **argv) {
         cudaFree(x);
         cudaFree(y);
     }
+    // Resident reads: the whole GPU reads a pair moved into GPU memory under three kinds of advice.
+    int sms = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    const std::size_t other_bytes = std::size_t(2) << 30;
+    float *other = nullptr;
+    if (!ok(cudaMalloc(&other, other_bytes), "cudaMalloc")) return 1;
+    cudaMemsetAsync(other, 0, other_bytes, s);
+    std::printf("\nresident reads: f32 pairs in GPU memory, kernel time in us (median of %d)\n", rounds);
+    std::printf("%-10s %-34s %10s %14s\n", "n", "advice", "back2back", "after_2GB_read");
+    const char *advice_names[3] = {"preferred host, accessed by GPU", "accessed by GPU only", "none"};
+    for (int lg : {18, 20, 22, 24}) {
+        const std::size_t n = std::size_t(1) << lg, bytes = n * sizeof(float);
+        for (int advice = 0; advice < 3; ++advice) {
+            char *x = nullptr, *y = nullptr;
+            if (!ok(cudaMallocManaged(&x, bytes), "cudaMallocManaged") || !ok(cudaMallocManaged(&y, bytes), "cudaMallocManaged"))
+                return 1;
+            for (char *p : {x, y}) {
+                if (advice <= 1 && !ok(cudaMemAdvise(p, bytes, cudaMemAdviseSetAccessedBy, gpu), "cudaMemAdvise")) return 1;
+                if (advice == 0 && !ok(cudaMemAdvise(p, bytes, cudaMemAdviseSetPreferredLocation, host), "cudaMemAdvise"))
+                    return 1;
+                std::memset(p, 1, bytes);
+                if (!ok(cudaMemPrefetchAsync(p, bytes, gpu, 0, s), "cudaMemPrefetchAsync")) return 1;
+            }
+            if (!ok(cudaStreamSynchronize(s), "sync")) return 1;
+            auto timed_read = [&](const float4 *a, const float4 *b, std::size_t n4, unsigned blocks, double *us) {
+                cudaEventRecord(e0, s);
+                read_tiles<<<blocks, 1024, 0, s>>>(a, b, n4, sink);
+                cudaEventRecord(e1, s);
+                float ms = 0;
+                const bool good = ok(cudaStreamSynchronize(s), "sync") && ok(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
+                *us = ms * 1000.0;
+                return good;
+            };
+            std::vector<double> warm, cold;
+            const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(4 * sms, bytes / 16 / 1024 + 1));
+            for (int r = 0; r < rounds + 2; ++r) {
+                double us = 0, ignored = 0;
+                if (!timed_read(reinterpret_cast<const float4 *>(x), reinterpret_cast<const float4 *>(y), bytes / 16, blocks, &us))
+                    return 1;
+                if (r >= 2) warm.push_back(us);
+                if (!timed_read(reinterpret_cast<const float4 *>(other), reinterpret_cast<const float4 *>(other) + other_bytes / 32,
+                                other_bytes / 32, 4 * sms, &ignored) ||
+                    !timed_read(reinterpret_cast<const float4 *>(x), reinterpret_cast<const float4 *>(y), bytes / 16, blocks, &us))
+                    return 1;
+                if (r >= 2) cold.push_back(us);
+            }
+            std::printf("2^%-8d %-34s %10.2f %14.2f\n", lg, advice_names[advice], median(warm), median(cold));
+            cudaFree(x);
+            cudaFree(y);
+        }
+    }
+    cudaFree(other);
     cudaFree(sink);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
