@@ -1,0 +1,98 @@
+// resident_gap.cu - issue 24, T5 resident: in cudot-bench's interleaved rounds, AUTO's resident dots
+// (opted in to managed buffers, inputs moved into GPU memory) took 5-10 us more than MANAGED's at
+// 2^18-2^22 elements, while alone (tests/test_gpu_paths.cpp) they matched. Which neighbour causes it?
+// Resident inputs, f32 and f64, medians of alternated rounds, through the public API:
+//   alone      AUTO-managed and MANAGED each in rounds of their own, back to back
+//   in turn    the two in the same rounds, one after the other
+//   + spin     in turn, each call after the bench's 2 ms pause, spun through
+//   + auto     in turn with a default AUTO dot (mapped buffers: the CPU pool and the bus) before each
+//   + host     in turn with a HOST dot (the CPU pool) before each
+// Build (from the repository root, after the CUDA build in build/):
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibench bench/experiments/resident_gap.cu bench/measure.cpp \
+//        -Lbuild -lcudot -Xlinker -rpath -Xlinker '$ORIGIN/..' -lpthread -o build/experiments/resident_gap
+//   usage: resident_gap [rounds = 101]
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "cudot.h"
+#include "inputs.hpp"
+#include "measure.hpp"
+
+namespace {
+
+// A context of one strategy, filled once; auto_managed: AUTO created with CUDOT_AUTO_MANAGED=1.
+struct Ctx {
+    cudot_ctx *ctx = nullptr;
+    double last = 0;
+    Ctx(int memory, int dtype, std::size_t n, bool auto_managed) {
+        cudot_config cfg = CUDOT_CONFIG_INIT;
+        cfg.dtype = dtype;
+        cfg.memory = memory;
+        if (auto_managed) setenv("CUDOT_AUTO_MANAGED", "1", 1);
+        const cudot_status status = cudot_init(&ctx, n, &cfg);
+        unsetenv("CUDOT_AUTO_MANAGED");
+        if (status != CUDOT_OK) {
+            std::printf("cudot_init: %s\n", cudot_last_error(nullptr));
+            std::exit(1);
+        }
+        void *x, *y;
+        cudot_get_inputs(ctx, &x, &y);
+        bench::rewrite(dtype, x, y, n, 0);
+    }
+    ~Ctx() { cudot_deinit(ctx); }
+    bool dot() { return cudot_dot(ctx, &last) == CUDOT_OK; }
+};
+
+void spin(int us) {
+    const double until = bench::now_us() + us;
+    while (bench::now_us() < until) {
+    }
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    const int rounds = argc > 1 ? std::max(11, std::atoi(argv[1])) : 101;
+    std::printf("resident_gap: resident inputs, medians of %d rounds in us (AUTO-managed / MANAGED)\n", rounds);
+    std::printf("%-4s %6s %16s %16s %16s %16s %16s\n", "type", "n", "alone", "in turn", "+ spin", "+ auto", "+ host");
+    for (int dtype : {CUDOT_F32, CUDOT_F64})
+        for (int lg : {18, 20, 22, 24}) {
+            const std::size_t n = std::size_t(1) << lg;
+            Ctx am(CUDOT_MEMORY_AUTO, dtype, n, true), mg(CUDOT_MEMORY_MANAGED, dtype, n, false);
+            Ctx au(CUDOT_MEMORY_AUTO, dtype, n, false), host(CUDOT_MEMORY_HOST, dtype, n, false);
+            int32_t memory = -1, device = -1;
+            cudot_get_memory(am.ctx, &memory, &device);
+            if (memory != CUDOT_MEMORY_MANAGED) {
+                std::printf("AUTO with CUDOT_AUTO_MANAGED=1 reports memory %d, not MANAGED: skipped\n", memory);
+                return 1;
+            }
+            for (int k = 0; k < 40; ++k) am.dot(), mg.dot();  // AUTO learns and moves the inputs
+            std::string cells;
+            auto cell = [&](double a, double m) {
+                char buf[40];
+                std::snprintf(buf, sizeof buf, " %7.1f /%7.1f", a, m);
+                cells += buf;
+            };
+            // alone
+            const bench::Stats a1 = bench::time_calls(5, rounds, nullptr, [&] { return am.dot(); });
+            const bench::Stats m1 = bench::time_calls(5, rounds, nullptr, [&] { return mg.dot(); });
+            cell(a1.median_us, m1.median_us);
+            // in turn, with an optional untimed call or pause before each timed one
+            auto in_turn = [&](const std::function<void()> &before) {
+                std::vector<bench::Contender> cs{{before ? std::function<void(int)>([&](int) { before(); }) : nullptr,
+                                                  [&] { return am.dot(); }},
+                                                 {before ? std::function<void(int)>([&](int) { before(); }) : nullptr,
+                                                  [&] { return mg.dot(); }}};
+                bench::time_interleaved(5, rounds, cs);
+                cell(bench::summarize(cs[0].samples).median_us, bench::summarize(cs[1].samples).median_us);
+            };
+            in_turn(nullptr);
+            in_turn([] { spin(2000); });
+            in_turn([&] { au.dot(); });
+            in_turn([&] { host.dot(); });
+            std::printf("%-4s   2^%-2d%s\n", dtype == CUDOT_F32 ? "f32" : "f64", lg, cells.c_str());
+        }
+    return 0;
+}
