@@ -33,6 +33,8 @@ work=$(mktemp -d)
   nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader
   lscpu | grep -E 'Model name|^CPU\(s\)'
   grep -q avx512f /proc/cpuinfo && echo "avx512f: yes" || echo "avx512f: no"
+  # The build's own record (scripts/gpu-pack.sh) first: this copy's .git may be older than the build.
+  [[ -f "$build/commit.txt" ]] && echo "built from: $(cat "$build/commit.txt")"
   git log --oneline -1 2>/dev/null
 } > "$work/bench-$host-machine.txt" 2>&1
 

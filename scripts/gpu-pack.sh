@@ -19,5 +19,7 @@ trap 'rm -rf "$work"' EXIT
   (cd "$build" && xargs -0 cp -P --parents -t "$work")
 # Not csharp-gpu: its program is mono with the assemblies appended, which strip would cut off.
 find "$work" -type f -perm -u+x ! -path "$work/csharp-gpu/*" -exec sh -c 'file -b "$1" | grep -q ELF && strip --strip-unneeded "$1" 2>/dev/null || true' _ {} \;
+# The commit the build came from (a GPU machine's copy of the repository may carry an older .git).
+git -C "$(dirname "$0")/.." describe --always --dirty > "$work/commit.txt" 2>/dev/null || echo unknown > "$work/commit.txt"
 tar -cJf "$out" -C "$work" .
 echo "gpu-pack: $(du -h "$out" | cut -f1) in $out"
