@@ -16,7 +16,7 @@
 // unset before the move, and with no advice at all (as MANAGED's resident inputs), each right after the
 // last read and after a kernel that reads 2 GB of other memory in between (as other work would).
 // Build (from the repository root):
-//   nvcc -O3 -std=c++17 -arch=sm_90 bench/experiments/auto_probe.cu -o build/experiments/auto_probe
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Ibench/experiments bench/experiments/auto_probe.cu -o build/experiments/auto_probe
 //   usage: auto_probe [rounds = 41]
 #include <cuda_runtime.h>
 
@@ -27,22 +27,13 @@
 #include <cstring>
 #include <vector>
 
+#include "read_sum.cuh"
+
 namespace {
 
 bool ok(cudaError_t e, const char *what) {
     if (e != cudaSuccess) std::printf("CUDA error in %s: %s\n", what, cudaGetErrorString(e));
     return e == cudaSuccess;
-}
-
-// One block per tile of 8192 elements (the library's tile), 1024 threads, 16-byte loads: as a dot's
-// first tiles are read.
-__global__ void read_tiles(const float4 *x, const float4 *y, std::size_t n4, float *out) {
-    float s = 0;
-    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n4; i += std::size_t(gridDim.x) * blockDim.x) {
-        const float4 a = x[i], b = y[i];
-        s += a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
-    }
-    if (s == 12345.0f) *out = s;  // keeps the reads; never true for these inputs
 }
 
 double us_since(std::chrono::steady_clock::time_point t) {
@@ -98,7 +89,8 @@ int main(int argc, char **argv) {
             };
             auto read = [&](double *ms_out) {
                 cudaEventRecord(e0, s);
-                read_tiles<<<static_cast<unsigned>(tiles * size / 4), 1024, 0, s>>>(
+                // One block of 1024 threads per 32 KB of each array (a tile of f32), as a dot reads its tiles.
+                read_sum<<<static_cast<unsigned>(tiles * size / 4), 1024, 0, s>>>(
                     reinterpret_cast<const float4 *>(x), reinterpret_cast<const float4 *>(y), bytes / 16, sink);
                 cudaEventRecord(e1, s);
                 float ms = 0;
@@ -169,7 +161,7 @@ int main(int argc, char **argv) {
             if (!ok(cudaStreamSynchronize(s), "sync")) return 1;
             auto timed_read = [&](const float4 *a, const float4 *b, std::size_t n4, unsigned blocks, double *us) {
                 cudaEventRecord(e0, s);
-                read_tiles<<<blocks, 1024, 0, s>>>(a, b, n4, sink);
+                read_sum<<<blocks, 1024, 0, s>>>(a, b, n4, sink);
                 cudaEventRecord(e1, s);
                 float ms = 0;
                 const bool good = ok(cudaStreamSynchronize(s), "sync") && ok(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
