@@ -66,6 +66,18 @@ double elapsed_ms(Clock::time_point start) {
 
 }  // namespace
 
+// The fastest time seen for one size (a newer size starts afresh): noise only ever adds time.
+struct FastestAt {
+    std::size_t n = 0;
+    double us = 0;
+    void note(std::size_t size, double t) {
+        if (n != size || t < us) {
+            n = size;
+            us = t;
+        }
+    }
+};
+
 struct AutoState {
     PathChooser<kRoads> chooser;
     cpu::WhereChooser where;     // the CPU road's calling thread or pool, measured as a HOST context does
@@ -78,13 +90,10 @@ struct AutoState {
     // The size and the result's bits of the last dot on the host: the same again hints at inputs left alone.
     std::size_t last_n = 0;
     std::uint64_t last_bits = 0;
-    // The sentinel moved after the last dot (0: none), and the time of its GPU dot right after a move.
-    std::size_t sentinel = 0, reference_n = 0;
-    double reference_us = 0;
-    // The fastest dot of inputs in GPU memory, and its size.
-    std::size_t resident_n = 0;
-    double resident_us = 0;
-    AutoCounts counts;  // for tests and experiments
+    std::size_t sentinel = 0;  // the sentinel moved after the last dot (0: none)
+    FastestAt reference;       // the GPUs' kernel time reading a sentinel right after its move
+    FastestAt resident;        // dots of inputs in GPU memory
+    AutoCounts counts;         // for tests and experiments
 };
 
 namespace {
@@ -187,14 +196,11 @@ cudot_status resident_dot(cudot_ctx &ctx, AutoState &state, std::size_t n, doubl
     const cudot_status status = cuda::auto_gpu_dot(ctx, n, false, result);
     if (status != CUDOT_OK) return status;
     const double us = elapsed_ms(start) * 1000.0, best = state.chooser.best_us(n);
-    if (state.resident_n != n || us < state.resident_us) {
-        state.resident_n = n;
-        state.resident_us = us;
-    }
-    state.counts.resident_us = state.resident_us;
+    state.resident.note(n, us);
+    state.counts.resident_us = state.resident.us;
     state.counts.last_resident_us = us;
     state.counts.best_road_us = best;
-    if (us <= best || (state.resident_us <= best && read_gpu_memory(ctx, n, us, state.resident_us))) {
+    if (us <= best || (state.resident.us <= best && read_gpu_memory(ctx, n, us, state.resident.us))) {
         state.move_every[PathChooser<kRoads>::size_class(n)] = 0;
         ++state.counts.resident_kept;
         state.counts.resident_noisy += us > best;
@@ -232,10 +238,9 @@ cudot_status place_sentinel(cudot_ctx &ctx, AutoState &state, std::size_t n) {
     if (cudot_status status = cuda::auto_gpu_dot(ctx, count, true, &ignored)) return status;
     state.sentinel = count;
     if (cudot_status status = gpu_tiles_dot(ctx, count, &ignored, &us)) return status;
-    state.reference_us = state.reference_n == count ? std::min(state.reference_us, us) : us;
-    state.reference_n = count;
+    state.reference.note(count, us);
     ++state.counts.sentinels;
-    state.counts.reference_us = state.reference_us;
+    state.counts.reference_us = state.reference.us;
     return CUDOT_OK;
 }
 
@@ -246,9 +251,35 @@ cudot_status sentinel_stayed(cudot_ctx &ctx, AutoState &state, bool *stayed, dou
     state.sentinel = 0;
     double us = 0;
     if (cudot_status status = gpu_tiles_dot(ctx, count, result, &us)) return status;
-    *stayed = state.reference_n == count && read_gpu_memory(ctx, count, us, state.reference_us);
+    *stayed = state.reference.n == count && read_gpu_memory(ctx, count, us, state.reference.us);
     state.counts.last_check_us = us;
     ++(*stayed ? state.counts.stayed : state.counts.not_stayed);
+    return CUDOT_OK;
+}
+
+// Managed buffers, a sentinel in GPU memory, a dot of n that the GPUs may serve: reads the sentinel
+// there first. If it stayed, the whole inputs follow and this dot reads them in GPU memory (*done); if
+// the host wrote it, it goes back, the next move waits longer, and a sentinel of n was this dot (*done).
+cudot_status check_sentinel(cudot_ctx &ctx, AutoState &state, std::size_t n, bool *done, double *result) {
+    const std::size_t sentinel = state.sentinel;
+    bool stayed = false;
+    double sentinel_result = 0;
+    if (cudot_status status = sentinel_stayed(ctx, state, &stayed, &sentinel_result)) return status;
+    if (stayed) {  // a sentinel of n is already all of it
+        if (sentinel != n)
+            if (cudot_status status = cuda::auto_gpu_dot(ctx, n, true, &sentinel_result)) return status;
+        state.on_gpus = std::max(n, sentinel);
+        *result = sentinel_result;
+        *done = true;
+        return CUDOT_OK;
+    }
+    wait_longer(state, n);
+    if (cudot_status status = cuda::auto_to_host(ctx, sentinel)) return status;  // what the host did not write
+    *done = sentinel == n;
+    if (*done) {
+        same_as_last(state, n, sentinel_result);
+        *result = sentinel_result;
+    }
     return CUDOT_OK;
 }
 
@@ -258,44 +289,32 @@ cudot_status auto_dot(cudot_ctx &ctx, std::size_t n, double *result) {
     const bool managed = ctx.memory == CUDOT_MEMORY_MANAGED;
     if (!ctx.auto_state) ctx.auto_state = new (std::nothrow) AutoState;  // nullptr: no memory to learn in
     AutoState *state = ctx.auto_state;
-    if (state && managed && state->on_gpus != 0) {
-        if (n >= kGpuMinElements && n <= state->on_gpus && ctx.hooks().hybrid_share < 0)
-            return resident_dot(ctx, *state, n, result);
-        if (cudot_status status = bring_back(ctx, state)) return status;
+    const bool gpus_may_serve = n >= kGpuMinElements && ctx.hooks().hybrid_share < 0;  // not fixed by tests
+    if (state && managed && (state->on_gpus != 0 || state->sentinel != 0)) {
+        if (gpus_may_serve && n <= state->on_gpus) return resident_dot(ctx, *state, n, result);
+        // A dot that will not read what AUTO moved into GPU memory brings it back first: the CPU must not
+        // read pages there. A sentinel waits for the check below.
+        if (state->on_gpus != 0 || !gpus_may_serve)
+            if (cudot_status status = bring_back(ctx, state)) return status;
     }
-    if (state && managed && state->sentinel != 0 && (n < kGpuMinElements || ctx.hooks().hybrid_share >= 0))
-        if (cudot_status status = bring_back(ctx, state)) return status;  // the CPU may read the sentinel
     if (ctx.hooks().hybrid_share >= 0) return split_dot(ctx, state, n, result);  // tests fix the split
     if (n < kGpuMinElements || !state) return cpu_dot(ctx, state, n, result);  // the CPU is never wrong
+    if (managed && state->sentinel != 0) {
+        bool done = false;
+        if (cudot_status status = check_sentinel(ctx, *state, n, &done, result)) return status;
+        if (done) return CUDOT_OK;
+    }
     PathChooser<kRoads> &chooser = state->chooser;
     auto usable = [&](int road) { return road != kSplit || order::tile_count(n) >= kSplitMinTiles; };
-    if (managed && state->sentinel != 0) {
-        const std::size_t sentinel = state->sentinel;
-        bool stayed = false;
-        double sentinel_result = 0;
-        if (cudot_status status = sentinel_stayed(ctx, *state, &stayed, &sentinel_result)) return status;
-        if (stayed) {  // the host left the inputs alone: all of them follow (a sentinel of n: already there)
-            const cudot_status status = sentinel == n ? CUDOT_OK : cuda::auto_gpu_dot(ctx, n, true, &sentinel_result);
-            if (status != CUDOT_OK) return status;
-            state->on_gpus = std::max(n, sentinel);
-            *result = sentinel_result;
-            return CUDOT_OK;
-        }
-        wait_longer(*state, n);
-        if (cudot_status status = cuda::auto_to_host(ctx, sentinel)) return status;  // what the host did not write
-        if (sentinel == n) {  // the sentinel's dot was this dot
-            same_as_last(*state, n, sentinel_result);
-            *result = sentinel_result;
-            return CUDOT_OK;
-        }
-    }
     const int road = chooser.choose(n, usable);
     const auto start = Clock::now();
     cudot_status status = run(road, ctx, state, n, result);
     if (status != CUDOT_OK) return status;
     chooser.record(n, road, elapsed_ms(start) * 1000.0, usable);
-    const bool same = same_as_last(*state, n, *result);
-    if (managed && time_to_move(*state, n, same, usable)) status = place_sentinel(ctx, *state, n);
+    ++state->counts.roads[road];
+    for (int r = 0; r < kRoads; ++r) state->counts.road_us[r] = chooser.estimate_us(n, r);
+    if (managed && time_to_move(*state, n, same_as_last(*state, n, *result), usable))
+        status = place_sentinel(ctx, *state, n);
     return status;
 }
 

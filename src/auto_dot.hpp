@@ -14,8 +14,9 @@ cudot_status auto_dot(cudot_ctx &ctx, std::size_t n, double *result);
 double auto_split_share(const cudot_ctx &ctx);
 // How many leading elements of AUTO's managed buffers it moved into GPU memory (0: all on the host).
 std::size_t auto_elements_on_gpus(const cudot_ctx &ctx);
-// What AUTO on managed buffers decided on a context so far, and the times it judged by (microseconds):
-// for tests and experiments (cudot::testing::auto_counts), which report why inputs did or did not move.
+// What AUTO decided on a context so far, and the times it judged by (microseconds): for tests and
+// experiments (cudot::testing::auto_counts), which report which road dots took and, on managed buffers,
+// why inputs did or did not move.
 struct AutoCounts {
     unsigned long long sentinels = 0;         // sentinels moved into GPU memory
     unsigned long long stayed = 0;            // sentinels found there at the next dot (the whole inputs followed)
@@ -25,6 +26,10 @@ struct AutoCounts {
     unsigned long long resident_left = 0;     // dots after which the inputs went back to the host
     double reference_us = 0, last_check_us = 0;  // the sentinel's fastest GPU time, and its last judged one
     double resident_us = 0, last_resident_us = 0, best_road_us = 0;  // resident dots: fastest, last; the roads' best
+    // Every AUTO context: the dots each road took (0 the CPU, 1 the GPUs, 2 both: a split), and each
+    // road's estimate (us) at the size class of the last road dot.
+    unsigned long long roads[3] = {};
+    double road_us[3] = {};
 };
 AutoCounts auto_counts(const cudot_ctx &ctx);
 // Frees what auto_dot learned about the context (at deinit).

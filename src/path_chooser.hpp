@@ -65,6 +65,8 @@ template <int Paths> class PathChooser {
         return true;
     }
     double best_us(std::size_t n) const { return classes_[size_class(n)].us[classes_[size_class(n)].best]; }
+    // Path p's estimate for n's size class (0: not tried yet).
+    double estimate_us(std::size_t n, int p) const { return classes_[size_class(n)].us[p]; }
 
     static int size_class(std::size_t n) {
         int k = 0;

@@ -236,6 +236,23 @@ TEST_CASE("GPU: AUTO keeps HOST's bits while it tries and picks its paths", "[gp
                 INFO(test::dtype_name(dtype) << " n=" << n << " call " << call);
                 CHECK(test::bits(p.gpu.dot()) == test::bits(p.expected));
             }
+            // Every dot the chooser served counted on its road; below 2^14 the CPU serves without it. Each
+            // usable road had its tries (the split needs 16 tiles), and the roads' estimates are times.
+            const cudot::AutoCounts c = cudot::testing::auto_counts(p.gpu.ctx);
+            const bool chosen = n >= (std::size_t(1) << 14), split = n >= 16 * cudot::order::kTile;
+            INFO(test::dtype_name(dtype) << " n=" << n << ": roads " << c.roads[0] << " / " << c.roads[1] << " / "
+                                         << c.roads[2] << ", us " << c.road_us[0] << " / " << c.road_us[1] << " / "
+                                         << c.road_us[2]);
+            CHECK(c.roads[0] + c.roads[1] + c.roads[2] == (chosen ? 80u : 0u));
+            if (chosen) {
+                CHECK(c.roads[0] >= 2);
+                CHECK(c.roads[1] >= 2);
+                if (split) CHECK(c.roads[2] >= 2);
+                else CHECK(c.roads[2] == 0);
+                CHECK(c.road_us[0] > 0);
+                CHECK(c.road_us[1] > 0);
+                CHECK((c.road_us[2] > 0) == split);
+            }
             CHECK(test::bits(p.gpu.dot_n(n / 2 + 1)) == test::bits(p.host.dot_n(n / 2 + 1)));
         }
 }

@@ -8,7 +8,7 @@
 //   + auto     in turn with a default AUTO dot (mapped buffers: the CPU pool and the bus) before each
 //   + host     in turn with a HOST dot (the CPU pool) before each
 // Build (from the repository root, after the CUDA build in build/):
-//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibench bench/experiments/resident_gap.cu bench/measure.cpp \
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibench -Ibench/experiments bench/experiments/resident_gap.cu bench/measure.cpp \
 //        -Lbuild -lcudot -Xlinker -rpath -Xlinker '$ORIGIN/..' -lpthread -o build/experiments/resident_gap
 //   usage: resident_gap [rounds = 101]
 #include <cstdio>
@@ -19,6 +19,7 @@
 #include "cudot.h"
 #include "inputs.hpp"
 #include "measure.hpp"
+#include "open_ctx.hpp"
 
 namespace {
 
@@ -27,16 +28,7 @@ struct Ctx {
     cudot_ctx *ctx = nullptr;
     double last = 0;
     Ctx(int memory, int dtype, std::size_t n, bool auto_managed) {
-        cudot_config cfg = CUDOT_CONFIG_INIT;
-        cfg.dtype = dtype;
-        cfg.memory = memory;
-        if (auto_managed) setenv("CUDOT_AUTO_MANAGED", "1", 1);
-        const cudot_status status = cudot_init(&ctx, n, &cfg);
-        unsetenv("CUDOT_AUTO_MANAGED");
-        if (status != CUDOT_OK) {
-            std::printf("cudot_init: %s\n", cudot_last_error(nullptr));
-            std::exit(1);
-        }
+        ctx = open_ctx(memory, dtype, n, auto_managed);
         void *x, *y;
         cudot_get_inputs(ctx, &x, &y);
         bench::rewrite(dtype, x, y, n, 0);
