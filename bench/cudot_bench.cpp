@@ -20,9 +20,12 @@
 #include <cstdlib>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "ceilings.hpp"
@@ -77,9 +80,9 @@ Check close_check(int dtype, const void *x, const void *y, std::size_t n, double
     return close_to_host(dtype, x, y, n, got, host) ? Check::Close : Check::Far;
 }
 
-// 64-byte aligned host buffers for the OpenBLAS rows (cudot's HOST buffers are aligned as well).
+// Page-aligned host buffers, as cudot's HOST buffers are: the OpenBLAS rows' inputs and HOST's read.
 struct Aligned {
-    explicit Aligned(std::size_t bytes) : p(std::aligned_alloc(64, (bytes + 63) / 64 * 64)) {}
+    explicit Aligned(std::size_t bytes) : p(std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096)) {}
     ~Aligned() { std::free(p); }
     Aligned(const Aligned &) = delete;
     Aligned &operator=(const Aligned &) = delete;
@@ -150,10 +153,21 @@ int settle_for(double bytes) { return bytes >= kSettleBytes ? kSettleUs : 0; }
 
 volatile unsigned long long read_sink;  // keeps the plain reads from being optimized away
 
-// A plain read of a row's own buffers (HOST's ceiling), timed in turn with the row's dot.
-Contender read_contender(const void *x, int xd, const void *y, int yd, std::size_t n, std::function<void(int)> fill) {
+// A plain read of host memory (HOST's ceiling), timed in turn with HOST's dot: of buffers of its own, of
+// the row's sizes, rewritten by the row's kind of fill before each read where the row's are (rewrite:
+// null in the resident scenario). Not the row's own buffers: its rewrite and read right before the row's
+// rewrite and dot left those buffers in the caches, a head start no other strategy's row had (issue 24,
+// bench/experiments/auto_roads.cu).
+Contender read_contender(int xd, int yd, std::size_t n, std::function<void(void *, void *, int)> rewrite) {
+    auto own = std::make_shared<std::pair<Aligned, Aligned>>(std::piecewise_construct,
+                                                             std::forward_as_tuple(n * size_of(xd)),
+                                                             std::forward_as_tuple(n * size_of(yd)));
+    std::memset(own->first.p, 0, n * size_of(xd));
+    std::memset(own->second.p, 0, n * size_of(yd));
+    std::function<void(int)> fill;
+    if (rewrite) fill = [own, rewrite](int round) { rewrite(own->first.p, own->second.p, round); };
     return Contender{std::move(fill), [=] {
-        read_sink = host_read(x, size_of(xd), y, size_of(yd), n);
+        read_sink = host_read(own->first.p, size_of(xd), own->second.p, size_of(yd), n);
         return true;
     }};
 }
@@ -217,7 +231,10 @@ void bench_size(int dtype, std::size_t n, const Options &o, bool gpu, std::vecto
         std::vector<Contender> cs;
         for (auto &st : strategies) {
             st->first = cs.size();
-            if (st->memory == CUDOT_MEMORY_HOST) cs.push_back(read_contender(st->x, dtype, st->y, dtype, n, fill(st->x, st->y)));
+            if (st->memory == CUDOT_MEMORY_HOST)
+                cs.push_back(read_contender(dtype, dtype, n, fresh ? [dtype, n](void *a, void *b, int round) {
+                    rewrite(dtype, a, b, n, round);
+                } : std::function<void(void *, void *, int)>()));
             Strategy *p = st.get();
             cs.push_back({fill(p->x, p->y), [p] { return cudot_dot(p->ctx, &p->last) == CUDOT_OK; }});
             if (p->seed) cs.push_back({fill(p->seed->x(), p->seed->y()), [p] { return p->seed->dot(&p->seed_last); }});
@@ -337,10 +354,11 @@ void bench_pair(int memory, int xd, int yd, std::size_t n, const Options &o, std
     if (cudot_init(&ctx, n, &cfg) != CUDOT_OK) return;
     void *x, *y;
     cudot_get_inputs(ctx, &x, &y);
-    auto fill = [=](int round) {
-        rewrite_bytes(x, xd, n, round);
-        rewrite_bytes(y, yd, n, round + 1);
+    auto rewrite_pair = [=](void *a, void *b, int round) {
+        rewrite_bytes(a, xd, n, round);
+        rewrite_bytes(b, yd, n, round + 1);
     };
+    auto fill = [=](int round) { rewrite_pair(x, y, round); };
     double last = 0;
     const std::string name = std::string(type_name(xd)) + "x" + type_name(yd);
     const bool with_read = memory == CUDOT_MEMORY_HOST;
@@ -349,7 +367,8 @@ void bench_pair(int memory, int xd, int yd, std::size_t n, const Options &o, std
         // Only MANAGED keeps resident inputs anywhere but host memory: the others' resident rows add nothing here.
         if (!fresh && memory != CUDOT_MEMORY_MANAGED) continue;
         std::vector<Contender> cs;
-        if (with_read) cs.push_back(read_contender(x, xd, y, yd, n, fresh ? std::function<void(int)>(fill) : nullptr));
+        if (with_read)
+            cs.push_back(read_contender(xd, yd, n, fresh ? std::function<void(void *, void *, int)>(rewrite_pair) : nullptr));
         cs.push_back({fresh ? std::function<void(int)>(fill) : nullptr, [&] { return cudot_dot(ctx, &last) == CUDOT_OK; }});
         time_interleaved(fresh ? 3 : 5, o.reps, cs, memory == CUDOT_MEMORY_HOST ? settle_for(bytes_of(xd, yd, n)) : 0);
         Row r{kMemoryNames[memory], name, n, scenario, summarize(cs.back().samples), bytes_of(xd, yd, n)};

@@ -7,8 +7,10 @@
 // ahead on each stream) so that the gap between a dot and its ceiling is the dot's arithmetic and
 // access pattern, not thread start-up or a weaker read loop.
 //
-// Measured on the row's own buffers, alternating with the dot after the same rewrite, the ceiling
-// sees the same pages, the same cache state after a fresh write and the same minute of a noisy host.
+// Measured on buffers of the row's sizes, alternating with the dot, each after the same kind of rewrite,
+// the ceiling sees the same kind of pages, the same cache state after a fresh write and the same minute
+// of a noisy host. (Not on the row's own buffers: a read of those right before the dot warms the
+// caches for it.)
 #pragma once
 
 #include <cstddef>

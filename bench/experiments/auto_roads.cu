@@ -1,13 +1,17 @@
 // auto_roads.cu - issue 24, T5 fresh: at f32 2^22 AUTO (both variants) took 1.09-1.29 x HOST's time in
 // all three interleaved runs of cudot-bench, the one size that missed every time. Which road did its
 // dots take, and is its CPU road slower than HOST's dot of the same size?
-// Fresh inputs (rewritten before every call, untimed), as in cudot-bench: HOST, AUTO, AUTO on managed
-// buffers (CUDOT_AUTO_MANAGED=1) and MAPPED timed in turn in the same rounds, each after a spun 2 ms
-// pause. For each AUTO variant: the median of all its dots, then of the dots on each road (the CPU, the
-// GPUs, both) with their count, and the chooser's estimates at the end (cudot::testing::auto_counts).
+// Fresh inputs (rewritten before every call, untimed), as in cudot-bench, timed in turn in the same
+// rounds, each after a spun 2 ms pause: a plain read of HOST's buffers (cudot-bench's ceiling for HOST,
+// with its own rewrite) and HOST's dot right after it, as cudot-bench orders them; AUTO; AUTO on managed
+// buffers (CUDOT_AUTO_MANAGED=1); MAPPED; and a second HOST context with nothing of its own before it.
+// For each AUTO variant: the median of all its dots, then of the dots on each road (the CPU, the GPUs,
+// both) with their count, and the chooser's estimates at the end (cudot::testing::auto_counts). Each
+// context's last result is checked against a plain host reference of its own last inputs.
 // Build (from the repository root, after the CUDA build in build/; links the static library for the
 // testing counters):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc -Ibench -Ibench/experiments bench/experiments/auto_roads.cu bench/measure.cpp \
+//        bench/host_read.cpp \
 //        build/libcudot_static.a -lpthread -ldl -o build/experiments/auto_roads
 //   usage: auto_roads [rounds = 101]
 #include <algorithm>
@@ -16,6 +20,7 @@
 #include <vector>
 
 #include "cudot.h"
+#include "host_read.hpp"
 #include "inputs.hpp"
 #include "measure.hpp"
 #include "open_ctx.hpp"
@@ -24,6 +29,7 @@
 namespace {
 
 constexpr int kWarmup = 3, kSettleUs = 2000;
+volatile unsigned long long read_sink;  // keeps the plain reads from being optimized away
 
 struct Ctx {
     cudot_ctx *ctx = nullptr;
@@ -73,19 +79,26 @@ int main(int argc, char **argv) {
         for (int lg : {20, 22, 24}) {
             const std::size_t n = std::size_t(1) << lg;
             Ctx host(CUDOT_MEMORY_HOST, dtype, n, false), au(CUDOT_MEMORY_AUTO, dtype, n, false),
-                am(CUDOT_MEMORY_AUTO, dtype, n, true), mapped(CUDOT_MEMORY_MAPPED, dtype, n, false);
-            Ctx *order[] = {&host, &au, &am, &mapped};
-            std::vector<bench::Contender> cs;
-            for (Ctx *c : order)
-                cs.push_back({[c, dtype, n](int round) { bench::rewrite(dtype, c->x, c->y, n, round); },
-                              [c] { return c->dot(); }});
+                am(CUDOT_MEMORY_AUTO, dtype, n, true), mapped(CUDOT_MEMORY_MAPPED, dtype, n, false),
+                host2(CUDOT_MEMORY_HOST, dtype, n, false);
+            auto fill = [dtype, n](Ctx *c) {
+                return [c, dtype, n](int round) { bench::rewrite(dtype, c->x, c->y, n, round); };
+            };
+            const std::size_t size = bench::size_of(dtype);
+            std::vector<bench::Contender> cs{{fill(&host), [&] {
+                                                  read_sink = bench::host_read(host.x, size, host.y, size, n);
+                                                  return true;
+                                              }}};
+            for (Ctx *c : {&host, &au, &am, &mapped, &host2}) cs.push_back({fill(c), [c] { return c->dot(); }});
             bench::time_interleaved(kWarmup, rounds, cs, kSettleUs, true);
-            const bool same = bench::same_bits(host.last, au.last) && bench::same_bits(host.last, am.last) &&
-                              bench::same_bits(host.last, mapped.last);
-            std::printf("%s 2^%d: HOST %.1f, MAPPED %.1f; last results %s\n", dtype == CUDOT_F32 ? "f32" : "f64", lg,
-                        median(cs[0].samples), median(cs[3].samples), same ? "bit-equal" : "DIFFER");
-            print_auto("auto", au, cs[1]);
-            print_auto("auto-managed", am, cs[2]);
+            bool same = true;
+            for (Ctx *c : {&host, &au, &am, &mapped, &host2})
+                same = same && bench::same_bits(c->last, bench::host_reference(dtype, c->x, c->y, n));
+            std::printf("%s 2^%d: read %.1f, HOST after it %.1f, HOST alone %.1f, MAPPED %.1f; results %s\n",
+                        dtype == CUDOT_F32 ? "f32" : "f64", lg, median(cs[0].samples), median(cs[1].samples),
+                        median(cs[5].samples), median(cs[4].samples), same ? "bit-equal to the host's" : "DIFFER");
+            print_auto("auto", au, cs[2]);
+            print_auto("auto-managed", am, cs[3]);
         }
     return 0;
 }

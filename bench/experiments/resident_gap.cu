@@ -7,6 +7,8 @@
 //   + spin     in turn, each call after the bench's 2 ms pause, spun through
 //   + auto     in turn with a default AUTO dot (mapped buffers: the CPU pool and the bus) before each
 //   + host     in turn with a HOST dot (the CPU pool) before each
+//   fresh first  in turn, on two more contexts that first ran 33 dots of inputs rewritten with new values
+//              before each (cudot-bench's fresh rows, on the same contexts as its resident rows)
 // Build (from the repository root, after the CUDA build in build/):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibench -Ibench/experiments bench/experiments/resident_gap.cu bench/measure.cpp \
 //        -Lbuild -lcudot -Xlinker -rpath -Xlinker '$ORIGIN/..' -lpthread -o build/experiments/resident_gap
@@ -26,10 +28,10 @@ namespace {
 // A context of one strategy, filled once; auto_managed: AUTO created with CUDOT_AUTO_MANAGED=1.
 struct Ctx {
     cudot_ctx *ctx = nullptr;
+    void *x = nullptr, *y = nullptr;
     double last = 0;
     Ctx(int memory, int dtype, std::size_t n, bool auto_managed) {
         ctx = open_ctx(memory, dtype, n, auto_managed);
-        void *x, *y;
         cudot_get_inputs(ctx, &x, &y);
         bench::rewrite(dtype, x, y, n, 0);
     }
@@ -48,7 +50,8 @@ void spin(int us) {
 int main(int argc, char **argv) {
     const int rounds = argc > 1 ? std::max(11, std::atoi(argv[1])) : 101;
     std::printf("resident_gap: resident inputs, medians of %d rounds in us (AUTO-managed / MANAGED)\n", rounds);
-    std::printf("%-4s %6s %16s %16s %16s %16s %16s\n", "type", "n", "alone", "in turn", "+ spin", "+ auto", "+ host");
+    std::printf("%-4s %6s %16s %16s %16s %16s %16s %16s\n", "type", "n", "alone", "in turn", "+ spin", "+ auto", "+ host",
+                "fresh first");
     for (int dtype : {CUDOT_F32, CUDOT_F64})
         for (int lg : {18, 20, 22, 24}) {
             const std::size_t n = std::size_t(1) << lg;
@@ -84,6 +87,16 @@ int main(int argc, char **argv) {
             in_turn([] { spin(2000); });
             in_turn([&] { au.dot(); });
             in_turn([&] { host.dot(); });
+            Ctx am2(CUDOT_MEMORY_AUTO, dtype, n, true), mg2(CUDOT_MEMORY_MANAGED, dtype, n, false);
+            for (int k = 0; k < 33; ++k)
+                for (Ctx *c : {&am2, &mg2}) {
+                    bench::rewrite(dtype, c->x, c->y, n, 1000 + k);
+                    c->dot();
+                }
+            for (int k = 0; k < 40; ++k) am2.dot(), mg2.dot();
+            std::vector<bench::Contender> cs{{nullptr, [&] { return am2.dot(); }}, {nullptr, [&] { return mg2.dot(); }}};
+            bench::time_interleaved(5, rounds, cs);
+            cell(bench::summarize(cs[0].samples).median_us, bench::summarize(cs[1].samples).median_us);
             std::printf("%-4s   2^%-2d%s\n", dtype == CUDOT_F32 ? "f32" : "f64", lg, cells.c_str());
         }
     return 0;
