@@ -214,7 +214,8 @@ std::unique_ptr<Strategy> make_strategy(int memory, int dtype, std::size_t n, bo
 // One dtype and size: every wanted strategy (AUTO twice: as created by default, and opted in to
 // managed buffers) with its seed peer and HOST's read, fresh then resident. All of them are timed in
 // turn in the same rounds (time_interleaved), so that a slow minute of a shared machine falls on every
-// row alike and the ratios between rows (T5: AUTO against the fastest other strategy) reproduce.
+// row alike and the ratios between rows (T5: AUTO against the fastest other strategy) reproduce; the
+// order rotates by one each round, so no row always follows the same neighbour.
 void bench_size(int dtype, std::size_t n, const Options &o, bool gpu, std::vector<Row> &rows) {
     std::vector<std::unique_ptr<Strategy>> strategies;
     for (int memory = 0; memory <= 4; ++memory) {
@@ -239,7 +240,7 @@ void bench_size(int dtype, std::size_t n, const Options &o, bool gpu, std::vecto
             cs.push_back({fill(p->x, p->y), [p] { return cudot_dot(p->ctx, &p->last) == CUDOT_OK; }});
             if (p->seed) cs.push_back({fill(p->seed->x(), p->seed->y()), [p] { return p->seed->dot(&p->seed_last); }});
         }
-        time_interleaved(fresh ? 3 : 5, o.reps, cs, settle_for(bytes), true);
+        time_interleaved(fresh ? 3 : 5, o.reps, cs, settle_for(bytes), true, true);
         for (auto &st : strategies) {
             const std::size_t mine = st->first + (st->memory == CUDOT_MEMORY_HOST ? 1 : 0);
             if (!cs[mine].ok) std::fprintf(stderr, "bench: %s dot failed: %s\n", st->name.c_str(), cudot_last_error(st->ctx));

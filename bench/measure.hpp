@@ -69,11 +69,16 @@ struct Contender {
 // settle_busy: the calling thread spins through the pause instead of sleeping, so that its core is not
 // idle when the call starts (a sleep of 2 ms lets it drop into a deep idle state, and waking it adds
 // tens of microseconds to a GPU dot's launch and wait, whose rows then measure the wake-up).
+// rotate: each round starts one contender later, so every contender follows each of the others in
+// turn. A call's time depends on what ran before it (what the caches hold, how long the GPU or the
+// CPU pool has been idle): in a fixed order, a row that always follows the same neighbour carries that
+// neighbour's effect in every sample, and two rows' ratio measures their places, not their speeds.
 inline void time_interleaved(int warmup, int reps, std::vector<Contender> &contenders, int settle_us = 0,
-                             bool settle_busy = false) {
+                             bool settle_busy = false, bool rotate = false) {
     const int count = static_cast<int>(contenders.size());
     for (int round = 0; round < warmup + reps; ++round)
-        for (int k = 0; k < count; ++k) {
+        for (int step = 0; step < count; ++step) {
+            const int k = rotate ? (step + round) % count : step;
             Contender &c = contenders[k];
             if (!c.ok) continue;
             if (settle_us > 0 && settle_busy) {

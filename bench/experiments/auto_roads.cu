@@ -13,7 +13,7 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc -Ibench -Ibench/experiments bench/experiments/auto_roads.cu bench/measure.cpp \
 //        bench/host_read.cpp \
 //        build/libcudot_static.a -lpthread -ldl -o build/experiments/auto_roads
-//   usage: auto_roads [rounds = 101]
+//   usage: auto_roads [rounds = 101] [log2 sizes = 20 22 24]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -75,8 +75,11 @@ void print_auto(const char *name, const Ctx &c, const bench::Contender &k) {
 int main(int argc, char **argv) {
     const int rounds = argc > 1 ? std::max(11, std::atoi(argv[1])) : 101;
     std::printf("auto_roads: fresh inputs, medians of %d interleaved rounds in us\n", rounds);
+    std::vector<int> sizes;
+    for (int i = 2; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
+    if (sizes.empty()) sizes = {20, 22, 24};
     for (int dtype : {CUDOT_F32, CUDOT_F64})
-        for (int lg : {20, 22, 24}) {
+        for (int lg : sizes) {
             const std::size_t n = std::size_t(1) << lg;
             Ctx host(CUDOT_MEMORY_HOST, dtype, n, false), au(CUDOT_MEMORY_AUTO, dtype, n, false),
                 am(CUDOT_MEMORY_AUTO, dtype, n, true), mapped(CUDOT_MEMORY_MAPPED, dtype, n, false),
