@@ -265,9 +265,11 @@ cudot_status check_sentinel(cudot_ctx &ctx, AutoState &state, std::size_t n, boo
     bool stayed = false;
     double sentinel_result = 0;
     if (cudot_status status = sentinel_stayed(ctx, state, &stayed, &sentinel_result)) return status;
-    if (stayed) {  // all of them move and stay (a sentinel of n: only loses its advice)
-        if (cudot_status status = cuda::auto_settle(ctx, n, result)) return status;
+    if (stayed) {  // a sentinel of n is already all of it
+        if (sentinel != n)
+            if (cudot_status status = cuda::auto_gpu_dot(ctx, n, true, &sentinel_result)) return status;
         state.on_gpus = std::max(n, sentinel);
+        *result = sentinel_result;
         *done = true;
         return CUDOT_OK;
     }

@@ -143,10 +143,6 @@ cudot_status auto_gpu_dot(cudot_ctx &ctx, std::size_t n, bool move, double *resu
     return in_own_context(ctx, n, "cudot_dot", [&](DeviceState &s) { return auto_gpu_dot(ctx, s, n, move, result); });
 }
 
-cudot_status auto_settle(cudot_ctx &ctx, std::size_t n, double *result) {
-    return in_own_context(ctx, n, "cudot_dot", [&](DeviceState &s) { return auto_settle(ctx, s, n, result); });
-}
-
 cudot_status auto_to_host(cudot_ctx &ctx, std::size_t n) {
     return in_own_context(ctx, n, "cudot_dot", [&](DeviceState &s) { return auto_to_host(ctx, s, n); });
 }

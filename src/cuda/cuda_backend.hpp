@@ -48,10 +48,8 @@ cudot_status split_tiles(cudot_ctx &ctx, std::size_t n, std::size_t gpu_tiles, c
                          void **partials);
 // AUTO on managed buffers: the GPUs' dot of the first n elements where they lie (HBM for pages in GPU
 // memory, over the bus for pages on the host), after migrating them to the GPUs if `move` (each GPU its
-// run of tiles); the same after the move of the first n elements into GPU memory to stay (they lose the
-// advice to live on the host); and the migration of the first n elements back to the host (advised again).
+// run of tiles); and the migration of the first n elements back to the host.
 cudot_status auto_gpu_dot(cudot_ctx &ctx, std::size_t n, bool move, double *result);
-cudot_status auto_settle(cudot_ctx &ctx, std::size_t n, double *result);
 cudot_status auto_to_host(cudot_ctx &ctx, std::size_t n);
 // Tests: make this thread's calls_before-th next checked CUDA call report cuda_error (0: cancel).
 void inject_fault(unsigned calls_before, int cuda_error);

@@ -155,11 +155,9 @@ cudot_status single_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool pref
 cudot_status multi_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefetch, double *result);
 cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result);
 // AUTO on managed buffers (managed_policy.cu): advised to stay on the host, mapped for every GPU, from
-// create on; a dot on the GPUs that reads them where they are or migrates them first; the move of all
-// of them into GPU memory to stay (unadvised); a move back (advised again).
+// create on; a dot on the GPUs that reads them where they are or migrates them first; a move back.
 cudot_status auto_advise(cudot_ctx &ctx, DeviceState &s, ErrorSink err);
 cudot_status auto_gpu_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool move, double *result);
-cudot_status auto_settle(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result);
 cudot_status auto_to_host(cudot_ctx &ctx, DeviceState &s, std::size_t n);
 void free_pinned_policy(DeviceState &s);
 

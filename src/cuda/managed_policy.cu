@@ -90,16 +90,6 @@ cudot_status auto_gpu_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool mo
     return run_dot(ctx, s, n, move, result);
 }
 
-// All of AUTO's inputs move into GPU memory to stay there: without the advice to live on the host, so
-// that the driver places them as it places MANAGED's resident inputs (unadvised pages, migrated by a
-// prefetch). Advised, the same kernel read them 5-10 us slower at 2^18-2^22 elements, but only with
-// many other contexts' buffers in use between dots (cudot-bench; alone, as fast: issue 24).
-cudot_status auto_settle(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
-    const cudot_status status = switch_to(ctx, s, false, ctx.sink());
-    return status == CUDOT_OK ? run_dot(ctx, s, n, true, result) : status;
-}
-
-// Back to the host, and advised to stay there again.
 cudot_status auto_to_host(cudot_ctx &ctx, DeviceState &s, std::size_t n) {
     ErrorSink err = ctx.sink();
     Gpu &g = s.gpus[0];
@@ -108,8 +98,7 @@ cudot_status auto_to_host(cudot_ctx &ctx, DeviceState &s, std::size_t n) {
     host.type = cudaMemLocationTypeHost;
     CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(ctx.x, n * element_size(ctx.dtype), host, 0, g.stream));
     CUDOT_CUDA_TRY(err, cudaMemPrefetchAsync(ctx.y, n * element_size(ctx.y_dtype), host, 0, g.stream));
-    const cudot_status status = wait_stream(s, g, err);
-    return status == CUDOT_OK ? switch_to(ctx, s, true, err) : status;
+    return wait_stream(s, g, err);
 }
 
 cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
