@@ -9,11 +9,20 @@
 //   + host     in turn with a HOST dot (the CPU pool) before each
 //   fresh first  in turn, on two more contexts that first ran 33 dots of inputs rewritten with new values
 //              before each (cudot-bench's fresh rows, on the same contexts as its resident rows)
+// A second table sets the two beside cudot-bench's whole company for one size, as cudot-bench times its
+// sweep (33 fresh rounds, then 35 resident ones, every call after a spun 2 ms pause, the order rotating):
+//   bench set  every strategy's context (AUTO, AUTO-managed, PINNED, MAPPED, MANAGED, HOST) and the three
+//              seed peers (the tutorial's design: PINNED, MAPPED, MANAGED)
+//   no seeds   the same without the seed peers
+//   seeds only AUTO-managed, MANAGED and the seed peers
 // Build (from the repository root, after the CUDA build in build/):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibench -Ibench/experiments bench/experiments/resident_gap.cu bench/measure.cpp \
+//        bench/seed_peer.cu \
 //        -Lbuild -lcudot -Xlinker -rpath -Xlinker '$ORIGIN/..' -lpthread -o build/experiments/resident_gap
 //   usage: resident_gap [rounds = 101]
 #include <cstdio>
+#include <functional>
+#include <memory>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -22,6 +31,7 @@
 #include "inputs.hpp"
 #include "measure.hpp"
 #include "open_ctx.hpp"
+#include "seed_peer.hpp"
 
 namespace {
 
@@ -46,6 +56,45 @@ void spin(int us) {
 }
 
 }  // namespace
+
+// AUTO-managed's and MANAGED's resident medians among cudot-bench's company for one size (see the top).
+void bench_like(int dtype, std::size_t n, bool others, bool seeds, int rounds, double *auto_us, double *managed_us) {
+    std::vector<std::unique_ptr<Ctx>> ctxs;
+    if (others) ctxs.push_back(std::make_unique<Ctx>(CUDOT_MEMORY_AUTO, dtype, n, false));
+    ctxs.push_back(std::make_unique<Ctx>(CUDOT_MEMORY_AUTO, dtype, n, true));
+    const std::size_t am = ctxs.size() - 1;
+    if (others) ctxs.push_back(std::make_unique<Ctx>(CUDOT_MEMORY_PINNED, dtype, n, false));
+    if (others) ctxs.push_back(std::make_unique<Ctx>(CUDOT_MEMORY_MAPPED, dtype, n, false));
+    ctxs.push_back(std::make_unique<Ctx>(CUDOT_MEMORY_MANAGED, dtype, n, false));
+    const std::size_t mg = ctxs.size() - 1;
+    if (others) ctxs.push_back(std::make_unique<Ctx>(CUDOT_MEMORY_HOST, dtype, n, false));
+    std::vector<std::unique_ptr<bench::SeedDot>> peers;
+    if (seeds)
+        for (bench::SeedMemory m : {bench::SeedMemory::Pinned, bench::SeedMemory::Mapped, bench::SeedMemory::Managed})
+            if (auto p = bench::SeedDot::create(m, dtype == CUDOT_F64, n)) peers.push_back(std::move(p));
+    for (const char *scenario : {"fresh", "resident"}) {
+        const bool fresh = scenario[0] == 'f';
+        std::vector<bench::Contender> cs;
+        for (auto &c : ctxs) {
+            Ctx *p = c.get();
+            cs.push_back({fresh ? std::function<void(int)>([p, dtype, n](int r) { bench::rewrite(dtype, p->x, p->y, n, r); })
+                                : nullptr,
+                          [p] { return p->dot(); }});
+        }
+        for (auto &s : peers) {
+            bench::SeedDot *p = s.get();
+            cs.push_back({fresh ? std::function<void(int)>([p, dtype, n](int r) { bench::rewrite(dtype, p->x(), p->y(), n, r); })
+                                : nullptr,
+                          [p] {
+                              double ignored;
+                              return p->dot(&ignored);
+                          }});
+        }
+        bench::time_interleaved(fresh ? 3 : 5, fresh ? 30 : rounds, cs, 2000, true, true);
+        *auto_us = bench::summarize(cs[am].samples).median_us;
+        *managed_us = bench::summarize(cs[mg].samples).median_us;
+    }
+}
 
 int main(int argc, char **argv) {
     const int rounds = argc > 1 ? std::max(11, std::atoi(argv[1])) : 101;
@@ -98,6 +147,19 @@ int main(int argc, char **argv) {
             bench::time_interleaved(5, rounds, cs);
             cell(bench::summarize(cs[0].samples).median_us, bench::summarize(cs[1].samples).median_us);
             std::printf("%-4s   2^%-2d%s\n", dtype == CUDOT_F32 ? "f32" : "f64", lg, cells.c_str());
+        }
+    std::printf("\nas in cudot-bench: resident medians of %d rotated rounds after 33 fresh ones (AUTO-managed / MANAGED)\n",
+                rounds);
+    std::printf("%-4s %6s %16s %16s %16s\n", "type", "n", "bench set", "no seeds", "seeds only");
+    for (int dtype : {CUDOT_F32, CUDOT_F64})
+        for (int lg : {20, 22}) {
+            std::printf("%-4s   2^%-2d", dtype == CUDOT_F32 ? "f32" : "f64", lg);
+            for (int variant = 0; variant < 3; ++variant) {
+                double a = 0, m = 0;
+                bench_like(dtype, std::size_t(1) << lg, variant != 2, variant != 1, rounds, &a, &m);
+                std::printf(" %7.1f /%7.1f", a, m);
+            }
+            std::printf("\n");
         }
     return 0;
 }
