@@ -15,6 +15,9 @@
 //              seed peers (the tutorial's design: PINNED, MAPPED, MANAGED)
 //   no seeds   the same without the seed peers
 //   seeds only AUTO-managed, MANAGED and the seed peers
+//   - cpu      the bench set without AUTO (default) and HOST, the contexts that run on the CPU
+//   - bus      the bench set without PINNED and MAPPED, the contexts that read over the bus
+// Each cell: AUTO-managed's median (p10) / MANAGED's median (p10).
 // Build (from the repository root, after the CUDA build in build/):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibench -Ibench/experiments bench/experiments/resident_gap.cu bench/measure.cpp \
 //        bench/seed_peer.cu \
@@ -58,16 +61,16 @@ void spin(int us) {
 }  // namespace
 
 // AUTO-managed's and MANAGED's resident medians among cudot-bench's company for one size (see the top).
-void bench_like(int dtype, std::size_t n, bool others, bool seeds, int rounds, double *auto_us, double *managed_us) {
+void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int rounds, bench::Stats *a, bench::Stats *m) {
     std::vector<std::unique_ptr<Ctx>> ctxs;
-    if (others) ctxs.push_back(std::make_unique<Ctx>(CUDOT_MEMORY_AUTO, dtype, n, false));
+    if (cpu) ctxs.push_back(std::make_unique<Ctx>(CUDOT_MEMORY_AUTO, dtype, n, false));
     ctxs.push_back(std::make_unique<Ctx>(CUDOT_MEMORY_AUTO, dtype, n, true));
     const std::size_t am = ctxs.size() - 1;
-    if (others) ctxs.push_back(std::make_unique<Ctx>(CUDOT_MEMORY_PINNED, dtype, n, false));
-    if (others) ctxs.push_back(std::make_unique<Ctx>(CUDOT_MEMORY_MAPPED, dtype, n, false));
+    if (bus) ctxs.push_back(std::make_unique<Ctx>(CUDOT_MEMORY_PINNED, dtype, n, false));
+    if (bus) ctxs.push_back(std::make_unique<Ctx>(CUDOT_MEMORY_MAPPED, dtype, n, false));
     ctxs.push_back(std::make_unique<Ctx>(CUDOT_MEMORY_MANAGED, dtype, n, false));
     const std::size_t mg = ctxs.size() - 1;
-    if (others) ctxs.push_back(std::make_unique<Ctx>(CUDOT_MEMORY_HOST, dtype, n, false));
+    if (cpu) ctxs.push_back(std::make_unique<Ctx>(CUDOT_MEMORY_HOST, dtype, n, false));
     std::vector<std::unique_ptr<bench::SeedDot>> peers;
     if (seeds)
         for (bench::SeedMemory m : {bench::SeedMemory::Pinned, bench::SeedMemory::Mapped, bench::SeedMemory::Managed})
@@ -91,8 +94,8 @@ void bench_like(int dtype, std::size_t n, bool others, bool seeds, int rounds, d
                           }});
         }
         bench::time_interleaved(fresh ? 3 : 5, fresh ? 30 : rounds, cs, 2000, true, true);
-        *auto_us = bench::summarize(cs[am].samples).median_us;
-        *managed_us = bench::summarize(cs[mg].samples).median_us;
+        *a = bench::summarize(cs[am].samples);
+        *m = bench::summarize(cs[mg].samples);
     }
 }
 
@@ -150,14 +153,16 @@ int main(int argc, char **argv) {
         }
     std::printf("\nas in cudot-bench: resident medians of %d rotated rounds after 33 fresh ones (AUTO-managed / MANAGED)\n",
                 rounds);
-    std::printf("%-4s %6s %16s %16s %16s\n", "type", "n", "bench set", "no seeds", "seeds only");
+    std::printf("%-4s %6s %28s %28s %28s %28s %28s\n", "type", "n", "bench set", "no seeds", "seeds only", "- cpu", "- bus");
     for (int dtype : {CUDOT_F32, CUDOT_F64})
         for (int lg : {20, 22}) {
             std::printf("%-4s   2^%-2d", dtype == CUDOT_F32 ? "f32" : "f64", lg);
-            for (int variant = 0; variant < 3; ++variant) {
-                double a = 0, m = 0;
-                bench_like(dtype, std::size_t(1) << lg, variant != 2, variant != 1, rounds, &a, &m);
-                std::printf(" %7.1f /%7.1f", a, m);
+            const bool variants[][3] = {{true, true, true}, {true, true, false}, {false, false, true},
+                                        {false, true, true}, {true, false, true}};  // cpu, bus, seeds
+            for (const auto &v : variants) {
+                bench::Stats a, m;
+                bench_like(dtype, std::size_t(1) << lg, v[0], v[1], v[2], rounds, &a, &m);
+                std::printf(" %6.1f (%5.1f) /%6.1f (%5.1f)", a.median_us, a.p10_us, m.median_us, m.p10_us);
             }
             std::printf("\n");
         }
