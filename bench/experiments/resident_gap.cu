@@ -22,7 +22,8 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibench -Ibench/experiments bench/experiments/resident_gap.cu bench/measure.cpp \
 //        bench/seed_peer.cu \
 //        -Lbuild -lcudot -Xlinker -rpath -Xlinker '$ORIGIN/..' -lpthread -o build/experiments/resident_gap
-//   usage: resident_gap [rounds = 101]
+//   usage: resident_gap [rounds = 101] [company]   (company: the second table alone, f32 2^22, seeds only;
+//          for a profiler, whose trace tells each context's kernel time from its stream)
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -101,6 +102,13 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
 
 int main(int argc, char **argv) {
     const int rounds = argc > 1 ? std::max(11, std::atoi(argv[1])) : 101;
+    if (argc > 2 && std::string(argv[2]) == "company") {
+        bench::Stats a, m;
+        bench_like(CUDOT_F32, std::size_t(1) << 22, false, false, true, rounds, &a, &m);
+        std::printf("f32 2^22 seeds only: AUTO-managed %.1f (p10 %.1f) / MANAGED %.1f (p10 %.1f) us\n", a.median_us,
+                    a.p10_us, m.median_us, m.p10_us);
+        return 0;
+    }
     std::printf("resident_gap: resident inputs, medians of %d rounds in us (AUTO-managed / MANAGED)\n", rounds);
     std::printf("%-4s %6s %16s %16s %16s %16s %16s %16s\n", "type", "n", "alone", "in turn", "+ spin", "+ auto", "+ host",
                 "fresh first");
