@@ -24,6 +24,8 @@
 //        -Lbuild -lcudot -Xlinker -rpath -Xlinker '$ORIGIN/..' -lpthread -o build/experiments/resident_gap
 //   usage: resident_gap [rounds = 101] [company]   (company: the second table alone, f32 2^22, seeds only;
 //          for a profiler, whose trace tells each context's kernel time from its stream)
+//          resident_gap [rounds] probe   (the whole program; after each company of f32 2^22, plain kernels
+//          time a read of each context's inputs, as left and after a prefetch and after dropping the advice)
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -59,10 +61,54 @@ void spin(int us) {
     }
 }
 
+// Reads both inputs where they lie (the sum only keeps the loads from being dropped).
+__global__ void read_kernel(const float *x, const float *y, std::size_t words, float *sink) {
+    float acc = 0;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < words; i += std::size_t(gridDim.x) * blockDim.x)
+        acc += x[i] * y[i];
+    if (acc == 12345.f) *sink = acc;
+}
+
+// Touches a large buffer of its own: evicts the L2 and the GPU's TLB entries, as other contexts' dots do.
+__global__ void thrash_kernel(float *big, std::size_t words) {
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < words; i += std::size_t(gridDim.x) * blockDim.x)
+        big[i] += 1.f;
+}
+
+// Kernel time (CUDA events) of one plain read of each context's inputs, after a thrash each time: tells a
+// GPU-side difference (where the pages lie, how they are mapped) from a host-side one.
+void probe_reads(const char *when, Ctx &am, Ctx &mg, std::size_t bytes) {
+    static float *big = nullptr, *sink = nullptr;
+    const std::size_t big_words = std::size_t(256) << 20;  // 1 GiB
+    if (!big && (cudaMalloc(&big, big_words * 4) != cudaSuccess || cudaMalloc(&sink, 4) != cudaSuccess)) return;
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    std::vector<double> t[2];
+    for (int r = 0; r < 41; ++r)
+        for (int k = 0; k < 2; ++k) {
+            Ctx &c = k ? mg : am;
+            thrash_kernel<<<528, 256>>>(big, big_words);
+            cudaEventRecord(e0);
+            read_kernel<<<528, 512>>>(static_cast<const float *>(c.x), static_cast<const float *>(c.y), bytes / 4, sink);
+            cudaEventRecord(e1);
+            cudaEventSynchronize(e1);
+            float ms = 0;
+            cudaEventElapsedTime(&ms, e0, e1);
+            if (r > 0) t[k].push_back(ms * 1000.0);
+        }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    const bench::Stats a = bench::summarize(t[0]), m = bench::summarize(t[1]);
+    std::printf("  probe %-28s kernel us after a thrash: AUTO-managed %.1f (p10 %.1f) / MANAGED %.1f (p10 %.1f)\n", when,
+                a.median_us, a.p10_us, m.median_us, m.p10_us);
+}
+
 }  // namespace
 
 // AUTO-managed's and MANAGED's resident medians among cudot-bench's company for one size (see the top).
-void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int rounds, bench::Stats *a, bench::Stats *m) {
+void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int rounds, bench::Stats *a, bench::Stats *m,
+                bool probe = false) {
     std::vector<std::unique_ptr<Ctx>> ctxs;
     if (cpu) ctxs.push_back(std::make_unique<Ctx>(CUDOT_MEMORY_AUTO, dtype, n, false));
     ctxs.push_back(std::make_unique<Ctx>(CUDOT_MEMORY_AUTO, dtype, n, true));
@@ -98,10 +144,36 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
         *a = bench::summarize(cs[am].samples);
         *m = bench::summarize(cs[mg].samples);
     }
+    if (probe) {
+        const std::size_t bytes = n * (dtype == CUDOT_F64 ? 8 : 4);
+        std::printf("\n");
+        probe_reads("as left", *ctxs[am], *ctxs[mg], bytes);
+        cudaMemLocation gpu{};
+        gpu.type = cudaMemLocationTypeDevice;
+        gpu.id = 0;
+        for (Ctx *c : {ctxs[am].get(), ctxs[mg].get()}) {
+            cudaMemPrefetchAsync(c->x, bytes, gpu, 0, 0);
+            cudaMemPrefetchAsync(c->y, bytes, gpu, 0, 0);
+        }
+        cudaDeviceSynchronize();
+        probe_reads("both prefetched again", *ctxs[am], *ctxs[mg], bytes);
+        for (Ctx *c : {ctxs[am].get(), ctxs[mg].get()}) {
+            cudaMemAdvise(c->x, bytes, cudaMemAdviseUnsetPreferredLocation, gpu);
+            cudaMemAdvise(c->y, bytes, cudaMemAdviseUnsetPreferredLocation, gpu);
+            cudaMemAdvise(c->x, bytes, cudaMemAdviseUnsetAccessedBy, gpu);
+            cudaMemAdvise(c->y, bytes, cudaMemAdviseUnsetAccessedBy, gpu);
+        }
+        cudaDeviceSynchronize();
+        probe_reads("both unadvised", *ctxs[am], *ctxs[mg], bytes);
+        std::swap(ctxs[am], ctxs[mg]);
+        probe_reads("names swapped (a control)", *ctxs[am], *ctxs[mg], bytes);
+        std::swap(ctxs[am], ctxs[mg]);
+    }
 }
 
 int main(int argc, char **argv) {
     const int rounds = argc > 1 ? std::max(11, std::atoi(argv[1])) : 101;
+    const bool probing = argc > 2 && std::string(argv[2]) == "probe";
     if (argc > 2 && std::string(argv[2]) == "company") {
         bench::Stats a, m;
         bench_like(CUDOT_F32, std::size_t(1) << 22, false, false, true, rounds, &a, &m);
@@ -169,7 +241,8 @@ int main(int argc, char **argv) {
                                         {false, true, true}, {true, false, true}};  // cpu, bus, seeds
             for (const auto &v : variants) {
                 bench::Stats a, m;
-                bench_like(dtype, std::size_t(1) << lg, v[0], v[1], v[2], rounds, &a, &m);
+                bench_like(dtype, std::size_t(1) << lg, v[0], v[1], v[2], rounds, &a, &m,
+                           probing && dtype == CUDOT_F32 && lg == 22);
                 std::printf(" %6.1f (%5.1f) /%6.1f (%5.1f)", a.median_us, a.p10_us, m.median_us, m.p10_us);
             }
             std::printf("\n");
