@@ -19,9 +19,9 @@
 //   - bus      the bench set without PINNED and MAPPED, the contexts that read over the bus
 // Each cell: AUTO-managed's median (p10) / MANAGED's median (p10).
 // Build (from the repository root, after the CUDA build in build/):
-//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibench -Ibench/experiments bench/experiments/resident_gap.cu bench/measure.cpp \
-//        bench/seed_peer.cu \
-//        -Lbuild -lcudot -Xlinker -rpath -Xlinker '$ORIGIN/..' -lpthread -o build/experiments/resident_gap
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc -Ibench -Ibench/experiments bench/experiments/resident_gap.cu \
+//        bench/measure.cpp bench/seed_peer.cu build/libcudot_static.a -lcupti -Xlinker -rpath -Xlinker '$ORIGIN' \
+//        -lpthread -ldl -o build/experiments/resident_gap && cp /usr/local/cuda/lib64/libcupti.so.13 build/experiments/
 //   usage: resident_gap [rounds = 101] [company]   (company: the second table alone, f32 2^22, seeds only;
 //          for a profiler, whose trace tells each context's kernel time from its stream)
 //          resident_gap [rounds] probe   (the whole program; after each company of f32 2^22, plain kernels
@@ -33,8 +33,11 @@
 #include <string>
 #include <vector>
 
+#include "context.hpp"
+#include "cuda/gpu_state.hpp"
 #include "cudot.h"
 #include "inputs.hpp"
+#include "kernel_trace.hpp"
 #include "measure.hpp"
 #include "open_ctx.hpp"
 #include "seed_peer.hpp"
@@ -124,6 +127,7 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
             if (auto p = bench::SeedDot::create(m, dtype == CUDOT_F64, n)) peers.push_back(std::move(p));
     for (const char *scenario : {"fresh", "resident"}) {
         const bool fresh = scenario[0] == 'f';
+        const bool traced = probe && !fresh && trace::start();
         std::vector<bench::Contender> cs;
         for (auto &c : ctxs) {
             Ctx *p = c.get();
@@ -143,6 +147,15 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
         bench::time_interleaved(fresh ? 3 : 5, fresh ? 30 : rounds, cs, 2000, true, true);
         *a = bench::summarize(cs[am].samples);
         *m = bench::summarize(cs[mg].samples);
+        if (traced) {
+            trace::stop();
+            std::printf("\n");
+            for (std::size_t k : {am, mg}) {
+                unsigned long long id = 0;
+                cudaStreamGetId(ctxs[k]->ctx->gpu->gpus[0].stream, &id);
+                trace::report(k == am ? "AUTO-managed" : "MANAGED", id, rounds);
+            }
+        }
     }
     if (probe) {
         const std::size_t bytes = n * (dtype == CUDOT_F64 ? 8 : 4);
