@@ -26,6 +26,7 @@
 //          for a profiler, whose trace tells each context's kernel time from its stream)
 //          resident_gap [rounds] probe   (the whole program; after each company of f32 2^22, plain kernels
 //          time a read of each context's inputs, as left and after a prefetch and after dropping the advice)
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -38,6 +39,7 @@
 #include "cudot.h"
 #include "inputs.hpp"
 #include "kernel_trace.hpp"
+#include "testing.hpp"
 #include "measure.hpp"
 #include "open_ctx.hpp"
 #include "seed_peer.hpp"
@@ -128,6 +130,7 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
     for (const char *scenario : {"fresh", "resident"}) {
         const bool fresh = scenario[0] == 'f';
         const bool traced = probe && !fresh && trace::start();
+        const cudot::AutoCounts before = cudot::testing::auto_counts(ctxs[am]->ctx);
         std::vector<bench::Contender> cs;
         for (auto &c : ctxs) {
             Ctx *p = c.get();
@@ -151,9 +154,24 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
             trace::stop();
             std::printf("\n");
             for (std::size_t k : {am, mg}) {
-                unsigned long long id = 0;
-                cudaStreamGetId(ctxs[k]->ctx->gpu->gpus[0].stream, &id);
+                std::uint32_t id = 0;
+                cuptiGetStreamIdEx(nullptr, ctxs[k]->ctx->gpu->gpus[0].stream, 0, &id);
                 trace::report(k == am ? "AUTO-managed" : "MANAGED", id, rounds);
+            }
+            const cudot::AutoCounts c = cudot::testing::auto_counts(ctxs[am]->ctx);
+            std::printf("  AUTO-managed in the resident rounds: sentinels %llu (stayed %llu, written %llu), resident dots "
+                        "kept %llu (noisy %llu), left %llu; roads %llu / %llu / %llu; fastest resident %.1f us, "
+                        "roads' best %.1f us\n",
+                        c.sentinels - before.sentinels, c.stayed - before.stayed, c.not_stayed - before.not_stayed,
+                        c.resident_kept - before.resident_kept, c.resident_noisy - before.resident_noisy,
+                        c.resident_left - before.resident_left, c.roads[0] - before.roads[0],
+                        c.roads[1] - before.roads[1], c.roads[2] - before.roads[2], c.resident_us, c.best_road_us);
+            for (std::size_t k : {am, mg}) {
+                std::vector<double> t = cs[k].samples;
+                std::sort(t.begin(), t.end());
+                std::printf("  %-12s deciles us:", k == am ? "AUTO-managed" : "MANAGED");
+                for (int d = 0; d <= 10; ++d) std::printf(" %.1f", t[std::min(t.size() - 1, d * t.size() / 10)]);
+                std::printf("\n");
             }
         }
     }
