@@ -36,6 +36,7 @@
 
 #include "context.hpp"
 #include "cuda/gpu_state.hpp"
+#include "cuda/cuda_backend.hpp"
 #include "cudot.h"
 #include "inputs.hpp"
 #include "kernel_trace.hpp"
@@ -45,6 +46,8 @@
 #include "seed_peer.hpp"
 
 namespace {
+
+bool first_probe = true;  // the reruns below run after the first company only
 
 // A context of one strategy, filled once; auto_managed: AUTO created with CUDOT_AUTO_MANAGED=1.
 struct Ctx {
@@ -174,6 +177,58 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
                 std::printf("\n");
             }
         }
+    }
+    if (probe && first_probe) {  // the same resident rounds again, each time with one thing changed
+        first_probe = false;
+        std::vector<bench::Contender> cs;
+        for (auto &c : ctxs) {
+            Ctx *p = c.get();
+            cs.push_back({nullptr, [p] { return p->dot(); }});
+        }
+        for (auto &s : peers) {
+            bench::SeedDot *p = s.get();
+            cs.push_back({nullptr, [p] {
+                              double ignored;
+                              return p->dot(&ignored);
+                          }});
+        }
+        auto rerun = [&](const char *label) {
+            for (auto &c : cs) c.samples.clear();
+            const bool traced = trace::start();
+            bench::time_interleaved(5, rounds, cs, 2000, true, true);
+            std::printf("  again, %s: AUTO-managed %.1f / MANAGED %.1f us\n", label,
+                        bench::summarize(cs[am].samples).median_us, bench::summarize(cs[mg].samples).median_us);
+            if (!traced) return;
+            trace::stop();
+            for (std::size_t k : {am, mg}) {
+                std::uint32_t id = 0;
+                cuptiGetStreamIdEx(nullptr, ctxs[k]->ctx->gpu->gpus[0].stream, 0, &id);
+                trace::report(k == am ? "AUTO-managed" : "MANAGED", id, rounds);
+            }
+        };
+        const std::size_t bytes = n * (dtype == CUDOT_F64 ? 8 : 4);
+        auto advise = [&](Ctx &c, bool host) {
+            cudaMemLocation where{}, gpu{};
+            where.type = cudaMemLocationTypeHost;
+            gpu.type = cudaMemLocationTypeDevice;
+            gpu.id = 0;
+            for (void *b : {c.x, c.y}) {
+                cudaMemAdvise(b, bytes, host ? cudaMemAdviseSetPreferredLocation : cudaMemAdviseUnsetPreferredLocation, where);
+                cudaMemAdvise(b, bytes, host ? cudaMemAdviseSetAccessedBy : cudaMemAdviseUnsetAccessedBy, gpu);
+            }
+            cudaDeviceSynchronize();
+        };
+        rerun("unchanged");
+        cudot::cuda::GpuTuning no_graph;
+        no_graph.no_graph = true;
+        cudot::cuda::tune(*ctxs[am]->ctx, no_graph);
+        cudot::cuda::tune(*ctxs[mg]->ctx, no_graph);
+        rerun("no graphs (every dot launched)");
+        cudot::cuda::tune(*ctxs[am]->ctx, cudot::cuda::GpuTuning{});
+        cudot::cuda::tune(*ctxs[mg]->ctx, cudot::cuda::GpuTuning{});
+        advise(*ctxs[am], false);
+        advise(*ctxs[mg], true);
+        rerun("advice swapped (MANAGED's inputs advised to live on the host, AUTO's not)");
     }
     if (probe) {
         const std::size_t bytes = n * (dtype == CUDOT_F64 ? 8 : 4);
