@@ -226,9 +226,13 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
         rerun("no graphs (every dot launched)");
         cudot::cuda::tune(*ctxs[am]->ctx, cudot::cuda::GpuTuning{});
         cudot::cuda::tune(*ctxs[mg]->ctx, cudot::cuda::GpuTuning{});
-        advise(*ctxs[am], false);
+        // Two dots of another size make each context capture a graph of it; back at n, each captures a
+        // new graph of n (MANAGED's was captured in the fresh rounds, AUTO's when its inputs had moved).
+        for (std::size_t k : {am, mg})
+            for (int d = 0; d < 2; ++d) cudot_dot_n(ctxs[k]->ctx, n - 16, &ctxs[k]->last);
+        rerun("both graphs captured anew");
         advise(*ctxs[mg], true);
-        rerun("advice swapped (MANAGED's inputs advised to live on the host, AUTO's not)");
+        rerun("MANAGED's inputs advised as AUTO's (to live on the host, mapped for the GPU)");
     }
     if (probe) {
         const std::size_t bytes = n * (dtype == CUDOT_F64 ? 8 : 4);
