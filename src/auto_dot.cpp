@@ -20,8 +20,9 @@
 // the same bits as the last dot of the same size (inputs rewritten with new values almost never give
 // that), and then first a sentinel: the first kSentinel elements. The next dot first reads the sentinel
 // on the GPU: as fast as right after the move, the host left it alone and the whole inputs follow;
-// slower, the host wrote it (perhaps the same values again), and the wait before the next sentinel
-// doubles (up to kMoveWaitMax dots of that size).
+// slower (twice: one slow read may be noise), the host wrote it (perhaps the same values again), and the
+// wait before the next sentinel doubles (up to kMoveWaitMax dots of that size). Resident, two slow dots
+// in a row send the inputs back.
 #include "auto_dot.hpp"
 
 #include <algorithm>
@@ -93,7 +94,9 @@ struct AutoState {
     std::size_t sentinel = 0;  // the sentinel moved after the last dot (0: none)
     FastestAt reference;       // the GPUs' kernel time reading a sentinel right after its move
     FastestAt resident;        // dots of inputs in GPU memory
-    AutoCounts counts;         // for tests and experiments
+    unsigned slow_resident = 0;  // resident dots in a row that were slow (resident_dot)
+    std::size_t last_road_n = 0;  // the size of the last dot on a road
+    AutoCounts counts;         // events, for tests and experiments (auto_counts adds the times)
 };
 
 namespace {
@@ -190,22 +193,26 @@ bool read_gpu_memory(const cudot_ctx &ctx, std::size_t n, double us, double refe
 
 // Managed buffers, inputs in GPU memory: the dot reads them there. Stays while that beats the best
 // estimate of the roads; a slower dot that still read GPU memory was noise, and one that did not found
-// pages the host wrote (or the GPU is no faster here): they all move back.
+// pages the host wrote (or the GPU is no faster here): after two such dots in a row they all move back.
+// One alone may be noise too (a wake-up of this thread, a launch behind other work: on the two-H100 host
+// AUTO at f32 2^16 went back and forth, p90 235 us against a median of 12); pages the host wrote stay
+// on the host, so the next dot is as slow, and staying one dot longer costs one read over the bus.
 cudot_status resident_dot(cudot_ctx &ctx, AutoState &state, std::size_t n, double *result) {
     const auto start = Clock::now();
     const cudot_status status = cuda::auto_gpu_dot(ctx, n, false, result);
     if (status != CUDOT_OK) return status;
     const double us = elapsed_ms(start) * 1000.0, best = state.chooser.best_us(n);
     state.resident.note(n, us);
-    state.counts.resident_us = state.resident.us;
     state.counts.last_resident_us = us;
-    state.counts.best_road_us = best;
-    if (us <= best || (state.resident.us <= best && read_gpu_memory(ctx, n, us, state.resident.us))) {
+    const bool fast = us <= best || (state.resident.us <= best && read_gpu_memory(ctx, n, us, state.resident.us));
+    state.slow_resident = fast ? 0 : state.slow_resident + 1;
+    if (state.slow_resident < 2) {
         state.move_every[PathChooser<kRoads>::size_class(n)] = 0;
         ++state.counts.resident_kept;
         state.counts.resident_noisy += us > best;
         return CUDOT_OK;
     }
+    state.slow_resident = 0;
     ++state.counts.resident_left;
     wait_longer(state, n);
     return bring_back(ctx, &state);
@@ -240,18 +247,29 @@ cudot_status place_sentinel(cudot_ctx &ctx, AutoState &state, std::size_t n) {
     if (cudot_status status = gpu_tiles_dot(ctx, count, &ignored, &us)) return status;
     state.reference.note(count, us);
     ++state.counts.sentinels;
-    state.counts.reference_us = state.reference.us;
     return CUDOT_OK;
 }
 
 // Whether the sentinel is still in GPU memory: the GPUs read it as fast as right after the move
-// (read_gpu_memory, on kernel times). *result: that dot of the sentinel's elements.
+// (read_gpu_memory, on kernel times). A slow read is read again and the faster counts: among other
+// contexts' work one read alone was judged "written" often enough to keep AUTO off GPU memory for a
+// whole resident run (issue 24, docs/perf/h100-x1-resident-gap-trace.txt), while pages the host wrote
+// stay on the host (the GPU reads them there, mapped) and read as slowly twice. *result: that dot of
+// the sentinel's elements.
 cudot_status sentinel_stayed(cudot_ctx &ctx, AutoState &state, bool *stayed, double *result) {
     const std::size_t count = state.sentinel;
     state.sentinel = 0;
+    auto in_gpu_memory = [&](double us) {
+        return state.reference.n == count && read_gpu_memory(ctx, count, us, state.reference.us);
+    };
     double us = 0;
     if (cudot_status status = gpu_tiles_dot(ctx, count, result, &us)) return status;
-    *stayed = state.reference.n == count && read_gpu_memory(ctx, count, us, state.reference.us);
+    if (!in_gpu_memory(us)) {
+        double again = 0;
+        if (cudot_status status = gpu_tiles_dot(ctx, count, result, &again)) return status;
+        us = std::min(us, again);
+    }
+    *stayed = in_gpu_memory(us);
     state.counts.last_check_us = us;
     ++(*stayed ? state.counts.stayed : state.counts.not_stayed);
     return CUDOT_OK;
@@ -312,7 +330,7 @@ cudot_status auto_dot(cudot_ctx &ctx, std::size_t n, double *result) {
     if (status != CUDOT_OK) return status;
     chooser.record(n, road, elapsed_ms(start) * 1000.0, usable);
     ++state->counts.roads[road];
-    for (int r = 0; r < kRoads; ++r) state->counts.road_us[r] = chooser.estimate_us(n, r);
+    state->last_road_n = n;
     if (managed && time_to_move(*state, n, same_as_last(*state, n, *result), usable))
         status = place_sentinel(ctx, *state, n);
     return status;
@@ -326,7 +344,17 @@ double auto_split_share(const cudot_ctx &ctx) {
 
 std::size_t auto_elements_on_gpus(const cudot_ctx &ctx) { return ctx.auto_state ? ctx.auto_state->on_gpus : 0; }
 
-AutoCounts auto_counts(const cudot_ctx &ctx) { return ctx.auto_state ? ctx.auto_state->counts : AutoCounts{}; }
+AutoCounts auto_counts(const cudot_ctx &ctx) {
+    if (!ctx.auto_state) return AutoCounts{};
+    const AutoState &state = *ctx.auto_state;
+    AutoCounts c = state.counts;
+    c.reference_us = state.reference.us;
+    c.resident_us = state.resident.us;
+    if (state.resident.n) c.best_road_us = state.chooser.best_us(state.resident.n);
+    if (state.last_road_n)
+        for (int r = 0; r < kRoads; ++r) c.road_us[r] = state.chooser.estimate_us(state.last_road_n, r);
+    return c;
+}
 
 void free_auto_state(cudot_ctx &ctx) {
     delete ctx.auto_state;

@@ -25,7 +25,7 @@ struct AutoCounts {
     unsigned long long resident_noisy = 0;    // ... of them slower than the roads' estimate, judged noise
     unsigned long long resident_left = 0;     // dots after which the inputs went back to the host
     double reference_us = 0, last_check_us = 0;  // the sentinel's fastest GPU time, and its last judged one
-    double resident_us = 0, last_resident_us = 0, best_road_us = 0;  // resident dots: fastest, last; the roads' best
+    double resident_us = 0, last_resident_us = 0, best_road_us = 0;  // resident dots: fastest, last; the roads' best there
     // Every AUTO context: the dots each road took (0 the CPU, 1 the GPUs, 2 both: a split), and each
     // road's estimate (us) at the size class of the last road dot.
     unsigned long long roads[3] = {};
