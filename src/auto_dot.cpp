@@ -52,6 +52,9 @@ constexpr double kFirstShare = 0.25;  // the GPUs' share of a context's first sp
 // Host-road dots of one size between two moves into GPU memory after one that did not pay: the first
 // wait, and the longest.
 constexpr unsigned kMoveWaitFirst = 2, kMoveWaitMax = 256;
+// ... after a move whose fastest dot from GPU memory did not beat the roads (at 2^14 elements on an H100
+// host the CPU takes 5 us and any GPU dot 9-10 us): no host write to blame, the GPU is no faster there.
+constexpr unsigned kMoveWaitNoGain = 64;
 // Elements of the sentinel: a GPU dot reads them from GPU memory within a launch's time, over the bus
 // (2-4 MB) several times slower.
 constexpr std::size_t kSentinel = std::size_t(1) << 18;
@@ -176,10 +179,12 @@ cudot_status bring_back(cudot_ctx &ctx, AutoState *state) {
     return cuda::auto_to_host(ctx, count);
 }
 
-// A move into GPU memory that did not pay at n's size: the wait before the next one doubles.
-void wait_longer(AutoState &state, std::size_t n) {
+// A move into GPU memory that did not pay at n's size: the wait before the next one doubles, or starts at
+// kMoveWaitNoGain where even the fastest dot from GPU memory lost to the roads.
+void wait_longer(AutoState &state, std::size_t n, bool no_gain = false) {
     const int size = PathChooser<kRoads>::size_class(n);
-    state.move_every[size] = std::min(kMoveWaitMax, 2 * std::max(kMoveWaitFirst, state.move_every[size]));
+    const unsigned from = no_gain ? kMoveWaitNoGain / 2 : kMoveWaitFirst;
+    state.move_every[size] = std::min(kMoveWaitMax, 2 * std::max(from, state.move_every[size]));
     state.move_wait[size] = state.move_every[size];
 }
 
@@ -214,7 +219,7 @@ cudot_status resident_dot(cudot_ctx &ctx, AutoState &state, std::size_t n, doubl
     }
     state.slow_resident = 0;
     ++state.counts.resident_left;
-    wait_longer(state, n);
+    wait_longer(state, n, state.resident.us > best);
     return bring_back(ctx, &state);
 }
 
