@@ -24,8 +24,13 @@
 //        -lpthread -ldl -o build/experiments/resident_gap && cp /usr/local/cuda/lib64/libcupti.so.13 build/experiments/
 //   usage: resident_gap [rounds = 101] [company]   (company: the second table alone, f32 2^22, seeds only;
 //          for a profiler, whose trace tells each context's kernel time from its stream)
-//          resident_gap [rounds] probe   (the whole program; after each company of f32 2^22, plain kernels
-//          time a read of each context's inputs, as left and after a prefetch and after dropping the advice)
+//          resident_gap [rounds] probe   (the whole program; in each company of f32 2^22, CUPTI's records
+//          of both contexts' resident kernels (kernel_trace.hpp: the launching call, the wait to the
+//          kernel's start, the kernel), AUTO's decisions and both contexts' deciles; after the first
+//          company, its resident rounds again: unchanged, without graphs, with both graphs captured anew,
+//          with MANAGED's inputs advised as AUTO's; then plain kernels time a read of each context's
+//          inputs, as left, prefetched again and unadvised). Found: the kernels take the same time, the
+//          launching call is 6-12 us longer on AUTO's stream (docs/perf/h100-x1-resident-gap-trace.txt).
 #include <algorithm>
 #include <cstdio>
 #include <functional>
