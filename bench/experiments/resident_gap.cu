@@ -28,7 +28,7 @@
 //          of both contexts' resident kernels (kernel_trace.hpp: the launching call, the wait to the
 //          kernel's start, the kernel), AUTO's decisions and both contexts' deciles; after the first
 //          company, its resident rounds again: unchanged, without graphs, with both graphs captured anew,
-//          with MANAGED's inputs advised as AUTO's; then plain kernels time a read of each context's
+//          with MANAGED's inputs advised as AUTO's, on new streams; then plain kernels time a read of each context's
 //          inputs, as left, prefetched again and unadvised). Found: the kernels take the same time, the
 //          launching call is 6-12 us longer on AUTO's stream (docs/perf/h100-x1-resident-gap-trace.txt).
 #include <algorithm>
@@ -238,6 +238,17 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
         rerun("both graphs captured anew");
         advise(*ctxs[mg], true);
         rerun("MANAGED's inputs advised as AUTO's (to live on the host, mapped for the GPU)");
+        // A new stream in place of each context's own (the graphs stay: a graph is not bound to a stream).
+        auto new_stream = [&](Ctx &c) {
+            cudot::cuda::Gpu &g = c.ctx->gpu->gpus[0];
+            cudaStreamSynchronize(g.stream);
+            cudaStreamDestroy(g.stream);
+            cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking);
+        };
+        new_stream(*ctxs[am]);
+        rerun("AUTO's stream made anew");
+        new_stream(*ctxs[mg]);
+        rerun("MANAGED's stream made anew too");
     }
     if (probe) {
         const std::size_t bytes = n * (dtype == CUDOT_F64 ? 8 : 4);
