@@ -28,7 +28,7 @@
 //          of both contexts' resident kernels (kernel_trace.hpp: the launching call, the wait to the
 //          kernel's start, the kernel), AUTO's decisions and both contexts' deciles; after the first
 //          company, its resident rounds again: unchanged, without graphs, with both graphs captured anew,
-//          with MANAGED's inputs advised as AUTO's, on new streams; then plain kernels time a read of each context's
+//          with MANAGED's inputs advised as AUTO's, on new streams, with the inputs traded; then plain kernels time a read of each context's
 //          inputs, as left, prefetched again and unadvised). Found: the kernels take the same time, the
 //          launching call is 6-12 us longer on AUTO's stream (docs/perf/h100-x1-resident-gap-trace.txt).
 #include <algorithm>
@@ -249,6 +249,24 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
         rerun("AUTO's stream made anew");
         new_stream(*ctxs[mg]);
         rerun("MANAGED's stream made anew too");
+        // The two contexts trade inputs (both managed, of the same size and type, both in GPU memory): does
+        // the slow launch follow the allocations (their history: the pool's writes, AUTO's prefetches
+        // there and back) or stay with AUTO's context? Each captures a new graph of its new pointers.
+        auto trade = [&] {
+            cudot_ctx &a = *ctxs[am]->ctx, &b = *ctxs[mg]->ctx;
+            cudot::cuda::Gpu &ga = a.gpu->gpus[0], &gb = b.gpu->gpus[0];
+            std::swap(a.x, b.x);
+            std::swap(a.y, b.y);
+            std::swap(ga.d_x, gb.d_x);
+            std::swap(ga.d_y, gb.d_y);
+            std::swap(ctxs[am]->x, ctxs[mg]->x);
+            std::swap(ctxs[am]->y, ctxs[mg]->y);
+            for (std::size_t k : {am, mg})
+                for (int d = 0; d < 2; ++d) cudot_dot_n(ctxs[k]->ctx, n - 16, &ctxs[k]->last);
+        };
+        trade();
+        rerun("inputs traded: AUTO's context reads MANAGED's allocations and MANAGED's AUTO's");
+        trade();  // back, before the contexts free them
     }
     if (probe) {
         const std::size_t bytes = n * (dtype == CUDOT_F64 ? 8 : 4);
