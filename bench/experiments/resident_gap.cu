@@ -117,6 +117,39 @@ void probe_reads(const char *when, Ctx &am, Ctx &mg, std::size_t bytes) {
                 a.median_us, a.p10_us, m.median_us, m.p10_us);
 }
 
+// The company's contenders: each context's dot and each seed peer's, with a rewrite of the inputs before
+// each call when fresh.
+std::vector<bench::Contender> company(std::vector<std::unique_ptr<Ctx>> &ctxs,
+                                      std::vector<std::unique_ptr<bench::SeedDot>> &peers, int dtype, std::size_t n,
+                                      bool fresh) {
+    std::vector<bench::Contender> cs;
+    for (auto &c : ctxs) {
+        Ctx *p = c.get();
+        cs.push_back({fresh ? std::function<void(int)>([p, dtype, n](int r) { bench::rewrite(dtype, p->x, p->y, n, r); })
+                            : nullptr,
+                      [p] { return p->dot(); }});
+    }
+    for (auto &s : peers) {
+        bench::SeedDot *p = s.get();
+        cs.push_back({fresh ? std::function<void(int)>([p, dtype, n](int r) { bench::rewrite(dtype, p->x(), p->y(), n, r); })
+                            : nullptr,
+                      [p] {
+                          double ignored;
+                          return p->dot(&ignored);
+                      }});
+    }
+    return cs;
+}
+
+// CUPTI's report of the last `rounds` kernels on AUTO-managed's and MANAGED's streams.
+void report_both(const Ctx &am, const Ctx &mg, int rounds) {
+    for (const Ctx *c : {&am, &mg}) {
+        std::uint32_t id = 0;
+        cuptiGetStreamIdEx(nullptr, c->ctx->gpu->gpus[0].stream, 0, &id);
+        trace::report(c == &am ? "AUTO-managed" : "MANAGED", id, rounds);
+    }
+}
+
 }  // namespace
 
 // AUTO-managed's and MANAGED's resident medians among cudot-bench's company for one size (see the top).
@@ -139,33 +172,14 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
         const bool fresh = scenario[0] == 'f';
         const bool traced = probe && !fresh && trace::start();
         const cudot::AutoCounts before = cudot::testing::auto_counts(ctxs[am]->ctx);
-        std::vector<bench::Contender> cs;
-        for (auto &c : ctxs) {
-            Ctx *p = c.get();
-            cs.push_back({fresh ? std::function<void(int)>([p, dtype, n](int r) { bench::rewrite(dtype, p->x, p->y, n, r); })
-                                : nullptr,
-                          [p] { return p->dot(); }});
-        }
-        for (auto &s : peers) {
-            bench::SeedDot *p = s.get();
-            cs.push_back({fresh ? std::function<void(int)>([p, dtype, n](int r) { bench::rewrite(dtype, p->x(), p->y(), n, r); })
-                                : nullptr,
-                          [p] {
-                              double ignored;
-                              return p->dot(&ignored);
-                          }});
-        }
+        std::vector<bench::Contender> cs = company(ctxs, peers, dtype, n, fresh);
         bench::time_interleaved(fresh ? 3 : 5, fresh ? 30 : rounds, cs, 2000, true, true);
         *a = bench::summarize(cs[am].samples);
         *m = bench::summarize(cs[mg].samples);
         if (traced) {
             trace::stop();
             std::printf("\n");
-            for (std::size_t k : {am, mg}) {
-                std::uint32_t id = 0;
-                cuptiGetStreamIdEx(nullptr, ctxs[k]->ctx->gpu->gpus[0].stream, 0, &id);
-                trace::report(k == am ? "AUTO-managed" : "MANAGED", id, rounds);
-            }
+            report_both(*ctxs[am], *ctxs[mg], rounds);
             const cudot::AutoCounts c = cudot::testing::auto_counts(ctxs[am]->ctx);
             std::printf("  AUTO-managed in the resident rounds: sentinels %llu (stayed %llu, written %llu), resident dots "
                         "kept %llu (noisy %llu), left %llu; roads %llu / %llu / %llu; fastest resident %.1f us, "
@@ -185,18 +199,7 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
     }
     if (probe && first_probe) {  // the same resident rounds again, each time with one thing changed
         first_probe = false;
-        std::vector<bench::Contender> cs;
-        for (auto &c : ctxs) {
-            Ctx *p = c.get();
-            cs.push_back({nullptr, [p] { return p->dot(); }});
-        }
-        for (auto &s : peers) {
-            bench::SeedDot *p = s.get();
-            cs.push_back({nullptr, [p] {
-                              double ignored;
-                              return p->dot(&ignored);
-                          }});
-        }
+        std::vector<bench::Contender> cs = company(ctxs, peers, dtype, n, false);
         auto rerun = [&](const char *label) {
             for (auto &c : cs) c.samples.clear();
             const bool traced = trace::start();
@@ -205,11 +208,7 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
                         bench::summarize(cs[am].samples).median_us, bench::summarize(cs[mg].samples).median_us);
             if (!traced) return;
             trace::stop();
-            for (std::size_t k : {am, mg}) {
-                std::uint32_t id = 0;
-                cuptiGetStreamIdEx(nullptr, ctxs[k]->ctx->gpu->gpus[0].stream, 0, &id);
-                trace::report(k == am ? "AUTO-managed" : "MANAGED", id, rounds);
-            }
+            report_both(*ctxs[am], *ctxs[mg], rounds);
         };
         const std::size_t bytes = n * (dtype == CUDOT_F64 ? 8 : 4);
         auto advise = [&](Ctx &c, bool host) {
