@@ -51,7 +51,7 @@ constexpr std::size_t kSplitMinTiles = 16;
 constexpr double kFirstShare = 0.25;  // the GPUs' share of a context's first split dot
 // Host-road dots of one size between two moves into GPU memory after one that did not pay: the first
 // wait, and the longest.
-constexpr unsigned kMoveWaitFirst = 2, kMoveWaitMax = 256;
+constexpr unsigned kMoveWaitFirst = 4, kMoveWaitMax = 256;
 // ... after a move whose fastest dot from GPU memory did not beat the roads (at 2^14 elements on an H100
 // host the CPU takes 5 us and any GPU dot 9-10 us): no host write to blame, the GPU is no faster there.
 constexpr unsigned kMoveWaitNoGain = 64;
@@ -176,6 +176,7 @@ cudot_status bring_back(cudot_ctx &ctx, AutoState *state) {
     if (!state || (state->on_gpus == 0 && state->sentinel == 0)) return CUDOT_OK;
     const std::size_t count = std::max(state->on_gpus, state->sentinel);
     state->on_gpus = state->sentinel = 0;  // a failed move leaves pages where they are: still correct, only slower
+    state->slow_resident = 0;              // every way back passes here: the next residency is judged afresh
     return cuda::auto_to_host(ctx, count);
 }
 
@@ -183,8 +184,8 @@ cudot_status bring_back(cudot_ctx &ctx, AutoState *state) {
 // kMoveWaitNoGain where even the fastest dot from GPU memory lost to the roads.
 void wait_longer(AutoState &state, std::size_t n, bool no_gain = false) {
     const int size = PathChooser<kRoads>::size_class(n);
-    const unsigned from = no_gain ? kMoveWaitNoGain / 2 : kMoveWaitFirst;
-    state.move_every[size] = std::min(kMoveWaitMax, 2 * std::max(from, state.move_every[size]));
+    const unsigned at_least = no_gain ? kMoveWaitNoGain : kMoveWaitFirst;
+    state.move_every[size] = std::min(kMoveWaitMax, std::max(at_least, 2 * state.move_every[size]));
     state.move_wait[size] = state.move_every[size];
 }
 
@@ -212,12 +213,11 @@ cudot_status resident_dot(cudot_ctx &ctx, AutoState &state, std::size_t n, doubl
     const bool fast = us <= best || (state.resident.us <= best && read_gpu_memory(ctx, n, us, state.resident.us));
     state.slow_resident = fast ? 0 : state.slow_resident + 1;
     if (state.slow_resident < 2) {
-        state.move_every[PathChooser<kRoads>::size_class(n)] = 0;
+        if (fast) state.move_every[PathChooser<kRoads>::size_class(n)] = 0;  // the move paid: no back-off
         ++state.counts.resident_kept;
         state.counts.resident_noisy += us > best;
         return CUDOT_OK;
     }
-    state.slow_resident = 0;
     ++state.counts.resident_left;
     wait_longer(state, n, state.resident.us > best);
     return bring_back(ctx, &state);
