@@ -66,7 +66,11 @@ struct Ctx {
         bench::rewrite(dtype, x, y, n, 0);
     }
     ~Ctx() { cudot_deinit(ctx); }
-    bool dot() { return cudot_dot(ctx, &last) == CUDOT_OK; }
+    bool dot() {
+        const cudot_status status = cudot_dot(ctx, &last);
+        if (status != CUDOT_OK) std::printf("  (cudot_dot failed: %s)\n", cudot_last_error(ctx));
+        return status == CUDOT_OK;
+    }
 };
 
 void spin(int us) {
@@ -202,7 +206,10 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
         first_probe = false;
         std::vector<bench::Contender> cs = company(ctxs, peers, dtype, n, false);
         auto rerun = [&](const char *label) {
-            for (auto &c : cs) c.samples.clear();
+            for (auto &c : cs) {
+            c.samples.clear();
+            c.ok = true;
+        }
             const bool traced = trace::start();
             bench::time_interleaved(5, rounds, cs, 2000, true, true);
             std::printf("  again, %s: AUTO-managed %.1f / MANAGED %.1f us\n", label,
@@ -283,7 +290,11 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
         trade_gpu();
         // AUTO's dots straight into the backend (what resident_dot calls), past the API and AUTO's judge.
         Ctx *a = ctxs[am].get();
-        cs[am].call = [a, n] { return cudot::cuda::auto_gpu_dot(*a->ctx, n, false, &a->last) == CUDOT_OK; };
+        cs[am].call = [a, n] {
+            const cudot_status status = cudot::cuda::auto_gpu_dot(*a->ctx, n, false, &a->last);
+            if (status != CUDOT_OK) std::printf("  (auto_gpu_dot failed: %s)\n", cudot_last_error(a->ctx));
+            return status == CUDOT_OK;
+        };
         rerun("AUTO-managed's dots straight into the backend (cuda::auto_gpu_dot)");
     }
     if (probe) {
