@@ -28,8 +28,8 @@
 //          of both contexts' resident kernels (kernel_trace.hpp: the launching call, the wait to the
 //          kernel's start, the kernel), AUTO's decisions and both contexts' deciles; after the first
 //          company, its resident rounds again: unchanged, without graphs, with both graphs captured anew,
-//          with MANAGED's inputs advised as AUTO's, on new streams, with the inputs traded, with the GPU states
-//          traded, with AUTO's dots straight into the backend; then plain kernels time a read of each context's
+//          with MANAGED's inputs advised as AUTO's, on new streams, with the inputs traded, with AUTO's dots
+//          straight into the backend, and so with the GPU states traded; then plain kernels time a read of each context's
 //          inputs, as left, prefetched again and unadvised). Found: the kernels take the same time, the
 //          launching call is 6-12 us longer on AUTO's stream (docs/perf/h100-x1-resident-gap-trace.txt).
 #include <algorithm>
@@ -274,21 +274,16 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
         trade();
         rerun("inputs traded: AUTO's context reads MANAGED's allocations and MANAGED's AUTO's");
         trade();  // back, before the contexts free them
-        // The two contexts trade their GPU states (streams, graphs, partial sums, result words, events) and
-        // inputs: what stays is the cudot_ctx (AUTO's state and CPU pool, the API's path). Does the slow
-        // launch follow the GPU state or the context?
-        auto trade_gpu = [&] {
-            cudot_ctx &a = *ctxs[am]->ctx, &b = *ctxs[mg]->ctx;
-            std::swap(a.gpu, b.gpu);
-            std::swap(a.x, b.x);
-            std::swap(a.y, b.y);
-            std::swap(ctxs[am]->x, ctxs[mg]->x);
-            std::swap(ctxs[am]->y, ctxs[mg]->y);
-        };
-        trade_gpu();
-        rerun("GPU states traded: AUTO's context drives MANAGED's GPU state and MANAGED's AUTO's");
-        trade_gpu();
-        // AUTO's dots straight into the backend (what resident_dot calls), past the API and AUTO's judge.
+        // AUTO's dots straight into the backend (what resident_dot calls), past the API and AUTO's judge;
+        // both contexts' inputs prefetched to the GPU first.
+        cudaMemLocation gpu0{};
+        gpu0.type = cudaMemLocationTypeDevice;
+        gpu0.id = 0;
+        for (std::size_t k : {am, mg}) {
+            cudaMemPrefetchAsync(ctxs[k]->x, bytes, gpu0, 0, 0);
+            cudaMemPrefetchAsync(ctxs[k]->y, bytes, gpu0, 0, 0);
+        }
+        cudaDeviceSynchronize();
         Ctx *a = ctxs[am].get();
         cs[am].call = [a, n] {
             const cudot_status status = cudot::cuda::auto_gpu_dot(*a->ctx, n, false, &a->last);
@@ -296,6 +291,25 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
             return status == CUDOT_OK;
         };
         rerun("AUTO-managed's dots straight into the backend (cuda::auto_gpu_dot)");
+        // Still straight into the backend, the two contexts trade their GPU states (streams, graphs, partial
+        // sums, result words; MANAGED's gets the two timing events AUTO's has) and inputs: what stays is
+        // the cudot_ctx (AUTO's state and CPU pool). Does the slow launch follow the GPU state?
+        for (cudot::cuda::Gpu &g : ctxs[mg]->ctx->gpu->gpus)
+            if (!g.start) {
+                cudaEventCreate(&g.start);
+                cudaEventCreate(&g.stop);
+            }
+        auto trade_gpu = [&] {
+            cudot_ctx &ca = *ctxs[am]->ctx, &cb = *ctxs[mg]->ctx;
+            std::swap(ca.gpu, cb.gpu);
+            std::swap(ca.x, cb.x);
+            std::swap(ca.y, cb.y);
+            std::swap(ctxs[am]->x, ctxs[mg]->x);
+            std::swap(ctxs[am]->y, ctxs[mg]->y);
+        };
+        trade_gpu();
+        rerun("GPU states traded (AUTO straight into the backend): AUTO's context drives MANAGED's GPU state");
+        trade_gpu();
     }
     if (probe) {
         const std::size_t bytes = n * (dtype == CUDOT_F64 ? 8 : 4);
