@@ -159,30 +159,33 @@ Spread spread_of(const Ceilings &c, double CeilingRound::*field) {
 }
 
 // ---- cuBLAS: device-resident data, host pointer mode (the call blocks until the result is back) ----
-Stats cublas_dot(int dtype, std::size_t n, int reps) {
-    static cublasHandle_t handle = nullptr;
-    if (!handle && cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) return {};
-    const std::size_t es = dtype == 2 ? 8 : 4;
-    void *x = nullptr, *y = nullptr;
-    BENCH_CUDA(cudaMalloc(&x, n * es));
-    BENCH_CUDA(cudaMalloc(&y, n * es));
-    BENCH_CUDA(cudaMemset(x, 0x3c, n * es));  // bytes of 0x3c: small finite values in both types
-    BENCH_CUDA(cudaMemset(y, 0x3c, n * es));
-    int m = static_cast<int>(n);
-    bool ok = true;
-    Stats st = time_calls(5, reps, nullptr, [&] {
-        if (dtype == 2) {
-            double r;
-            return cublasDdot(handle, m, static_cast<double *>(x), 1, static_cast<double *>(y), 1, &r) ==
-                   CUBLAS_STATUS_SUCCESS;
-        }
-        float r;
-        return cublasSdot(handle, m, static_cast<float *>(x), 1, static_cast<float *>(y), 1, &r) ==
-               CUBLAS_STATUS_SUCCESS;
-    }, &ok);
-    cudaFree(x);
-    cudaFree(y);
-    return ok ? st : Stats{};
+CublasPeer::CublasPeer(int dtype, std::size_t n) : dtype_(dtype), n_(n) {
+    static cublasHandle_t handle = nullptr;  // one for the process, as a user keeps one
+    if (!handle && cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) return;
+    const std::size_t bytes = n * (dtype == 2 ? 8 : 4);
+    if (cudaMalloc(&x_, bytes) != cudaSuccess || cudaMalloc(&y_, bytes) != cudaSuccess ||
+        cudaMemset(x_, 0x3c, bytes) != cudaSuccess ||  // bytes of 0x3c: small finite values in both types
+        cudaMemset(y_, 0x3c, bytes) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
+        std::fprintf(stderr, "bench: cuBLAS peer: no device arrays of %zu bytes\n", bytes);
+        return;
+    }
+    handle_ = handle;
+}
+
+CublasPeer::~CublasPeer() {
+    if (x_) cudaFree(x_);
+    if (y_) cudaFree(y_);
+}
+
+bool CublasPeer::dot() {
+    const int m = static_cast<int>(n_);
+    auto handle = static_cast<cublasHandle_t>(handle_);
+    if (dtype_ == 2) {
+        double r;
+        return cublasDdot(handle, m, static_cast<double *>(x_), 1, static_cast<double *>(y_), 1, &r) == CUBLAS_STATUS_SUCCESS;
+    }
+    float r;
+    return cublasSdot(handle, m, static_cast<float *>(x_), 1, static_cast<float *>(y_), 1, &r) == CUBLAS_STATUS_SUCCESS;
 }
 
 }  // namespace bench

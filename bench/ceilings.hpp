@@ -60,7 +60,25 @@ private:
     void *stream_ = nullptr;  // a cudaStream_t: this header is also read by code compiled without CUDA
 };
 
-// Peers: quantiles of one dot of n elements (dtype 1 = f32, 2 = f64); all zero when unavailable.
-Stats cublas_dot(int dtype, std::size_t n, int reps);
+// Peer: cuBLAS's dot of n elements (dtype 1 = f32, 2 = f64) on device arrays of its own, filled once,
+// in host pointer mode (each call blocks, as users call it). A contender among cudot's resident rows
+// (cudot_bench.cpp): timed in a block of its own it ran at the GPU's steady state while cudot's rows
+// shared their rounds, and T8's ratio measured that, not the kernels (issue 24; on the same data in
+// alternated rounds cudot was 1.03-1.08 x faster at 2^26, bench/experiments/t8_cublas.cu).
+class CublasPeer {
+public:
+    CublasPeer(int dtype, std::size_t n);
+    ~CublasPeer();
+    CublasPeer(const CublasPeer &) = delete;
+    CublasPeer &operator=(const CublasPeer &) = delete;
+    bool ok() const { return handle_ != nullptr; }
+    bool dot();  // one call; false if cuBLAS failed
+
+private:
+    int dtype_;
+    std::size_t n_;
+    void *handle_ = nullptr;  // a cublasHandle_t (this header is also read by code compiled without CUDA)
+    void *x_ = nullptr, *y_ = nullptr;
+};
 
 }  // namespace bench

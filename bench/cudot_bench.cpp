@@ -215,7 +215,8 @@ std::unique_ptr<Strategy> make_strategy(int memory, int dtype, std::size_t n, bo
 // managed buffers) with its seed peer and HOST's read, fresh then resident. All of them are timed in
 // turn in the same rounds (time_interleaved), so that a slow minute of a shared machine falls on every
 // row alike and the ratios between rows (T5: AUTO against the fastest other strategy) reproduce; the
-// order rotates by one each round, so no row always follows the same neighbour.
+// order is shuffled anew each round, so each row follows each of the others about equally often. cuBLAS
+// joins the resident rounds.
 void bench_size(int dtype, std::size_t n, const Options &o, bool gpu, std::vector<Row> &rows) {
     std::vector<std::unique_ptr<Strategy>> strategies;
     for (int memory = 0; memory <= 4; ++memory) {
@@ -240,7 +241,13 @@ void bench_size(int dtype, std::size_t n, const Options &o, bool gpu, std::vecto
             cs.push_back({fill(p->x, p->y), [p] { return cudot_dot(p->ctx, &p->last) == CUDOT_OK; }});
             if (p->seed) cs.push_back({fill(p->seed->x(), p->seed->y()), [p] { return p->seed->dot(&p->seed_last); }});
         }
-        time_interleaved(fresh ? 3 : 5, o.reps, cs, settle_for(bytes), true, true);
+        // cuBLAS reads device arrays of its own: a peer of the resident rows, timed in their rounds.
+        std::unique_ptr<CublasPeer> cublas;
+        if (gpu && !fresh) cublas = std::make_unique<CublasPeer>(dtype, n);
+        if (cublas && cublas->ok()) cs.push_back({nullptr, [&cublas] { return cublas->dot(); }});
+        time_interleaved(fresh ? 3 : 5, o.reps, cs, settle_for(bytes), true, Order::kShuffled);
+        if (cublas && cublas->ok() && cs.back().ok && !cs.back().samples.empty())
+            rows.push_back(Row{"cublas", type_name(dtype), n, "peer", summarize(cs.back().samples), bytes});
         for (auto &st : strategies) {
             const std::size_t mine = st->first + (st->memory == CUDOT_MEMORY_HOST ? 1 : 0);
             if (!cs[mine].ok) std::fprintf(stderr, "bench: %s dot failed: %s\n", st->name.c_str(), cudot_last_error(st->ctx));
@@ -381,12 +388,6 @@ void bench_pair(int memory, int xd, int yd, std::size_t n, const Options &o, std
 }
 
 // ---- peers ---------------------------------------------------------------------------------------
-
-// cuBLAS on device-resident data of its own (host pointer mode: the call blocks, as users call it).
-void cublas_row(int dtype, std::size_t n, const Options &o, std::vector<Row> &rows) {
-    Row r{"cublas", type_name(dtype), n, "peer", cublas_dot(dtype, n, o.reps), bytes_of(dtype, n)};
-    if (r.t.median_us > 0) rows.push_back(r);
-}
 
 // OpenBLAS with every thread and with one, in both scenarios, on buffers of its own filled like cudot's.
 void openblas_rows(int dtype, std::size_t n, const Options &o, std::vector<Row> &rows) {
@@ -708,12 +709,11 @@ Options parse(int argc, char **argv) {
     return o;
 }
 
-// One dtype's sweep over n: every wanted strategy (with its seed peer), then cuBLAS and OpenBLAS.
+// One dtype's sweep over n: every wanted strategy (with its seed peer and cuBLAS), then OpenBLAS.
 void sweep(int dtype, const Options &o, bool gpu, std::vector<Row> &rows) {
     for (int lg = 10; lg <= o.max_log2; lg += (o.quick ? 5 : 2)) {
         const std::size_t n = std::size_t(1) << lg;
         bench_size(dtype, n, o, gpu, rows);
-        if (gpu) cublas_row(dtype, n, o, rows);
         openblas_rows(dtype, n, o, rows);
     }
 }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -69,16 +70,25 @@ struct Contender {
 // settle_busy: the calling thread spins through the pause instead of sleeping, so that its core is not
 // idle when the call starts (a sleep of 2 ms lets it drop into a deep idle state, and waking it adds
 // tens of microseconds to a GPU dot's launch and wait, whose rows then measure the wake-up).
-// rotate: each round starts one contender later, so every contender follows each of the others in
-// turn. A call's time depends on what ran before it (what the caches hold, how long the GPU or the
-// CPU pool has been idle): in a fixed order, a row that always follows the same neighbour carries that
-// neighbour's effect in every sample, and two rows' ratio measures their places, not their speeds.
+// order: which contender goes when in a round. A call's time depends on what ran just before it (what
+// the caches hold, how long the GPU or the CPU pool has been idle, what the driver is still doing for the
+// previous call): in a fixed order a row always follows the same neighbour and carries that neighbour's
+// effect in every sample, so two rows' ratio measures their places, not their speeds. Rotated (each
+// round starts one contender later) changes who goes first but not who follows whom: contender k still
+// follows k - 1 in all but one call per round (issue 24, docs/PERFORMANCE.md: "the resident gap was a
+// place in the order"). Shuffled: a new order every round (a fixed seed, so
+// runs repeat it), so every contender follows each of the others about equally often.
+enum class Order { kFixed, kRotated, kShuffled };
 inline void time_interleaved(int warmup, int reps, std::vector<Contender> &contenders, int settle_us = 0,
-                             bool settle_busy = false, bool rotate = false) {
+                             bool settle_busy = false, Order order = Order::kFixed) {
     const int count = static_cast<int>(contenders.size());
-    for (int round = 0; round < warmup + reps; ++round)
+    std::vector<int> place(count);
+    std::mt19937 random(20261127u);
+    for (int round = 0; round < warmup + reps; ++round) {
+        for (int step = 0; step < count; ++step) place[step] = order == Order::kRotated ? (step + round) % count : step;
+        if (order == Order::kShuffled) std::shuffle(place.begin(), place.end(), random);
         for (int step = 0; step < count; ++step) {
-            const int k = rotate ? (step + round) % count : step;
+            const int k = place[step];
             Contender &c = contenders[k];
             if (!c.ok) continue;
             if (settle_us > 0 && settle_busy) {
@@ -94,6 +104,7 @@ inline void time_interleaved(int warmup, int reps, std::vector<Contender> &conte
             const double dt = now_us() - t0;
             if (c.ok && round >= warmup) c.samples.push_back(dt);
         }
+    }
 }
 
 // Fills [0, n) with fn(i) on several threads (untimed preparation of "fresh" inputs; measure.cpp).

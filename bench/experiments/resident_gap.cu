@@ -27,7 +27,7 @@
 //          resident_gap [rounds] probe   (the whole program; in each company of f32 2^22, CUPTI's records
 //          of both contexts' resident kernels (kernel_trace.hpp: the launching call, the wait to the
 //          kernel's start, the kernel), AUTO's decisions and both contexts' deciles; after the first
-//          company, its resident rounds again: unchanged, without graphs, with both graphs captured anew,
+//          company, its resident rounds again: unchanged, with the two contexts' places swapped, shuffled, without graphs, with both graphs captured anew,
 //          with MANAGED's inputs advised as AUTO's, on new streams, with the inputs traded, with AUTO's dots
 //          straight into the backend, and so with the GPU states traded; then plain kernels time a read of each context's
 //          inputs, as left, prefetched again and unadvised). Found: the kernels take the same time, the
@@ -178,7 +178,7 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
         const bool traced = probe && !fresh && trace::start();
         const cudot::AutoCounts before = cudot::testing::auto_counts(ctxs[am]->ctx);
         std::vector<bench::Contender> cs = company(ctxs, peers, dtype, n, fresh);
-        bench::time_interleaved(fresh ? 3 : 5, fresh ? 30 : rounds, cs, 2000, true, true);
+        bench::time_interleaved(fresh ? 3 : 5, fresh ? 30 : rounds, cs, 2000, true, bench::Order::kRotated);
         *a = bench::summarize(cs[am].samples);
         *m = bench::summarize(cs[mg].samples);
         if (traced) {
@@ -205,13 +205,16 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
     if (probe && first_probe) {  // the same resident rounds again, each time with one thing changed
         first_probe = false;
         std::vector<bench::Contender> cs = company(ctxs, peers, dtype, n, false);
-        auto rerun = [&](const char *label) {
+        // swap_places: AUTO-managed and MANAGED trade their places in the order (the samples stay theirs).
+        auto rerun = [&](const char *label, bench::Order order = bench::Order::kRotated, bool swap_places = false) {
             for (auto &c : cs) {
-            c.samples.clear();
-            c.ok = true;
-        }
+                c.samples.clear();
+                c.ok = true;
+            }
             const bool traced = trace::start();
-            bench::time_interleaved(5, rounds, cs, 2000, true, true);
+            if (swap_places) std::swap(cs[am], cs[mg]);
+            bench::time_interleaved(5, rounds, cs, 2000, true, order);
+            if (swap_places) std::swap(cs[am], cs[mg]);
             std::printf("  again, %s: AUTO-managed %.1f / MANAGED %.1f us\n", label,
                         bench::summarize(cs[am].samples).median_us, bench::summarize(cs[mg].samples).median_us);
             if (!traced) return;
@@ -231,6 +234,9 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
             cudaDeviceSynchronize();
         };
         rerun("unchanged");
+        // Rotated rounds keep who follows whom: does the slow launch follow AUTO's context or its place?
+        rerun("the two contexts' places in the order swapped", bench::Order::kRotated, true);
+        rerun("a new order every round (shuffled)", bench::Order::kShuffled);
         cudot::cuda::GpuTuning no_graph;
         no_graph.no_graph = true;
         cudot::cuda::tune(*ctxs[am]->ctx, no_graph);
