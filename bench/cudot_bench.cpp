@@ -216,7 +216,7 @@ std::unique_ptr<Strategy> make_strategy(int memory, int dtype, std::size_t n, bo
 // turn in the same rounds (time_interleaved), so that a slow minute of a shared machine falls on every
 // row alike and the ratios between rows (T5: AUTO against the fastest other strategy) reproduce; the
 // order is shuffled anew each round, so each row follows each of the others about equally often. cuBLAS
-// joins the resident rounds.
+// joins the resident rounds; each seed peer has a block of its own with its strategy (T2).
 void bench_size(int dtype, std::size_t n, const Options &o, bool gpu, std::vector<Row> &rows) {
     std::vector<std::unique_ptr<Strategy>> strategies;
     for (int memory = 0; memory <= 4; ++memory) {
@@ -239,7 +239,6 @@ void bench_size(int dtype, std::size_t n, const Options &o, bool gpu, std::vecto
                 } : std::function<void(void *, void *, int)>()));
             Strategy *p = st.get();
             cs.push_back({fill(p->x, p->y), [p] { return cudot_dot(p->ctx, &p->last) == CUDOT_OK; }});
-            if (p->seed) cs.push_back({fill(p->seed->x(), p->seed->y()), [p] { return p->seed->dot(&p->seed_last); }});
         }
         // cuBLAS reads device arrays of its own: a peer of the resident rows, timed in their rounds.
         std::unique_ptr<CublasPeer> cublas;
@@ -256,12 +255,22 @@ void bench_size(int dtype, std::size_t n, const Options &o, bool gpu, std::vecto
             if (st->memory == CUDOT_MEMORY_HOST) r.own_read_GBps = read_GBps(cs[st->first], dtype, dtype, n);
             r.check = bits_check(cs[mine].ok, st->last, host);
             rows.push_back(r);
-            if (st->seed && cs[mine + 1].ok) {
-                Row sr{"seed-" + st->name, r.dtype, n, scenario, summarize(cs[mine + 1].samples), bytes};
-                sr.check = close_check(dtype, st->seed->x(), st->seed->y(), n, st->seed_last,
-                                       host_reference(dtype, st->seed->x(), st->seed->y(), n));
-                rows.push_back(sr);
-            }
+        }
+        // T2's block: each seed peer alternated with its cudot strategy alone. In the rounds above its
+        // leftovers (the seed's MANAGED dot migrates its partials after every call) fell on whichever
+        // row came next.
+        for (auto &st : strategies) {
+            if (!st->seed) continue;
+            Strategy *p = st.get();
+            std::vector<Contender> pair{{fill(p->x, p->y), [p] { return cudot_dot(p->ctx, &p->last) == CUDOT_OK; }},
+                                        {fill(p->seed->x(), p->seed->y()), [p] { return p->seed->dot(&p->seed_last); }}};
+            time_interleaved(fresh ? 3 : 5, o.reps, pair, settle_for(bytes), true, Order::kRotated);
+            if (!pair[1].ok || !pair[0].ok) continue;
+            Row sr{"seed-" + st->name, type_name(dtype), n, scenario, summarize(pair[1].samples), bytes};
+            sr.pair_us = summarize(pair[0].samples).median_us;
+            sr.check = close_check(dtype, p->seed->x(), p->seed->y(), n, p->seed_last,
+                                   host_reference(dtype, p->seed->x(), p->seed->y(), n));
+            rows.push_back(sr);
         }
     }
     for (auto &st : strategies) cudot_deinit(st->ctx);
@@ -651,9 +660,9 @@ void write_json(const Options &o, const Report &rep) {
         const Row &r = rep.rows[i];
         std::fprintf(f, "    {\"what\": \"%s\", \"dtype\": \"%s\", \"n\": %zu, \"scenario\": \"%s\", \"median_us\": %.3f, "
                         "\"p10_us\": %.3f, \"p90_us\": %.3f, \"samples\": %d, \"GBps\": %.3f, \"bound\": \"%s\", "
-                        "\"ratio\": %.4f, \"ceiling_GBps\": %.2f, \"check\": \"%s\", \"checked\": %s}%s\n",
+                        "\"ratio\": %.4f, \"ceiling_GBps\": %.2f, \"pair_us\": %.3f, \"check\": \"%s\", \"checked\": %s}%s\n",
                      r.what.c_str(), r.dtype.c_str(), r.n, r.scenario.c_str(), r.t.median_us, r.t.p10_us, r.t.p90_us,
-                     r.t.samples, r.GBps, r.bound.c_str(), r.ratio, r.ceiling_GBps, check_text(r.check),
+                     r.t.samples, r.GBps, r.bound.c_str(), r.ratio, r.ceiling_GBps, r.pair_us, check_text(r.check),
                      r.check == Check::Differs || r.check == Check::Far ? "false" : "true", i + 1 < rep.rows.size() ? "," : "");
     }
     std::fprintf(f, "  ],\n  \"init\": [\n");

@@ -38,6 +38,7 @@ struct Row {
     Stats t;
     double bytes = 0;         // input bytes of one dot
     double own_read_GBps = 0; // HOST: a plain read of the row's own buffers, timed in alternation with it
+    double pair_us = 0;       // seed rows: the median of their cudot strategy in their own block (T2)
     Check check = Check::None;
     // Filled by bound_rows once every ceiling round is in:
     double GBps = 0;

@@ -107,7 +107,8 @@ void gpu_targets(const std::vector<Row> &rows, const std::vector<T1Row> &t1, con
         for (const char *scenario : {"fresh", "resident"})
             for (const Row *r : select(rows, m, d, scenario))
                 if (const Row *s = find(rows, std::string("seed-") + m, d, r->n, scenario))
-                    if (s->t.median_us > 0) t2.see(s->t.median_us / r->t.median_us, where(r->n, scenario));
+                    if (s->t.median_us > 0)  // against the strategy timed in the seed's block, where it was
+                        t2.see(s->t.median_us / (s->pair_us > 0 ? s->pair_us : r->t.median_us), where(r->n, scenario));
         out.push_back(t2);
     }
 
