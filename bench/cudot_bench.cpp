@@ -244,7 +244,11 @@ void bench_size(int dtype, std::size_t n, const Options &o, bool gpu, std::vecto
         std::unique_ptr<CublasPeer> cublas;
         if (gpu && !fresh) cublas = std::make_unique<CublasPeer>(dtype, n);
         if (cublas && cublas->ok()) cs.push_back({nullptr, [&cublas] { return cublas->dot(); }});
-        time_interleaved(fresh ? 3 : 5, o.reps, cs, settle_for(bytes), true, Order::kShuffled);
+        // In a shuffled order a row's neighbour changes every round; at n <= 2^20 (calls of 1-400 us, where
+        // a neighbour's leftovers weigh most) a row's p10-p90 spread reached 3x (two-H100 host, f32 2^18
+        // fresh, AUTO: p10 70, p90 220 us), too wide for a median of 30. Those sizes are cheap to time longer.
+        const int rounds = n <= (std::size_t(1) << 20) ? 4 * o.reps : n <= (std::size_t(1) << 22) ? 2 * o.reps : o.reps;
+        time_interleaved(fresh ? 3 : 5, rounds, cs, settle_for(bytes), true, Order::kShuffled);
         if (cublas && cublas->ok() && cs.back().ok && !cs.back().samples.empty())
             rows.push_back(Row{"cublas", type_name(dtype), n, "peer", summarize(cs.back().samples), bytes});
         for (auto &st : strategies) {
