@@ -27,11 +27,15 @@
 //          resident_gap [rounds] probe   (the whole program; in each company of f32 2^22, CUPTI's records
 //          of both contexts' resident kernels (kernel_trace.hpp: the launching call, the wait to the
 //          kernel's start, the kernel), AUTO's decisions and both contexts' deciles; after the first
-//          company, its resident rounds again: unchanged, with the two contexts' places swapped, shuffled, without graphs, with both graphs captured anew,
-//          with MANAGED's inputs advised as AUTO's, on new streams, with the inputs traded, with AUTO's dots
-//          straight into the backend, and so with the GPU states traded; then plain kernels time a read of each context's
-//          inputs, as left, prefetched again and unadvised). Found: the kernels take the same time, the
-//          launching call is 6-12 us longer on AUTO's stream (docs/perf/h100-x1-resident-gap-trace.txt).
+//          company, its resident rounds again: unchanged, with the two contexts' places swapped, shuffled,
+//          without graphs, with both graphs captured anew, with MANAGED's inputs advised as AUTO's, on new
+//          streams, with the inputs traded, with AUTO's dots straight into the backend, and so with the GPU
+//          states traded; then plain kernels time a read of each context's inputs, as left, prefetched
+//          again and unadvised). Found: the kernels take the same time, the
+//          launching call is 6-12 us longer on AUTO's stream (docs/perf/h100-x1-resident-gap-trace.txt);
+//          with the two contexts' places in the rotated order swapped, on MANAGED's: the slow launch
+//          belongs to the place (the call after the seed's MANAGED dot), not to the context, and a
+//          shuffled order spreads it over every row (docs/perf/h100-x1-resident-gap.txt, run C).
 #include <algorithm>
 #include <cstdio>
 #include <functional>
