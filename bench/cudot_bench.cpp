@@ -282,11 +282,12 @@ void bench_size(int dtype, std::size_t n, const Options &o, bool gpu, std::vecto
 
 // ---- target 1 in a block of its own ----------------------------------------------------------------
 // Target 1 holds a MANAGED resident dot at n <= 2^20 to an empty kernel's launch + sync. In the sweep
-// those rows alternate with the seed design's, whose managed partials migrate after every call; that
-// disturbed them (issue 14's closing note; issue 24: 1.37-1.52 x in the bench against 0.70-0.97 x in a
-// side-by-side program on the same machine). Here each size's dots alternate call by call with the
-// empty kernel and with nothing else, so that both medians come from the same minutes of the machine.
-// The seed comparison (target 2) stays in the sweep.
+// those rows shared their rounds with every other row (and, until issue 24's tenth session, with the
+// seed design's, whose managed partials migrate after every call); that disturbed them (issue 14's
+// closing note; issue 24: 1.37-1.52 x in the bench against 0.70-0.97 x in a side-by-side program on the
+// same machine). Here each size's dots alternate call by call with the empty kernel and with nothing
+// else, so that both medians come from the same minutes of the machine. The seed comparison (target 2)
+// has blocks of its own in the sweep (bench_size).
 
 constexpr int kT1Warmup = 100;
 
