@@ -269,15 +269,19 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
         // The two contexts trade inputs (both managed, of the same size and type, both in GPU memory): does
         // the slow launch follow the allocations (their history: the pool's writes, AUTO's prefetches
         // there and back) or stay with AUTO's context? Each captures a new graph of its new pointers.
-        auto trade = [&] {
+        // The input buffers, as the API hands them out and as this program rewrites them.
+        auto swap_buffers = [&] {
             cudot_ctx &a = *ctxs[am]->ctx, &b = *ctxs[mg]->ctx;
-            cudot::cuda::Gpu &ga = a.gpu->gpus[0], &gb = b.gpu->gpus[0];
             std::swap(a.x, b.x);
             std::swap(a.y, b.y);
-            std::swap(ga.d_x, gb.d_x);
-            std::swap(ga.d_y, gb.d_y);
             std::swap(ctxs[am]->x, ctxs[mg]->x);
             std::swap(ctxs[am]->y, ctxs[mg]->y);
+        };
+        auto trade = [&] {
+            cudot::cuda::Gpu &ga = ctxs[am]->ctx->gpu->gpus[0], &gb = ctxs[mg]->ctx->gpu->gpus[0];
+            swap_buffers();
+            std::swap(ga.d_x, gb.d_x);
+            std::swap(ga.d_y, gb.d_y);
             for (std::size_t k : {am, mg})
                 for (int d = 0; d < 2; ++d) cudot_dot_n(ctxs[k]->ctx, n - 16, &ctxs[k]->last);
         };
@@ -310,12 +314,8 @@ void bench_like(int dtype, std::size_t n, bool cpu, bool bus, bool seeds, int ro
                 cudaEventCreate(&g.stop);
             }
         auto trade_gpu = [&] {
-            cudot_ctx &ca = *ctxs[am]->ctx, &cb = *ctxs[mg]->ctx;
-            std::swap(ca.gpu, cb.gpu);
-            std::swap(ca.x, cb.x);
-            std::swap(ca.y, cb.y);
-            std::swap(ctxs[am]->x, ctxs[mg]->x);
-            std::swap(ctxs[am]->y, ctxs[mg]->y);
+            std::swap(ctxs[am]->ctx->gpu, ctxs[mg]->ctx->gpu);
+            swap_buffers();
         };
         trade_gpu();
         rerun("GPU states traded (AUTO straight into the backend): AUTO's context drives MANAGED's GPU state");

@@ -77,15 +77,15 @@ void run(int32_t dtype, std::size_t n, int rounds, cublasHandle_t handle) {
                       *r = f;
                       return ok;
                   }});
+    cudot_arrays a = CUDOT_ARRAYS_INIT;  // the device arrays, for every slice choice
+    a.n = n;
+    a.x.data = x;
+    a.y.data = y;
+    a.x.dtype = a.y.dtype = dtype;
+    a.stream = stream;
     for (unsigned slices : {0u, 1u, 2u, 4u, 8u}) {
         const std::string label = slices ? std::to_string(slices) : std::string("own choice");
         vs.push_back({"arrays, slices " + label, [&, slices](double *r) {
-                          cudot_arrays a = CUDOT_ARRAYS_INIT;
-                          a.n = n;
-                          a.x.data = x;
-                          a.y.data = y;
-                          a.x.dtype = a.y.dtype = dtype;
-                          a.stream = stream;
                           cudot::testing::set_stream_slices(slices);
                           return cudot_dot_arrays(&a, r) == CUDOT_OK;
                       }});
