@@ -188,4 +188,28 @@ bool CublasPeer::dot() {
     return cublasSdot(handle, m, static_cast<float *>(x_), 1, static_cast<float *>(y_), 1, &r) == CUBLAS_STATUS_SUCCESS;
 }
 
+DeviceCopyPeer::DeviceCopyPeer(int dtype, std::size_t n) : bytes_(n * (dtype == 2 ? 8 : 4)) {
+    cudaStream_t s = nullptr;
+    if (cudaMalloc(&from_, bytes_) != cudaSuccess || cudaMalloc(&to_, bytes_) != cudaSuccess ||
+        cudaMemset(from_, 1, bytes_) != cudaSuccess || cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaDeviceSynchronize() != cudaSuccess) {
+        std::fprintf(stderr, "bench: device copy peer: no device arrays of %zu bytes\n", bytes_);
+        if (s) cudaStreamDestroy(s);
+        return;
+    }
+    stream_ = s;
+}
+
+DeviceCopyPeer::~DeviceCopyPeer() {
+    if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+    if (from_) cudaFree(from_);
+    if (to_) cudaFree(to_);
+}
+
+bool DeviceCopyPeer::copy() {
+    auto s = static_cast<cudaStream_t>(stream_);
+    return cudaMemcpyAsync(to_, from_, bytes_, cudaMemcpyDeviceToDevice, s) == cudaSuccess &&
+           cudaStreamSynchronize(s) == cudaSuccess;
+}
+
 }  // namespace bench

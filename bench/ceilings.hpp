@@ -81,4 +81,23 @@ private:
     void *x_ = nullptr, *y_ = nullptr;
 };
 
+// Peer: a device-to-device copy of n elements' bytes (dtype 1 = f32, 2 = f64) on arrays of its own, the
+// call waiting for it; T8's device-copy ceiling timed in the resident rounds with MANAGED's row, as cuBLAS
+// is (the ceiling rounds time it alone, at the GPU's steady state).
+class DeviceCopyPeer {
+public:
+    DeviceCopyPeer(int dtype, std::size_t n);
+    ~DeviceCopyPeer();
+    DeviceCopyPeer(const DeviceCopyPeer &) = delete;
+    DeviceCopyPeer &operator=(const DeviceCopyPeer &) = delete;
+    bool ok() const { return stream_ != nullptr; }
+    bool copy();  // one copy; false if CUDA failed
+    std::size_t bytes() const { return bytes_; }
+
+private:
+    std::size_t bytes_;
+    void *stream_ = nullptr;  // a cudaStream_t
+    void *from_ = nullptr, *to_ = nullptr;
+};
+
 }  // namespace bench

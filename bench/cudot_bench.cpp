@@ -244,13 +244,21 @@ void bench_size(int dtype, std::size_t n, const Options &o, bool gpu, std::vecto
         std::unique_ptr<CublasPeer> cublas;
         if (gpu && !fresh) cublas = std::make_unique<CublasPeer>(dtype, n);
         if (cublas && cublas->ok()) cs.push_back({nullptr, [&cublas] { return cublas->dot(); }});
+        // T8's device-copy ceiling at 2^26, in the same rounds (the ceiling rounds time it alone).
+        std::unique_ptr<DeviceCopyPeer> d2d;
+        if (gpu && !fresh && n == (std::size_t(1) << 26)) d2d = std::make_unique<DeviceCopyPeer>(dtype, n);
+        const std::size_t d2d_at = cs.size();
+        if (d2d && d2d->ok()) cs.push_back({nullptr, [&d2d] { return d2d->copy(); }});
         // In a shuffled order a row's neighbour changes every round; at n <= 2^20 (calls of 1-400 us, where
         // a neighbour's leftovers weigh most) a row's p10-p90 spread reached 3x (two-H100 host, f32 2^18
         // fresh, AUTO: p10 70, p90 220 us), too wide for a median of 30. Those sizes are cheap to time longer.
         const int rounds = n <= (std::size_t(1) << 20) ? 4 * o.reps : n <= (std::size_t(1) << 22) ? 2 * o.reps : o.reps;
         time_interleaved(fresh ? 3 : 5, rounds, cs, settle_for(bytes), true, Order::kShuffled);
-        if (cublas && cublas->ok() && cs.back().ok && !cs.back().samples.empty())
-            rows.push_back(Row{"cublas", type_name(dtype), n, "peer", summarize(cs.back().samples), bytes});
+        if (cublas && cublas->ok() && cs[d2d_at - 1].ok && !cs[d2d_at - 1].samples.empty())
+            rows.push_back(Row{"cublas", type_name(dtype), n, "peer", summarize(cs[d2d_at - 1].samples), bytes});
+        // Its row: GB/s counted as the ceiling counts them (the bytes read and written).
+        if (d2d && d2d->ok() && cs[d2d_at].ok && !cs[d2d_at].samples.empty())
+            rows.push_back(Row{"d2d-copy", type_name(dtype), n, "peer", summarize(cs[d2d_at].samples), 2.0 * d2d->bytes()});
         for (auto &st : strategies) {
             const std::size_t mine = st->first + (st->memory == CUDOT_MEMORY_HOST ? 1 : 0);
             if (!cs[mine].ok) std::fprintf(stderr, "bench: %s dot failed: %s\n", st->name.c_str(), cudot_last_error(st->ctx));

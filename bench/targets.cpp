@@ -187,7 +187,10 @@ void large_n_targets(const std::vector<Row> &rows, const Ceilings &c, const std:
     Target a = at_least("T8 " + d + " managed resident 2^26 vs device copy", "GB/s / d2d", 0.95);
     Target b = at_least("T8 " + d + " managed resident 2^26 vs cuBLAS", "cuBLAS time / ours", 1.0);
     if (const Row *mr = find(rows, "managed", d, big, "resident")) {
-        if (c.d2d_GBps > 0) a.see(mr->GBps / c.d2d_GBps, where(big, "resident"));
+        // The copy timed in the same rounds where it ran (cudot_bench.cpp), else the ceiling rounds'.
+        const Row *copy = find(rows, "d2d-copy", d, big, "peer");
+        const double d2d = copy && copy->t.median_us > 0 ? copy->bytes / (copy->t.median_us * 1e3) : c.d2d_GBps;
+        if (d2d > 0) a.see(mr->GBps / d2d, where(big, "resident"));
         if (const Row *cb = find(rows, "cublas", d, big, "peer"))
             if (cb->t.median_us > 0) b.see(cb->t.median_us / mr->t.median_us, where(big, "resident"));
     }
