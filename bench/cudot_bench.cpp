@@ -80,15 +80,6 @@ Check close_check(int dtype, const void *x, const void *y, std::size_t n, double
     return close_to_host(dtype, x, y, n, got, host) ? Check::Close : Check::Far;
 }
 
-// Page-aligned host buffers, as cudot's HOST buffers are: the OpenBLAS rows' inputs and HOST's read.
-struct Aligned {
-    explicit Aligned(std::size_t bytes) : p(std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096)) {}
-    ~Aligned() { std::free(p); }
-    Aligned(const Aligned &) = delete;
-    Aligned &operator=(const Aligned &) = delete;
-    void *p;
-};
-
 // ---- bounds: which ceiling each row is held to ----------------------------------------------------
 
 bool is_host_side(const std::string &what) { return what == "host" || what.rfind("openblas", 0) == 0; }
@@ -151,31 +142,6 @@ constexpr int kSettleUs = 2000;
 constexpr double kSettleBytes = 256 << 10;
 int settle_for(double bytes) { return bytes >= kSettleBytes ? kSettleUs : 0; }
 
-volatile unsigned long long read_sink;  // keeps the plain reads from being optimized away
-
-// A plain read of host memory (HOST's ceiling), timed in turn with HOST's dot: of buffers of its own, of
-// the row's sizes, rewritten by the row's kind of fill before each read where the row's are (rewrite:
-// null in the resident scenario). Not the row's own buffers: its rewrite and read right before the row's
-// rewrite and dot left those buffers in the caches, a head start no other strategy's row had (issue 24,
-// bench/experiments/auto_roads.cu).
-Contender read_contender(int xd, int yd, std::size_t n, std::function<void(void *, void *, int)> rewrite) {
-    auto own = std::make_shared<std::pair<Aligned, Aligned>>(std::piecewise_construct,
-                                                             std::forward_as_tuple(n * size_of(xd)),
-                                                             std::forward_as_tuple(n * size_of(yd)));
-    std::memset(own->first.p, 0, n * size_of(xd));
-    std::memset(own->second.p, 0, n * size_of(yd));
-    std::function<void(int)> fill;
-    if (rewrite) fill = [own, rewrite](int round) { rewrite(own->first.p, own->second.p, round); };
-    return Contender{std::move(fill), [=] {
-        read_sink = host_read(own->first.p, size_of(xd), own->second.p, size_of(yd), n);
-        return true;
-    }};
-}
-
-double read_GBps(const Contender &read, int xd, int yd, std::size_t n) {
-    const Stats s = summarize(read.samples);
-    return s.median_us > 0 ? bytes_of(xd, yd, n / 64 * 64) / (s.median_us * 1e3) : 0;
-}
 
 // One strategy's context of one dtype and size, with its seed peer (if any) and, for HOST, its own read.
 struct Strategy {

@@ -4,6 +4,11 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
+#include <memory>
+#include <utility>
+
+#include "inputs.hpp"
 
 #include "../src/cpu/thread_pool.hpp"
 
@@ -66,6 +71,30 @@ unsigned long long host_read(const void *x, std::size_t x_size, const void *y, s
     cudot::cpu::ThreadPool::instance().run((job.blocks + job.blocks_per_task - 1) / job.blocks_per_task, threads,
                                            &ReadJob::task, &job);
     return job.sink.load();
+}
+
+namespace {
+volatile unsigned long long read_sink;  // keeps the plain reads from being optimized away
+}
+
+Contender read_contender(int x_dtype, int y_dtype, std::size_t n, std::function<void(void *, void *, int)> rewrite) {
+    const std::size_t x_bytes = n * size_of(x_dtype), y_bytes = n * size_of(y_dtype);
+    auto own = std::make_shared<std::pair<Aligned, Aligned>>(std::piecewise_construct, std::forward_as_tuple(x_bytes),
+                                                             std::forward_as_tuple(y_bytes));
+    std::memset(own->first.p, 0, x_bytes);
+    std::memset(own->second.p, 0, y_bytes);
+    std::function<void(int)> fill;
+    if (rewrite) fill = [own, rewrite](int round) { rewrite(own->first.p, own->second.p, round); };
+    return Contender{std::move(fill), [=] {
+        read_sink = host_read(own->first.p, size_of(x_dtype), own->second.p, size_of(y_dtype), n);
+        return true;
+    }};
+}
+
+double read_GBps(const Contender &read, int x_dtype, int y_dtype, std::size_t n) {
+    const Stats s = summarize(read.samples);
+    const double bytes = double(n / 64 * 64) * (size_of(x_dtype) + size_of(y_dtype));
+    return s.median_us > 0 ? bytes / (s.median_us * 1e3) : 0;
 }
 
 }  // namespace bench

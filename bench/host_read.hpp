@@ -14,6 +14,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
+#include <functional>
+
+#include "measure.hpp"
 
 namespace bench {
 
@@ -22,5 +26,23 @@ namespace bench {
 // Returns a value that depends on every byte read, so that nothing is optimized away.
 unsigned long long host_read(const void *x, std::size_t x_size, const void *y, std::size_t y_size, std::size_t n,
                              unsigned threads = 0);
+
+// Page-aligned host buffers, as cudot's HOST buffers are: the OpenBLAS rows' inputs and the reads' arrays.
+struct Aligned {
+    explicit Aligned(std::size_t bytes) : p(std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096)) {}
+    ~Aligned() { std::free(p); }
+    Aligned(const Aligned &) = delete;
+    Aligned &operator=(const Aligned &) = delete;
+    void *p;
+};
+
+// A plain read of host memory by every hardware thread, to be timed in turn with the dots it bounds: of
+// buffers of its own, n elements of x_dtype and y_dtype (cudot dtypes), rewritten by `rewrite` before each
+// read (null: written once, the resident scenario). Not a row's own buffers: a rewrite and read of those
+// right before the row's rewrite and dot left them in the caches, a head start no other row had (issue
+// 24, bench/experiments/auto_roads.cu).
+Contender read_contender(int x_dtype, int y_dtype, std::size_t n, std::function<void(void *, void *, int)> rewrite);
+// Its median speed in GB/s (0: no samples).
+double read_GBps(const Contender &read, int x_dtype, int y_dtype, std::size_t n);
 
 }  // namespace bench

@@ -7,12 +7,15 @@
 // Ceilings: a pinned host->device copy of 256 MiB on each GPU alone, and on all GPUs at once (each from
 // its own pinned buffer, all started together): if the links shared bandwidth, "all at once" would not
 // add up to the sum of the single ones. And the host read (bench/host_read.hpp: every hardware thread
-// reading two arrays), at the start and at the end, the better kept: AUTO splits a dot between the CPU
-// threads and the GPUs, and both read host memory, so that read bounds AUTO. Rows: PINNED, MAPPED,
-// MANAGED and AUTO, f32 and f64, n = 2^min .. 2^max (even powers; 2^20 .. 2^28 by default), fresh inputs
-// (the host rewrites every element before each timed call), on device 0 and on every GPU; the speed-up
-// is the ratio of the two medians. Every result is checked bit for bit against HOST; a mismatch fails
-// the run. With one GPU the M lines say "not applicable: 1 GPU".
+// reading two arrays): AUTO splits a dot between the CPU threads and the GPUs, and both read host memory,
+// so that read bounds AUTO. It is measured twice: of two untouched 256 MiB arrays at the start and at the
+// end (the better kept, for reference), and, the one M2 judges by, of arrays of each row's size rewritten
+// before every read as the rows' inputs are, timed in the rows' rounds. Rows: PINNED, MAPPED, MANAGED and
+// AUTO, f32 and f64, n = 2^min .. 2^max (even powers; 2^20 .. 2^28 by default), fresh inputs (the host
+// rewrites every element before each timed call), on device 0 and on every GPU, all of one dtype and
+// size timed in turn in shuffled rounds (run_rows says why); the speed-up is the ratio of the two
+// medians. Every result is checked bit for bit against HOST; a mismatch fails the run. With one GPU the
+// M lines say "not applicable: 1 GPU".
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -20,12 +23,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "ceilings.hpp"
 #include "cudot.h"
+#include "host_read.hpp"
 #include "inputs.hpp"
 #include "measure.hpp"
 #include "targets.hpp"
@@ -77,6 +82,26 @@ double h2d_GBps(const std::vector<int> &devices, std::size_t bytes, int reps) {
     return double(bytes) * devices.size() / (summarize(t).median_us * 1e3);
 }
 
+// The plain read of one dtype and size's fresh arrays, timed in the rows' rounds.
+struct FreshRead {
+    int dtype = 0;
+    std::size_t n = 0;
+    double GBps = 0;
+};
+
+int log2_of(std::size_t n) {
+    int k = 0;
+    while (n >>= 1) ++k;
+    return k;
+}
+
+// The fresh read of a row's dtype and size (0: none).
+double fresh_read_of(const std::vector<FreshRead> &fresh, const std::string &dtype, std::size_t n) {
+    for (const FreshRead &r : fresh)
+        if (r.n == n && (r.dtype == CUDOT_F64 ? "f64" : "f32") == dtype) return r.GBps;
+    return 0;
+}
+
 struct GpuRow {
     std::string memory, dtype;
     std::size_t n = 0;
@@ -86,30 +111,38 @@ struct GpuRow {
     bool checked = false;
 };
 
-// One fresh-data measurement; false if the context could not be made.
-bool measure(int memory, int dtype, std::size_t n, int device, int reps, GpuRow &row) {
-    cudot_config cfg = CUDOT_CONFIG_INIT;
-    cfg.dtype = dtype;
-    cfg.memory = memory;
-    cfg.device = device;
+// One context of a row: fresh inputs before every timed dot; its last result is checked against HOST.
+struct RowContext {
     cudot_ctx *ctx = nullptr;
-    if (cudot_init(&ctx, n, &cfg) != CUDOT_OK) {
-        std::fprintf(stderr, "bench: init (memory %d, device %d, n %zu): %s\n", memory, device, n,
-                     cudot_last_error(nullptr));
-        return false;
-    }
-    void *x, *y;
-    cudot_get_inputs(ctx, &x, &y);
+    int dtype = 0;
+    std::size_t n = 0;
+    void *x = nullptr, *y = nullptr;
     double last = 0;
-    bool ok = false;
-    row.t = time_calls(3, reps, [&](int round) { rewrite(dtype, x, y, n, round); },
-                       [&] { return cudot_dot(ctx, &last) == CUDOT_OK; }, &ok);
-    if (!ok) std::fprintf(stderr, "bench: dot failed: %s\n", cudot_last_error(ctx));
-    row.checked = ok && same_bits(last, host_reference(dtype, x, y, n));
-    row.GBps = double(n) * 2 * size_of(dtype) / (row.t.median_us * 1e3);
-    cudot_deinit(ctx);
-    return true;
-}
+    RowContext(int memory, int dtype_, std::size_t n_, int device) : dtype(dtype_), n(n_) {
+        cudot_config cfg = CUDOT_CONFIG_INIT;
+        cfg.dtype = dtype;
+        cfg.memory = memory;
+        cfg.device = device;
+        if (cudot_init(&ctx, n, &cfg) != CUDOT_OK) {
+            std::fprintf(stderr, "bench: init (memory %d, device %d, n %zu): %s\n", memory, device, n,
+                         cudot_last_error(nullptr));
+            ctx = nullptr;
+            return;
+        }
+        cudot_get_inputs(ctx, &x, &y);
+    }
+    ~RowContext() { cudot_deinit(ctx); }
+    RowContext(const RowContext &) = delete;
+    RowContext &operator=(const RowContext &) = delete;
+    Contender contender() {
+        return {[this](int round) { rewrite(dtype, x, y, n, round); },
+                [this] {
+                    if (cudot_dot(ctx, &last) == CUDOT_OK) return true;
+                    std::fprintf(stderr, "bench: dot failed: %s\n", cudot_last_error(ctx));
+                    return false;
+                }};
+    }
+};
 
 struct Options {
     std::string json = "cudot-bench-multigpu.json";
@@ -161,37 +194,71 @@ void print_bus(const Bus &bus) {
     std::fflush(stdout);  // progress: the rows take minutes
 }
 
-void print_host_read(const Ceilings &host) {
+void print_host_read(const Ceilings &host, const std::vector<FreshRead> &fresh) {
     const Spread s = spread_of(host, &CeilingRound::host_read_GBps);
-    std::printf("host read (every hardware thread, two 256 MiB arrays; before and after the rows): %.1f GB/s, "
+    std::printf("host read (every hardware thread, two untouched 256 MiB arrays; before and after the rows): %.1f GB/s, "
                 "best of %zu rounds (%.1f .. %.1f)\n", host.host_read_GBps, host.rounds.size(), s.lo, s.hi);
+    std::printf("host read of fresh arrays of each row's size, in the rows' rounds (median GB/s):");
+    for (const FreshRead &r : fresh)
+        std::printf(" %s 2^%d %.1f;", r.dtype == CUDOT_F64 ? "f64" : "f32", log2_of(r.n), r.GBps);
+    std::printf("\n");
 }
 
-// Every strategy, dtype and size, on GPU 0 and then on every GPU (print_rows relies on that order).
-std::vector<GpuRow> run_rows(const Options &o) {
+const char *const kMemoryNames[] = {"auto", "pinned", "mapped", "managed"};  // by CUDOT_MEMORY_*
+constexpr int kSettleUs = 2000;  // a spun pause before each timed call, as cudot-bench's large rows have
+
+// Every strategy, dtype and size, on GPU 0 and on every GPU (print_rows relies on that order: each
+// every-GPU row right after its GPU-0 row). All rows of a dtype and size, and a plain read of arrays of
+// theirs by every hardware thread (fresh_reads), are timed in turn in shuffled rounds (each after
+// its own rewrite), so that a speed-up compares two medians of the same minutes: measured one after the
+// other, 30 dots each, the two AUTO rows' ratio at sizes where both take the CPU road moved between
+// 0.84 and 1.21 in one run (bench/experiments/multigpu_auto.cu). Sizes up to 2^22 get four times the
+// rounds (dots of 0.1-1 ms, cheap to time longer, where one neighbour's leftovers weigh most).
+std::vector<GpuRow> run_rows(const Options &o, std::vector<FreshRead> &fresh_reads) {
     std::vector<GpuRow> rows;
-    const char *names[] = {"auto", "pinned", "mapped", "managed"};
+    const int memories[] = {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_AUTO};
     for (int dtype : {CUDOT_F32, CUDOT_F64})
-        for (int lg = o.min_log2; lg <= o.max_log2; lg += 2)
-            for (int memory : {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_AUTO})
+        for (int lg = o.min_log2; lg <= o.max_log2; lg += 2) {
+            const std::size_t n = std::size_t(1) << lg;
+            std::vector<std::unique_ptr<RowContext>> contexts;
+            std::vector<Contender> cs;
+            for (int memory : memories)
                 for (int device : {0, CUDOT_DEVICE_ALL}) {
-                    GpuRow r;
-                    r.memory = names[memory];
-                    r.dtype = dtype == CUDOT_F64 ? "f64" : "f32";
-                    r.n = std::size_t(1) << lg;
-                    r.device = device;
-                    if (measure(memory, dtype, r.n, device, o.reps, r)) rows.push_back(r);
+                    contexts.push_back(std::make_unique<RowContext>(memory, dtype, n, device));
+                    cs.push_back(contexts.back()->ctx ? contexts.back()->contender() : Contender{nullptr, [] { return false; }});
                 }
+            // The read: arrays of the rows' size, rewritten before each read as the rows' inputs are.
+            cs.push_back(read_contender(dtype, dtype, n, [dtype, n](void *a, void *b, int round) { rewrite(dtype, a, b, n, round); }));
+            const int rounds = lg <= 22 ? 4 * o.reps : o.reps;
+            time_interleaved(3, rounds, cs, kSettleUs, true, Order::kShuffled);
+            for (std::size_t k = 0; k < contexts.size(); ++k) {
+                const RowContext &c = *contexts[k];
+                if (!c.ctx) continue;
+                GpuRow r;
+                r.memory = kMemoryNames[memories[k / 2]];
+                r.dtype = dtype == CUDOT_F64 ? "f64" : "f32";
+                r.n = n;
+                r.device = k % 2 == 0 ? 0 : CUDOT_DEVICE_ALL;
+                r.t = summarize(cs[k].samples);
+                r.checked = cs[k].ok && same_bits(c.last, host_reference(dtype, c.x, c.y, n));
+                r.GBps = r.t.median_us > 0 ? double(n) * 2 * size_of(dtype) / (r.t.median_us * 1e3) : 0;
+                rows.push_back(r);
+            }
+            fresh_reads.push_back({dtype, n, read_GBps(cs.back(), dtype, dtype, n)});
+            std::printf("  %s 2^%d: %d rounds\n", dtype == CUDOT_F64 ? "f64" : "f32", lg, rounds);
+            std::fflush(stdout);  // progress: the rows take minutes
+        }
     return rows;
 }
 
-void print_rows(const std::vector<GpuRow> &rows, const Bus &bus, double host_read) {
+void print_rows(const std::vector<GpuRow> &rows, const Bus &bus, const std::vector<FreshRead> &fresh) {
     std::printf("\n%-8s %-4s %10s %-8s %11s %11s %11s %9s %8s %8s %9s %s\n", "memory", "type", "n", "device",
                 "median_us", "p10_us", "p90_us", "GB/s", "vs h2d", "vs read", "speed-up", "check");
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const GpuRow &r = rows[i];
         // Each row's bus ceiling: GPU 0's copy alone for one GPU, all GPUs' copies at once for every GPU.
         const double ceiling = r.device == 0 ? bus.alone[0] : bus.together;
+        const double host_read = fresh_read_of(fresh, r.dtype, r.n);  // the fresh read of the row's rounds
         char speedup[32] = "";
         if (r.device == CUDOT_DEVICE_ALL && i > 0 && rows[i - 1].device == 0 && rows[i - 1].n == r.n)
             std::snprintf(speedup, sizeof speedup, "%.3f", rows[i - 1].t.median_us / r.t.median_us);
@@ -223,16 +290,28 @@ void fold_speedups(Target &t, const std::vector<GpuRow> &rows, const std::string
     }
 }
 
-// M2's second half: AUTO on every GPU against the host read of the same run, at n >= 2^24.
-Target auto_vs_host_read(const std::vector<GpuRow> &rows, const std::string &d, double host_read) {
-    Target t = at_least("M2 " + d + " auto fresh all GPUs n>=2^24 vs host read", "GB/s / host read (worst n)", 0.85);
-    for (const GpuRow &r : rows)
-        if (r.memory == "auto" && r.dtype == d && r.device == CUDOT_DEVICE_ALL && r.n >= kLargeN && host_read > 0)
-            t.see(r.GBps / host_read, where(r.n, "auto"));
+// M2's second half: AUTO on every GPU against the host read of the same run, at n >= 2^24: the read of
+// fresh arrays of the row's size in the row's rounds (the same kind of pages, in the same minutes).
+Target auto_vs_host_read(const std::vector<GpuRow> &rows, const std::string &d, const std::vector<FreshRead> &fresh) {
+    Target t = at_least("M2 " + d + " auto fresh all GPUs n>=2^24 vs host read", "GB/s / fresh read, same rounds (worst n)", 0.85);
+    for (const GpuRow &r : rows) {
+        const double read = fresh_read_of(fresh, r.dtype, r.n);
+        if (r.memory == "auto" && r.dtype == d && r.device == CUDOT_DEVICE_ALL && r.n >= kLargeN && read > 0)
+            t.see(r.GBps / read, where(r.n, "auto"));
+    }
     return t;
 }
 
-std::vector<Target> multi_gpu_targets(const std::vector<GpuRow> &rows, double host_read, int gpus) {
+// For reference, not a verdict: the same rows against the untouched read of the run's start and end.
+void print_auto_vs_untouched_read(const std::vector<GpuRow> &rows, double host_read) {
+    std::printf("for reference: AUTO on every GPU, n>=2^24, GB/s / untouched host read (%.1f GB/s):", host_read);
+    for (const GpuRow &r : rows)
+        if (r.memory == "auto" && r.device == CUDOT_DEVICE_ALL && r.n >= kLargeN && host_read > 0)
+            std::printf(" %s 2^%d %.3f;", r.dtype.c_str(), log2_of(r.n), r.GBps / host_read);
+    std::printf("\n");
+}
+
+std::vector<Target> multi_gpu_targets(const std::vector<GpuRow> &rows, const std::vector<FreshRead> &fresh, int gpus) {
     const char *speedup = "GPU-0 time / all-GPU time (worst)";
     std::vector<Target> out;
     for (const std::string d : {"f32", "f64"}) {
@@ -243,7 +322,7 @@ std::vector<Target> multi_gpu_targets(const std::vector<GpuRow> &rows, double ho
         Target m3 = at_least("M3 " + d + " pinned+mapped fresh, all GPUs vs GPU 0, n>=2^24", speedup, 1.7);
         fold_speedups(m3, rows, "pinned", d, kLargeN);
         fold_speedups(m3, rows, "mapped", d, kLargeN);
-        for (const Target &t : {m1, m2, auto_vs_host_read(rows, d, host_read), m3}) out.push_back(t);
+        for (const Target &t : {m1, m2, auto_vs_host_read(rows, d, fresh), m3}) out.push_back(t);
     }
     Target m4 = at_most("M4 every row bit-equal to HOST", "rows that differ", 0);
     for (const GpuRow &r : rows) {  // a count over the rows, not a worst value
@@ -259,8 +338,8 @@ std::vector<Target> multi_gpu_targets(const std::vector<GpuRow> &rows, double ho
     return out;
 }
 
-void write_json(const Options &o, const Bus &bus, const Ceilings &host, const std::vector<GpuRow> &rows,
-                const std::vector<Target> &targets) {
+void write_json(const Options &o, const Bus &bus, const Ceilings &host, const std::vector<FreshRead> &fresh,
+                const std::vector<GpuRow> &rows, const std::vector<Target> &targets) {
     FILE *f = std::fopen(o.json.c_str(), "w");
     if (!f) {
         std::fprintf(stderr, "bench: cannot write %s\n", o.json.c_str());
@@ -269,8 +348,12 @@ void write_json(const Options &o, const Bus &bus, const Ceilings &host, const st
     std::fprintf(f, "{\n  \"cudot_version\": \"%s\", \"gpus\": %zu,\n  \"h2d_alone_GBps\": [", cudot_version_string(),
                  bus.alone.size());
     for (std::size_t d = 0; d < bus.alone.size(); ++d) std::fprintf(f, "%s%.2f", d ? ", " : "", bus.alone[d]);
-    std::fprintf(f, "], \"h2d_together_GBps\": %.2f, \"host_read_GBps\": %.2f,\n  \"rows\": [\n", bus.together,
+    std::fprintf(f, "], \"h2d_together_GBps\": %.2f, \"host_read_GBps\": %.2f,\n  \"fresh_reads\": [", bus.together,
                  host.host_read_GBps);
+    for (std::size_t i = 0; i < fresh.size(); ++i)
+        std::fprintf(f, "%s{\"dtype\": \"%s\", \"n\": %zu, \"GBps\": %.2f}", i ? ", " : "",
+                     fresh[i].dtype == CUDOT_F64 ? "f64" : "f32", fresh[i].n, fresh[i].GBps);
+    std::fprintf(f, "],\n  \"rows\": [\n");
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const GpuRow &r = rows[i];
         std::fprintf(f, "    {\"memory\": \"%s\", \"dtype\": \"%s\", \"n\": %zu, \"device\": \"%s\", \"median_us\": %.2f, "
@@ -300,14 +383,16 @@ int main(int argc, char **argv) {
     Ceilings host = measure_ceilings(false, false);  // the host read only
     const Bus bus = measure_bus(all);
     print_bus(bus);
-    const std::vector<GpuRow> rows = run_rows(o);
+    std::vector<FreshRead> fresh;
+    const std::vector<GpuRow> rows = run_rows(o, fresh);
     remeasure_ceilings(host, "end", false);
 
-    print_host_read(host);
-    print_rows(rows, bus, host.host_read_GBps);
-    const std::vector<Target> targets = multi_gpu_targets(rows, host.host_read_GBps, count);
+    print_host_read(host, fresh);
+    print_rows(rows, bus, fresh);
+    print_auto_vs_untouched_read(rows, host.host_read_GBps);
+    const std::vector<Target> targets = multi_gpu_targets(rows, fresh, count);
     print_targets(targets, "target (issue 24)");
-    write_json(o, bus, host, rows, targets);
+    write_json(o, bus, host, fresh, rows, targets);
     bool all_ok = true;
     for (const GpuRow &r : rows) all_ok = all_ok && r.checked;
     return all_ok ? 0 : 1;

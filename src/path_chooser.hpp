@@ -2,10 +2,15 @@
 // their measured times (AUTO: CPU, GPU or both; PINNED: copy the inputs or read them in place; HOST:
 // the calling thread or the pool, in the band of sizes where either can win).
 //
-// Per size class (n's power of two) each path that can serve the size is tried kTriesEach times in
-// turn (keeping its best time: a first call may pay one-time costs); then the fastest is taken, and
-// every kRecheckEvery dots one of the others runs again, so the choice follows a change of machine
-// load or of how the caller uses its buffers.
+// Per size class (n's power of two) each path that can serve the size is tried kTriesEach times, in
+// turn (every path's first try before any second: a context's first dots pay one-time costs, and with
+// each path tried twice in a row the first path tried took both; its best time is kept); then the
+// fastest is taken, and one of the others runs again after 4, 8 and 16 dots and then every
+// kRecheckEvery, so the choice follows a change of machine load or of how the caller uses its buffers,
+// and an estimate left stale by its tries is corrected within a few dots. With tries back to back and
+// the first recheck at the 32nd dot, an AUTO context on both GPUs of the two-H100 host took the split in
+// 20 of 30 timed dots at f64 2^22 fresh, 325 us median against 262 us on its CPU road
+// (bench/experiments/multigpu_auto.cu).
 //
 // A path's estimate falls at once to a faster time and rises slowly toward slower ones. On a shared
 // machine noise only ever adds time (another process, an interrupt, a page fault), so a path's fast
@@ -30,10 +35,13 @@ template <int Paths> class PathChooser {
     // The path for the next dot of n elements; usable(p) says whether path p can serve it.
     template <class Usable> int choose(std::size_t n, Usable usable) {
         Class &c = classes_[size_class(n)];
+        int fewest = -1;  // the usable path with the fewest tries, while any lacks its tries
         for (int p = 0; p < Paths; ++p)
-            if (usable(p) && c.tries[p] < kTriesEach) return p;
-        if (++c.calls % kRecheckEvery == 0) {
-            const unsigned turn = c.calls / kRecheckEvery;
+            if (usable(p) && c.tries[p] < kTriesEach && (fewest < 0 || c.tries[p] < c.tries[fewest])) fewest = p;
+        if (fewest >= 0) return fewest;
+        ++c.calls;
+        if (recheck_at(c.calls)) {
+            const unsigned turn = c.rechecks++;  // the others in turn
             for (unsigned k = 0; k < Paths; ++k) {
                 const int p = static_cast<int>((turn + k) % Paths);
                 if (p != c.best && usable(p)) return p;
@@ -68,6 +76,13 @@ template <int Paths> class PathChooser {
     // Path p's estimate for n's size class (0: not tried yet).
     double estimate_us(std::size_t n, int p) const { return classes_[size_class(n)].us[p]; }
 
+    // Whether the calls-th dot after the tries reruns another path: the 4th, 8th, 16th, then every
+    // kRecheckEvery-th.
+    static bool recheck_at(unsigned calls) {
+        if (calls < kRecheckEvery) return calls >= 4 && (calls & (calls - 1)) == 0;
+        return calls % kRecheckEvery == 0;
+    }
+
     static int size_class(std::size_t n) {
         int k = 0;
         while (n >>= 1) ++k;
@@ -78,7 +93,7 @@ template <int Paths> class PathChooser {
     struct Class {
         double us[Paths] = {};
         unsigned tries[Paths] = {};
-        unsigned calls = 0;
+        unsigned calls = 0, rechecks = 0;
         int best = 0;
     };
     Class classes_[64];

@@ -31,7 +31,36 @@ TEST_CASE("path chooser: tries every usable path, then keeps the fastest", "[api
     int chosen[3] = {0, 0, 0};
     for (int i = 0; i < 100; ++i) ++chosen[step(c, [&](int p) { return times[p]; }, all)];
     CHECK(chosen[1] >= 90);              // the fastest, but for the rechecks
-    CHECK(chosen[0] + chosen[2] >= 2);   // every kRecheckEvery dots another path runs again
+    CHECK(chosen[0] + chosen[2] >= 6);   // after 4, 8, 16 dots, then every kRecheckEvery, another runs again
+}
+
+TEST_CASE("path chooser: tries go round the paths, every first try before any second", "[api][chooser]") {
+    Chooser c;
+    const double times[3] = {500, 200, 900};
+    int order[6];
+    for (int &p : order) p = step(c, [&](int q) { return times[q]; }, all);
+    const int expected[6] = {0, 1, 2, 0, 1, 2};
+    for (int i = 0; i < 6; ++i) CHECK(order[i] == expected[i]);
+    // A path that cannot serve the size is left out of the round.
+    Chooser d;
+    auto no_gpu = [](int p) { return p != 1; };
+    int first[4];
+    for (int &p : first) p = step(d, [&](int q) { return times[q]; }, no_gpu);
+    CHECK(first[0] == 0);
+    CHECK(first[1] == 2);
+    CHECK(first[2] == 0);
+    CHECK(first[3] == 2);
+}
+
+TEST_CASE("path chooser: rechecks come after 4, 8 and 16 dots, then every kRecheckEvery", "[api][chooser]") {
+    CHECK(Chooser::recheck_at(4));
+    CHECK(Chooser::recheck_at(8));
+    CHECK(Chooser::recheck_at(16));
+    CHECK_FALSE(Chooser::recheck_at(12));
+    CHECK_FALSE(Chooser::recheck_at(2));
+    CHECK(Chooser::recheck_at(Chooser::kRecheckEvery));
+    CHECK(Chooser::recheck_at(3 * Chooser::kRecheckEvery));
+    CHECK_FALSE(Chooser::recheck_at(Chooser::kRecheckEvery + 16));
 }
 
 TEST_CASE("path chooser: a path that cannot serve the size is never chosen", "[api][chooser]") {
@@ -43,21 +72,21 @@ TEST_CASE("path chooser: a path that cannot serve the size is never chosen", "[a
 TEST_CASE("path chooser: noise in a path's first tries does not hold the choice on a slower one", "[api][chooser]") {
     Chooser c;
     // Path 0 really takes 230 us, but both of its tries met a burst of noise (2000 us); path 1 takes
-    // 690 us. One recheck of path 0 must be enough to move the choice to it.
+    // 690 us. One recheck of path 0 must be enough to move the choice to it, and the early rechecks
+    // (after 4, 8 and 16 dots, visiting the other paths in turn) reach it within 16 dots.
     bool noisy = true;
     auto time_of = [&](int p) { return p == 0 ? (noisy ? 2000.0 : 230.0) : p == 1 ? 690.0 : 5000.0; };
     for (int i = 0; i < 6; ++i) step(c, time_of, all);
     noisy = false;
-    // Rechecks visit the other paths in turn, so path 0 runs again within a few kRecheckEvery dots.
     int calls = 0;
-    while (step(c, time_of, all) != 0 && ++calls < 10 * static_cast<int>(Chooser::kRecheckEvery)) {
+    while (step(c, time_of, all) != 0 && ++calls < 16) {
     }
-    REQUIRE(calls < 10 * static_cast<int>(Chooser::kRecheckEvery));
+    REQUIRE(calls < 16);
     // From that one recheck on, path 0 is taken on every dot but the rechecks of the others.
     const int window = 2 * static_cast<int>(Chooser::kRecheckEvery);
     int on_zero = 0;
     for (int i = 0; i < window; ++i) on_zero += step(c, time_of, all) == 0;
-    CHECK(on_zero >= window - 2);
+    CHECK(on_zero >= window - 4);  // the rechecks: at most two early ones (8th, 16th dot) and two of every kRecheckEvery
 }
 
 TEST_CASE("path chooser: a path that becomes slower loses the choice within a few dots", "[api][chooser]") {
