@@ -142,7 +142,6 @@ constexpr int kSettleUs = 2000;
 constexpr double kSettleBytes = 256 << 10;
 int settle_for(double bytes) { return bytes >= kSettleBytes ? kSettleUs : 0; }
 
-
 // One strategy's context of one dtype and size, with its seed peer (if any) and, for HOST, its own read.
 struct Strategy {
     std::string name;

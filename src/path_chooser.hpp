@@ -3,8 +3,8 @@
 // the calling thread or the pool, in the band of sizes where either can win).
 //
 // Per size class (n's power of two) each path that can serve the size is tried kTriesEach times, in
-// turn (every path's first try before any second: a context's first dots pay one-time costs, and with
-// each path tried twice in a row the first path tried took both; its best time is kept); then the
+// turn (every path's first try before any second, so that the one-time costs of a context's first dots
+// cannot fall on both tries of one path; its best time is kept); then the
 // fastest is taken, and one of the others runs again after 4, 8 and 16 dots and then every
 // kRecheckEvery, so the choice follows a change of machine load or of how the caller uses its buffers,
 // and an estimate left stale by its tries is corrected within a few dots. With tries back to back and
