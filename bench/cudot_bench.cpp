@@ -208,6 +208,7 @@ void bench_size(int dtype, std::size_t n, const Options &o, bool gpu, std::vecto
         // cuBLAS reads device arrays of its own: a peer of the resident rows, timed in their rounds.
         std::unique_ptr<CublasPeer> cublas;
         if (gpu && !fresh) cublas = std::make_unique<CublasPeer>(dtype, n);
+        const std::size_t cublas_at = cs.size();
         if (cublas && cublas->ok()) cs.push_back({nullptr, [&cublas] { return cublas->dot(); }});
         // T8's device-copy ceiling at 2^26, in the same rounds (the ceiling rounds time it alone).
         std::unique_ptr<DeviceCopyPeer> d2d;
@@ -219,8 +220,8 @@ void bench_size(int dtype, std::size_t n, const Options &o, bool gpu, std::vecto
         // fresh, AUTO: p10 70, p90 220 us), too wide for a median of 30. Those sizes are cheap to time longer.
         const int rounds = n <= (std::size_t(1) << 20) ? 4 * o.reps : n <= (std::size_t(1) << 22) ? 2 * o.reps : o.reps;
         time_interleaved(fresh ? 3 : 5, rounds, cs, settle_for(bytes), true, Order::kShuffled);
-        if (cublas && cublas->ok() && cs[d2d_at - 1].ok && !cs[d2d_at - 1].samples.empty())
-            rows.push_back(Row{"cublas", type_name(dtype), n, "peer", summarize(cs[d2d_at - 1].samples), bytes});
+        if (cublas && cublas->ok() && cs[cublas_at].ok && !cs[cublas_at].samples.empty())
+            rows.push_back(Row{"cublas", type_name(dtype), n, "peer", summarize(cs[cublas_at].samples), bytes});
         // Its row: GB/s counted as the ceiling counts them (the bytes read and written).
         if (d2d && d2d->ok() && cs[d2d_at].ok && !cs[d2d_at].samples.empty())
             rows.push_back(Row{"d2d-copy", type_name(dtype), n, "peer", summarize(cs[d2d_at].samples), 2.0 * d2d->bytes()});
@@ -267,7 +268,7 @@ constexpr int kT1Warmup = 100;
 // One dtype and size: a MANAGED context filled once (its inputs are resident after the first dots),
 // timed in turn with the probe. False if the context could not be made.
 bool t1_size(int dtype, std::size_t n, int rounds, LaunchProbe &probe, std::vector<T1Row> &out) {
-    const ResidentContext c(dtype, CUDOT_MEMORY_MANAGED, n, "T1 block, managed init");
+    const BenchContext c(dtype, CUDOT_MEMORY_MANAGED, n, "T1 block, managed init");
     if (!c.ok()) return false;
     double last = 0;
     std::vector<Contender> cs{{nullptr, [&] { return probe.once(); }},

@@ -109,7 +109,7 @@ const char *type_name(int dtype) { return dtype == CUDOT_F64 ? "f64" : "f32"; }
 // One dtype and size: HOST and its peers alternated for `rounds` rounds; their rows appended to `rows`.
 // False if the HOST context could not be made.
 bool measure_size(int dtype, std::size_t n, int rounds, std::vector<Row> &rows) {
-    const ResidentContext c(dtype, CUDOT_MEMORY_HOST, n, "HOST init");
+    const BenchContext c(dtype, CUDOT_MEMORY_HOST, n, "HOST init");
     if (!c.ok()) return false;
     void *x = c.x(), *y = c.y();
     double host_last = 0;

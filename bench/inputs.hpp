@@ -34,15 +34,17 @@ inline void rewrite(int dtype, void *x, void *y, std::size_t n, int round) {
     else rewrite(static_cast<float *>(x), static_cast<float *>(y), n, round);
 }
 
-// A context of one strategy with n elements of one f32 or f64 dtype, its inputs written once (round 0):
-// the resident data of rows that time repeated dots on unchanged inputs. ok() is false if cudot_init
+// A context of one strategy with n elements of one f32 or f64 dtype on `device` (an ordinal or
+// CUDOT_DEVICE_ALL), its inputs written once (round 0): the resident data of rows that time repeated dots
+// on unchanged inputs; rows of fresh inputs rewrite them before each call. ok() is false if cudot_init
 // failed (the reason on stderr, after `who`).
-class ResidentContext {
+class BenchContext {
 public:
-    ResidentContext(int dtype, int memory, std::size_t n, const char *who) {
+    BenchContext(int dtype, int memory, std::size_t n, const char *who, int device = 0) {
         cudot_config cfg = CUDOT_CONFIG_INIT;
         cfg.dtype = dtype;
         cfg.memory = memory;
+        cfg.device = device;
         if (cudot_init(&ctx_, n, &cfg) != CUDOT_OK) {
             std::fprintf(stderr, "bench: %s, n=%zu: %s\n", who, n, cudot_last_error(nullptr));
             return;
@@ -50,9 +52,9 @@ public:
         cudot_get_inputs(ctx_, &x_, &y_);
         rewrite(dtype, x_, y_, n, 0);
     }
-    ~ResidentContext() { cudot_deinit(ctx_); }
-    ResidentContext(const ResidentContext &) = delete;
-    ResidentContext &operator=(const ResidentContext &) = delete;
+    ~BenchContext() { cudot_deinit(ctx_); }
+    BenchContext(const BenchContext &) = delete;
+    BenchContext &operator=(const BenchContext &) = delete;
 
     bool ok() const { return ctx_ != nullptr; }
     cudot_ctx *ctx() const { return ctx_; }

@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <thread>
@@ -111,39 +112,6 @@ struct GpuRow {
     bool checked = false;
 };
 
-// One context of a row: fresh inputs before every timed dot; its last result is checked against HOST.
-struct RowContext {
-    cudot_ctx *ctx = nullptr;
-    int dtype = 0;
-    std::size_t n = 0;
-    void *x = nullptr, *y = nullptr;
-    double last = 0;
-    RowContext(int memory, int dtype_, std::size_t n_, int device) : dtype(dtype_), n(n_) {
-        cudot_config cfg = CUDOT_CONFIG_INIT;
-        cfg.dtype = dtype;
-        cfg.memory = memory;
-        cfg.device = device;
-        if (cudot_init(&ctx, n, &cfg) != CUDOT_OK) {
-            std::fprintf(stderr, "bench: init (memory %d, device %d, n %zu): %s\n", memory, device, n,
-                         cudot_last_error(nullptr));
-            ctx = nullptr;
-            return;
-        }
-        cudot_get_inputs(ctx, &x, &y);
-    }
-    ~RowContext() { cudot_deinit(ctx); }
-    RowContext(const RowContext &) = delete;
-    RowContext &operator=(const RowContext &) = delete;
-    Contender contender() {
-        return {[this](int round) { rewrite(dtype, x, y, n, round); },
-                [this] {
-                    if (cudot_dot(ctx, &last) == CUDOT_OK) return true;
-                    std::fprintf(stderr, "bench: dot failed: %s\n", cudot_last_error(ctx));
-                    return false;
-                }};
-    }
-};
-
 struct Options {
     std::string json = "cudot-bench-multigpu.json";
     int reps = 30, min_log2 = 20, max_log2 = 28;
@@ -220,27 +188,39 @@ std::vector<GpuRow> run_rows(const Options &o, std::vector<FreshRead> &fresh_rea
     for (int dtype : {CUDOT_F32, CUDOT_F64})
         for (int lg = o.min_log2; lg <= o.max_log2; lg += 2) {
             const std::size_t n = std::size_t(1) << lg;
-            std::vector<std::unique_ptr<RowContext>> contexts;
+            std::vector<std::unique_ptr<BenchContext>> contexts;
+            std::vector<double> last(2 * std::size(memories));  // each row's last result
             std::vector<Contender> cs;
             for (int memory : memories)
                 for (int device : {0, CUDOT_DEVICE_ALL}) {
-                    contexts.push_back(std::make_unique<RowContext>(memory, dtype, n, device));
-                    cs.push_back(contexts.back()->ctx ? contexts.back()->contender() : Contender{nullptr, [] { return false; }});
+                    contexts.push_back(std::make_unique<BenchContext>(dtype, memory, n, kMemoryNames[memory], device));
+                    BenchContext &c = *contexts.back();
+                    double *result = &last[contexts.size() - 1];
+                    if (!c.ok()) {
+                        cs.push_back({nullptr, [] { return false; }});
+                        continue;
+                    }
+                    cs.push_back({[&c, dtype, n](int round) { rewrite(dtype, c.x(), c.y(), n, round); },
+                                  [&c, result] {
+                                      if (cudot_dot(c.ctx(), result) == CUDOT_OK) return true;
+                                      std::fprintf(stderr, "bench: dot failed: %s\n", cudot_last_error(c.ctx()));
+                                      return false;
+                                  }});
                 }
             // The read: arrays of the rows' size, rewritten before each read as the rows' inputs are.
             cs.push_back(read_contender(dtype, dtype, n, [dtype, n](void *a, void *b, int round) { rewrite(dtype, a, b, n, round); }));
             const int rounds = lg <= 22 ? 4 * o.reps : o.reps;
             time_interleaved(3, rounds, cs, kSettleUs, true, Order::kShuffled);
             for (std::size_t k = 0; k < contexts.size(); ++k) {
-                const RowContext &c = *contexts[k];
-                if (!c.ctx) continue;
+                const BenchContext &c = *contexts[k];
+                if (!c.ok()) continue;
                 GpuRow r;
                 r.memory = kMemoryNames[memories[k / 2]];
                 r.dtype = dtype == CUDOT_F64 ? "f64" : "f32";
                 r.n = n;
                 r.device = k % 2 == 0 ? 0 : CUDOT_DEVICE_ALL;
                 r.t = summarize(cs[k].samples);
-                r.checked = cs[k].ok && same_bits(c.last, host_reference(dtype, c.x, c.y, n));
+                r.checked = cs[k].ok && same_bits(last[k], host_reference(dtype, c.x(), c.y(), n));
                 r.GBps = r.t.median_us > 0 ? double(n) * 2 * size_of(dtype) / (r.t.median_us * 1e3) : 0;
                 rows.push_back(r);
             }

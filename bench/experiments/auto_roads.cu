@@ -44,12 +44,8 @@ struct Ctx {
     Ctx(const Ctx &) = delete;
     Ctx &operator=(const Ctx &) = delete;
     bool dot() {
-        const cudot::AutoCounts before = cudot::testing::auto_counts(ctx);
-        const bool ok = cudot_dot(ctx, &last) == CUDOT_OK;
-        const cudot::AutoCounts after = cudot::testing::auto_counts(ctx);
         int road = -1;
-        for (int r = 0; r < 3; ++r)
-            if (after.roads[r] != before.roads[r]) road = r;
+        const bool ok = dot_on_road(ctx, &last, &road);
         roads.push_back(road);
         return ok;
     }

@@ -9,7 +9,7 @@
 // (cudot::testing::auto_counts). Every context's last result is checked against a plain host reference.
 // Build (from the repository root, after the CUDA build in build/; links the static library for the
 // testing counters):
-//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc -Ibench bench/experiments/multigpu_auto.cu bench/measure.cpp \
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc -Ibench -Ibench/experiments bench/experiments/multigpu_auto.cu bench/measure.cpp \
 //        build/libcudot_static.a -lpthread -ldl -o build/experiments/multigpu_auto
 //   usage: multigpu_auto [reps = 30] [log2 sizes = 20 22 24 26]
 #include <algorithm>
@@ -21,7 +21,7 @@
 #include "cudot.h"
 #include "inputs.hpp"
 #include "measure.hpp"
-#include "testing.hpp"
+#include "open_ctx.hpp"
 
 namespace {
 
@@ -32,28 +32,16 @@ struct Ctx {
     void *x = nullptr, *y = nullptr;
     double last = 0;
     std::string roads;  // the road of each call: c, g, s ('-': none counted)
-    Ctx(int memory, int device, int dtype, std::size_t n) {
-        cudot_config cfg = CUDOT_CONFIG_INIT;
-        cfg.dtype = dtype;
-        cfg.memory = memory;
-        cfg.device = device;
-        if (cudot_init(&ctx, n, &cfg) != CUDOT_OK) {
-            std::printf("cudot_init: %s\n", cudot_last_error(nullptr));
-            std::exit(1);
-        }
+    Ctx(int memory, int device, int dtype, std::size_t n) : ctx(open_ctx(memory, dtype, n, false, device)) {
         cudot_get_inputs(ctx, &x, &y);
     }
     ~Ctx() { cudot_deinit(ctx); }
     Ctx(const Ctx &) = delete;
     Ctx &operator=(const Ctx &) = delete;
     bool dot() {
-        const cudot::AutoCounts before = cudot::testing::auto_counts(ctx);
-        const bool ok = cudot_dot(ctx, &last) == CUDOT_OK;
-        const cudot::AutoCounts after = cudot::testing::auto_counts(ctx);
-        char road = '-';
-        for (int r = 0; r < 3; ++r)
-            if (after.roads[r] != before.roads[r]) road = "cgs"[r];
-        roads.push_back(road);
+        int road = -1;
+        const bool ok = dot_on_road(ctx, &last, &road);
+        roads.push_back(road < 0 ? '-' : "cgs"[road]);
         return ok;
     }
 };

@@ -7,7 +7,7 @@
 // PINNED, MAPPED and AUTO, and prints per size the medians, AUTO / the fastest other, and the roads AUTO
 // took (cudot::testing::auto_counts). Every context's last result is checked against a host reference.
 // Build (from the repository root; LIB: a static library built with the chooser to measure):
-//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc -Ibench bench/experiments/t5_chooser.cu bench/measure.cpp \
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc -Ibench -Ibench/experiments bench/experiments/t5_chooser.cu bench/measure.cpp \
 //        LIB -lpthread -ldl -o build/experiments/t5_chooser_NAME
 //   usage: t5_chooser [rounds = 120] [log2 sizes = 14 16 18 20]
 #include <algorithm>
@@ -18,7 +18,7 @@
 #include "cudot.h"
 #include "inputs.hpp"
 #include "measure.hpp"
-#include "testing.hpp"
+#include "open_ctx.hpp"
 
 namespace {
 
@@ -29,16 +29,7 @@ struct Ctx {
     cudot_ctx *ctx = nullptr;
     void *x = nullptr, *y = nullptr;
     double last = 0;
-    Ctx(int memory, int dtype, std::size_t n) {
-        cudot_config cfg = CUDOT_CONFIG_INIT;
-        cfg.dtype = dtype;
-        cfg.memory = memory;
-        if (cudot_init(&ctx, n, &cfg) != CUDOT_OK) {
-            std::printf("cudot_init: %s\n", cudot_last_error(nullptr));
-            std::exit(1);
-        }
-        cudot_get_inputs(ctx, &x, &y);
-    }
+    Ctx(int memory, int dtype, std::size_t n) : ctx(open_ctx(memory, dtype, n, false)) { cudot_get_inputs(ctx, &x, &y); }
     ~Ctx() { cudot_deinit(ctx); }
     Ctx(const Ctx &) = delete;
     Ctx &operator=(const Ctx &) = delete;
