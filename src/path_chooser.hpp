@@ -72,6 +72,10 @@ template <int Paths> class PathChooser {
             if (usable(p) && c.tries[p] < kTriesEach) return false;
         return true;
     }
+    // Forgets the times of n's size class: each usable path is tried afresh. For a change in how the
+    // caller uses its inputs that makes every time so far stale at once (AUTO: inputs that stop changing
+    // are read from cache by the CPU, while its times of fresh ones were of memory).
+    void retry(std::size_t n) { classes_[size_class(n)] = Class{}; }
     double best_us(std::size_t n) const { return classes_[size_class(n)].us[classes_[size_class(n)].best]; }
     // Path p's estimate for n's size class (0: not tried yet).
     double estimate_us(std::size_t n, int p) const { return classes_[size_class(n)].us[p]; }

@@ -100,3 +100,33 @@ TEST_CASE("path chooser: a path that becomes slower loses the choice within a fe
     for (int i = 0; i < 10; ++i) on_zero += step(c, time_of, all) == 0;
     CHECK(on_zero <= 3);  // 200 -> 650 after one slow dot at weight 0.25: above 600, so path 1 is next
 }
+
+TEST_CASE("path chooser: retry times every path afresh, after a change that made all times stale", "[api][chooser]") {
+    Chooser c;
+    // Before: path 1 is fastest (200 us against 500 and 900). After the change path 0 takes 50 us, which
+    // its estimate of 500 would hide until a recheck reached it; a retry tries every path at once.
+    double times[3] = {500, 200, 900};
+    auto time_of = [&](int p) { return times[p]; };
+    for (int i = 0; i < 10; ++i) step(c, time_of, all);
+    REQUIRE(c.choose(kN, all) == 1);
+    REQUIRE(c.settled(kN, all));
+    times[0] = 50;
+    c.retry(kN);
+    CHECK_FALSE(c.settled(kN, all));
+    int order[6];
+    for (int &p : order) p = step(c, time_of, all);
+    const int expected[6] = {0, 1, 2, 0, 1, 2};
+    for (int i = 0; i < 6; ++i) CHECK(order[i] == expected[i]);
+    CHECK(c.settled(kN, all));
+    CHECK(c.choose(kN, all) == 0);
+    CHECK(c.best_us(kN) == 50);
+    // Other size classes keep their times.
+    Chooser d;
+    for (int i = 0; i < 10; ++i) {
+        const int p = d.choose(kN / 4, all);
+        d.record(kN / 4, p, times[p], all);
+    }
+    d.retry(kN);
+    CHECK(d.settled(kN / 4, all));
+    CHECK(d.best_us(kN / 4) == 50);
+}
