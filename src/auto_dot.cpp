@@ -340,10 +340,14 @@ cudot_status auto_dot(cudot_ctx &ctx, std::size_t n, double *result) {
     if (!managed) return CUDOT_OK;
     const bool same = same_as_last(*state, n, *result);
     // Inputs that stop changing make the roads' times stale: they were of inputs just written, while
-    // unchanged ones sit in the CPU's caches. Each road is timed afresh before any move is judged
-    // against them (on the two-H100 host at f32 2^14, times of fresh inputs, CPU 9-11 us, let inputs move
-    // into GPU memory and stay there at 9.1 us while the CPU took 3.5 on unchanged ones).
-    if (same && !state->unchanged) chooser.retry(n);
+    // unchanged ones sit in the CPU's caches. Each road (and the CPU road's thread or pool) is timed
+    // afresh before any move is judged against them. On the one-H100 host at f32 2^14, the CPU road's
+    // estimate from fresh inputs (14 us) let the inputs move into GPU memory after one dot on unchanged
+    // ones and stay there for 123 dots at 9.3 us, while HOST took 3.8 (bench/experiments/t5_resident.cu).
+    if (same && !state->unchanged) {
+        chooser.retry(n);
+        state->where.retry(n * (types::size_of(ctx.dtype) + types::size_of(ctx.y_dtype)));  // its classes are by bytes
+    }
     state->unchanged = same;
     if (time_to_move(*state, n, same, usable)) status = place_sentinel(ctx, *state, n);
     return status;
@@ -364,8 +368,11 @@ AutoCounts auto_counts(const cudot_ctx &ctx) {
     c.reference_us = state.reference.us;
     c.resident_us = state.resident.us;
     if (state.resident.n) c.best_road_us = state.chooser.best_us(state.resident.n);
-    if (state.last_road_n)
+    if (state.last_road_n) {
         for (int r = 0; r < kRoads; ++r) c.road_us[r] = state.chooser.estimate_us(state.last_road_n, r);
+        const std::size_t bytes = state.last_road_n * (types::size_of(ctx.dtype) + types::size_of(ctx.y_dtype));
+        for (int w = 0; w < cpu::kWheres; ++w) c.where_us[w] = state.where.estimate_us(bytes, w);
+    }
     return c;
 }
 

@@ -30,6 +30,9 @@ struct AutoCounts {
     // road's estimate (us) at the size class of the last road dot.
     unsigned long long roads[3] = {};
     double road_us[3] = {};
+    // The CPU road's estimates (us) on the calling thread and on the pool at that size (0: not timed;
+    // outside the band of sizes where either can win, the size alone decides).
+    double where_us[2] = {};
 };
 AutoCounts auto_counts(const cudot_ctx &ctx);
 // Frees what auto_dot learned about the context (at deinit).

@@ -7,10 +7,13 @@
 // shuffled; a spun 2 ms pause before calls of 256 KiB or more), HOST, PINNED, MAPPED, MANAGED, AUTO and
 // AUTO-managed, and prints each phase's medians, AUTO-managed / the fastest other, and what AUTO-managed
 // did in the phase (cudot::testing::auto_counts: the roads' dots and estimates, the moves into GPU
-// memory and the resident dots). Every context's last result is checked against a host reference.
-// Built once per library and run in turn, to compare two versions of AUTO's rules:
+// memory, the resident dots, the CPU road's estimates). HOST's own read of arrays of the same size and
+// (resident rounds) cuBLAS join the rounds, as in cudot-bench. Every context's last result is checked
+// against a host reference. Build (from the repository root, after the CUDA build in build/):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc -Ibench -Ibench/experiments bench/experiments/t5_resident.cu \
-//        bench/measure.cpp LIB -lpthread -ldl -o build/experiments/t5_resident_NAME
+//        bench/ceilings.cu bench/host_read.cpp bench/measure.cpp src/cpu/thread_pool.cpp src/process_limits.cpp \
+//        build/libcudot_static.a -lcublas -lpthread -ldl -o build/experiments/t5_resident
+//   (run with LD_LIBRARY_PATH=/usr/local/cuda/lib64 for cuBLAS)
 //   usage: t5_resident [rounds = 120] [log2 sizes = 14 16 18]
 #include <algorithm>
 #include <cstdio>
@@ -19,7 +22,9 @@
 #include <memory>
 #include <vector>
 
+#include "ceilings.hpp"
 #include "cudot.h"
+#include "host_read.hpp"
 #include "inputs.hpp"
 #include "measure.hpp"
 #include "open_ctx.hpp"
@@ -46,11 +51,12 @@ struct Ctx {
 void print_counts(const cudot::AutoCounts &a, const cudot::AutoCounts &b) {
     std::printf("    auto-managed: roads cpu %llu gpu %llu split %llu (estimates %.1f / %.1f / %.1f us); sentinels %llu "
                 "(stayed %llu, written %llu); resident dots kept %llu (noisy %llu), left %llu; resident us fastest "
-                "%.1f, last %.1f; roads' best there %.1f\n",
+                "%.1f, last %.1f; roads' best there %.1f; CPU road thread / pool estimates %.1f / %.1f us\n",
                 b.roads[0] - a.roads[0], b.roads[1] - a.roads[1], b.roads[2] - a.roads[2], b.road_us[0], b.road_us[1],
                 b.road_us[2], b.sentinels - a.sentinels, b.stayed - a.stayed, b.not_stayed - a.not_stayed,
                 b.resident_kept - a.resident_kept, b.resident_noisy - a.resident_noisy,
-                b.resident_left - a.resident_left, b.resident_us, b.last_resident_us, b.best_road_us);
+                b.resident_left - a.resident_left, b.resident_us, b.last_resident_us, b.best_road_us, b.where_us[0],
+                b.where_us[1]);
 }
 
 }  // namespace
@@ -84,6 +90,13 @@ int main(int argc, char **argv) {
                                         : std::function<void(int)>(),
                                   [p] { return cudot_dot(p->ctx, &p->last) == CUDOT_OK; }});
                 }
+                // cudot-bench's company in the same rounds: HOST's own read, and cuBLAS beside the resident rows.
+                cs.push_back(bench::read_contender(dtype, dtype, n, fresh ? [dtype, n](void *a, void *b, int round) {
+                    bench::rewrite(dtype, a, b, n, round);
+                } : std::function<void(void *, void *, int)>()));
+                std::unique_ptr<bench::CublasPeer> cublas;
+                if (!fresh) cublas = std::make_unique<bench::CublasPeer>(dtype, n);
+                if (cublas && cublas->ok()) cs.push_back({nullptr, [&cublas] { return cublas->dot(); }});
                 const cudot::AutoCounts before = cudot::testing::auto_counts(all[5]->ctx);
                 bench::time_interleaved(fresh ? 3 : 5, rounds, cs, bytes >= kSettleBytes ? kSettleUs : 0, true,
                                         bench::Order::kShuffled);
