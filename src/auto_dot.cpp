@@ -235,12 +235,16 @@ bool same_as_last(AutoState &state, std::size_t n, double result) {
 }
 
 // Managed buffers, inputs on the host, after a road's dot: whether to move them into GPU memory now
-// (the roads have been measured at this size, the result hints that the host left the inputs alone,
-// and the wait after a move that did not pay is over).
+// (the roads' estimates at this size are confirmed, the result hints that the host left the inputs
+// alone, and the wait after a move that did not pay is over). Resident dots are judged against those
+// estimates and no road runs while the inputs stay, so a stale one is not corrected there: on the
+// one-H100 host at f32 2^14, tries alone (one cold read on the calling thread, 9.4 us, one on the pool,
+// 14.7) left the CPU road at 9.9 us, and the inputs stayed in GPU memory for 119 dots at 9.2 us while
+// HOST took 3.9 (bench/experiments/t5_resident.cu).
 template <class Usable> bool time_to_move(AutoState &state, std::size_t n, bool same, Usable usable) {
     const int size = PathChooser<kRoads>::size_class(n);
     if (state.move_wait[size] > 0) --state.move_wait[size];
-    return same && state.move_wait[size] == 0 && state.chooser.settled(n, usable);
+    return same && state.move_wait[size] == 0 && state.chooser.confirmed(n, usable);
 }
 
 // After a road's dot of n elements: moves the sentinel into GPU memory and times the GPUs' reading of

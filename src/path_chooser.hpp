@@ -30,6 +30,7 @@ template <int Paths> class PathChooser {
    public:
     static constexpr unsigned kTriesEach = 2;
     static constexpr unsigned kRecheckEvery = 32;
+    static constexpr unsigned kConfirmAfter = 8;
     static constexpr double kWeight = 0.25;  // of a new, slower time in the running estimate
 
     // The path for the next dot of n elements; usable(p) says whether path p can serve it.
@@ -76,6 +77,14 @@ template <int Paths> class PathChooser {
     // caller uses its inputs that makes every time so far stale at once (AUTO: inputs that stop changing
     // are read from cache by the CPU, while its times of fresh ones were of memory).
     void retry(std::size_t n) { classes_[size_class(n)] = Class{}; }
+    // Whether the size class's estimates can carry a decision that is dear to undo (AUTO's move into GPU
+    // memory): its tries and kConfirmAfter chosen dots since, so that the early rechecks (after 4 and 8
+    // dots) have run each other path again. A try may be the first read of inputs that are not in the
+    // CPU's caches yet, and where a path is itself a choice (the CPU road's thread or pool) one try of
+    // each inner path is all the outer tries give.
+    template <class Usable> bool confirmed(std::size_t n, Usable usable) const {
+        return settled(n, usable) && classes_[size_class(n)].calls >= kConfirmAfter;
+    }
     double best_us(std::size_t n) const { return classes_[size_class(n)].us[classes_[size_class(n)].best]; }
     // Path p's estimate for n's size class (0: not tried yet).
     double estimate_us(std::size_t n, int p) const { return classes_[size_class(n)].us[p]; }

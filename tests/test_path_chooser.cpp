@@ -130,3 +130,18 @@ TEST_CASE("path chooser: retry times every path afresh, after a change that made
     CHECK(d.settled(kN / 4, all));
     CHECK(d.best_us(kN / 4) == 50);
 }
+
+TEST_CASE("path chooser: estimates are confirmed after the tries and kConfirmAfter chosen dots", "[api][chooser]") {
+    Chooser c;
+    const double times[3] = {500, 200, 900};
+    auto time_of = [&](int p) { return times[p]; };
+    for (int i = 0; i < 6; ++i) step(c, time_of, all);  // the tries
+    CHECK(c.settled(kN, all));
+    for (unsigned i = 0; i < Chooser::kConfirmAfter; ++i) {
+        CHECK_FALSE(c.confirmed(kN, all));
+        step(c, time_of, all);
+    }
+    CHECK(c.confirmed(kN, all));
+    c.retry(kN);  // a retry starts over
+    CHECK_FALSE(c.confirmed(kN, all));
+}
