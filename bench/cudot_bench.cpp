@@ -96,9 +96,10 @@ void bound_rows(std::vector<Row> &rows, const Ceilings &c) {
             r.ratio = r.ceiling_GBps > 0 ? r.GBps / r.ceiling_GBps : 0;
             continue;
         }
-        // MANAGED resident and cuBLAS read HBM: bounded by the device copy for large n, launch for small n.
-        const bool on_device = r.what == "cublas" || ((r.what == "managed" || r.what == "seed-managed") &&
-                                                      r.scenario == "resident");
+        // MANAGED resident, cuBLAS and the device copy in the resident rounds read HBM: bounded by the
+        // device copy for large n, launch for small n.
+        const bool on_device = r.what == "cublas" || r.what == "d2d-copy" ||
+                               ((r.what == "managed" || r.what == "seed-managed") && r.scenario == "resident");
         r.bound = on_device ? "d2d+launch" : "h2d+launch";
         r.ceiling_GBps = on_device ? c.d2d_GBps : c.h2d_GBps;
         r.ratio = (r.bytes / (r.ceiling_GBps * 1e3) + c.launch_us) / r.t.median_us;
