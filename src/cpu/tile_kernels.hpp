@@ -21,7 +21,9 @@ struct TileKernels {
     PartialsFn get(int32_t x_dtype, int32_t y_dtype) const { return table[x_dtype - 1][y_dtype - 1]; }
 };
 
-// The widest copy this processor runs (decided once). All copies return identical bits.
+// The table this processor runs (decided once): the widest copy it supports; on AMD processors with
+// AVX-512, that copy with the row-order copy's F32 x F32 entry (tile_kernels.cpp). All copies return
+// identical bits.
 const TileKernels &tile_kernels();
 // Every copy built into the library that this processor can run (tests compare them).
 int tile_kernel_variants(const TileKernels **out, int max);
