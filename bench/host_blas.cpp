@@ -172,6 +172,31 @@ void print_summary(const std::vector<Row> &rows) {
     }
 }
 
+// Whether OpenBLAS's dsdot forms each product in double, as its definition (and HOST f32) does, at n
+// elements: with x = y = 1 + 2^-12 (exact in float) a product is 1 + 2^-11 + 2^-24 in double and
+// 1 + 2^-11 rounded to float, and n of them sum exactly in double either way (n <= 2^16). On an AMD EPYC
+// with AVX-512 (the development machine, Debian's OpenBLAS) the vector kernel rounded the products to
+// float and summed them in double (at n = 1, 7 and 16 the products were in double).
+bool dsdot_products_in_double(std::size_t n) {
+    const float v = 1.0f + 1.0f / 4096;
+    std::vector<float> x(n, v);
+    const double product = static_cast<double>(v) * static_cast<double>(v);
+    return openblas_dsdot(x.data(), x.data(), n) == product * static_cast<double>(n);
+}
+
+// One line on the peer T3 holds HOST f32 to: whether it is the same arithmetic here.
+void print_dsdot_arithmetic() {
+    std::string rounded;
+    for (int lg : kSizesLog2)
+        if (!dsdot_products_in_double(std::size_t(1) << lg)) rounded += (rounded.empty() ? "2^" : ", 2^") + std::to_string(lg);
+    if (rounded.empty())
+        std::printf("OpenBLAS's dsdot here forms its products in double at every size above: the arithmetic of HOST f32\n");
+    else
+        std::printf("OpenBLAS's dsdot here rounds its products to float (n = %s; checked on x = y = 1 + 2^-12): not the "
+                    "arithmetic of HOST f32, whose products are exact; T3 f32 compares against it as the issue states\n",
+                    rounded.c_str());
+}
+
 int parse_rounds(int argc, char **argv) {
     int rounds = 1001;
     for (int i = 1; i < argc; ++i) {
@@ -208,6 +233,7 @@ int main(int argc, char **argv) {
 
     print_rows(rows);
     print_summary(rows);
+    print_dsdot_arithmetic();
     std::vector<Target> targets = t3_targets(rows, "f32");
     for (const Target &t : t3_targets(rows, "f64")) targets.push_back(t);
     print_targets(targets, "target (issue 24, this machine)");
