@@ -238,9 +238,9 @@ bool same_as_last(AutoState &state, std::size_t n, double result) {
 // (the roads' estimates at this size are confirmed, the result hints that the host left the inputs
 // alone, and the wait after a move that did not pay is over). Resident dots are judged against those
 // estimates and no road runs while the inputs stay, so a stale one is not corrected there: on the
-// one-H100 host at f32 2^14, tries alone (one cold read on the calling thread, 9.4 us, one on the pool,
-// 14.7) left the CPU road at 9.9 us, and the inputs stayed in GPU memory for 119 dots at 9.2 us while
-// HOST took 3.9 (bench/experiments/t5_resident.cu).
+// one-H100 host at f32 2^14, tries alone (one on the calling thread, 9.4 us, most likely a cold read;
+// one on the pool, 14.7) left the CPU road at 9.9 us, and the inputs stayed in GPU memory for 119 dots
+// at 9.2 us while HOST took 3.9 (bench/experiments/t5_resident.cu).
 template <class Usable> bool time_to_move(AutoState &state, std::size_t n, bool same, Usable usable) {
     const int size = PathChooser<kRoads>::size_class(n);
     if (state.move_wait[size] > 0) --state.move_wait[size];
