@@ -37,3 +37,17 @@ inline bool dot_on_road(cudot_ctx *ctx, double *result, int *road) {
         if (after.roads[r] != before.roads[r]) *road = r;
     return ok;
 }
+
+// An open_ctx context with its input pointers and last result, closed when it goes out of scope.
+struct OpenCtx {
+    cudot_ctx *ctx = nullptr;
+    void *x = nullptr, *y = nullptr;
+    double last = 0;
+    OpenCtx(int memory, int dtype, std::size_t n, bool auto_managed = false)
+        : ctx(open_ctx(memory, dtype, n, auto_managed)) {
+        cudot_get_inputs(ctx, &x, &y);
+    }
+    ~OpenCtx() { cudot_deinit(ctx); }
+    OpenCtx(const OpenCtx &) = delete;
+    OpenCtx &operator=(const OpenCtx &) = delete;
+};

@@ -25,15 +25,7 @@ namespace {
 constexpr int kWarmup = 3, kSettleUs = 2000;
 constexpr double kSettleBytes = 256 << 10;
 
-struct Ctx {
-    cudot_ctx *ctx = nullptr;
-    void *x = nullptr, *y = nullptr;
-    double last = 0;
-    Ctx(int memory, int dtype, std::size_t n) : ctx(open_ctx(memory, dtype, n, false)) { cudot_get_inputs(ctx, &x, &y); }
-    ~Ctx() { cudot_deinit(ctx); }
-    Ctx(const Ctx &) = delete;
-    Ctx &operator=(const Ctx &) = delete;
-};
+using Ctx = OpenCtx;
 
 double median(const std::vector<double> &v) { return v.empty() ? 0 : bench::summarize(v).median_us; }
 

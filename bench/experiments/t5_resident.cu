@@ -34,18 +34,7 @@ namespace {
 constexpr int kSettleUs = 2000;
 constexpr double kSettleBytes = 256 << 10;
 
-struct Ctx {
-    cudot_ctx *ctx = nullptr;
-    void *x = nullptr, *y = nullptr;
-    double last = 0;
-    Ctx(int memory, int dtype, std::size_t n, bool auto_managed = false)
-        : ctx(open_ctx(memory, dtype, n, auto_managed)) {
-        cudot_get_inputs(ctx, &x, &y);
-    }
-    ~Ctx() { cudot_deinit(ctx); }
-    Ctx(const Ctx &) = delete;
-    Ctx &operator=(const Ctx &) = delete;
-};
+using Ctx = OpenCtx;
 
 // What AUTO-managed did between two snapshots of its counters.
 void print_counts(const cudot::AutoCounts &a, const cudot::AutoCounts &b) {
