@@ -30,7 +30,7 @@ void fill_table(PartialsFn (&table)[kTypes][kTypes]);
 namespace avx512 {
 void fill_table(PartialsFn (&table)[kTypes][kTypes]);
 }
-namespace avx512_rows {
+namespace avx512_amd {
 void fill_table(PartialsFn (&table)[kTypes][kTypes]);
 }
 // F16C from CPUID leaf 1 (ECX bit 29) directly: clang before 16 does not accept "f16c" in
@@ -46,11 +46,10 @@ static bool cpu_has_avx512() {  // the features the AVX-512 copy is compiled for
     return cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
 }
-// Which AVX-512 table a processor takes: on AMD's, F32 x F32 tiles read row by row (0.69-0.79 of the
-// AVX-512 loops' time on this project's AMD EPYC at 2^10-2^16, bench/experiments/tile_copies.cpp) while
-// F64 pairs keep the AVX-512 loops (row order took 1.06-1.46 x their time there); the others keep the
+// Which AVX-512 copy a processor takes: AMD's take the one built for them (F32 x F32 row by row, Dot2
+// additions half on the fma units: tile_kernels_avx512_amd.cpp has the figures); the others keep the
 // copy they were measured with.
-static bool amd_table_preferred() { return __builtin_cpu_is("amd"); }
+static bool amd_copy_preferred() { return __builtin_cpu_is("amd"); }
 #endif
 
 namespace {
@@ -80,18 +79,8 @@ static const TileKernels &avx512_kernels() {
     static const TileKernels k = make(avx512::fill_table, "avx512");
     return k;
 }
-static const TileKernels &avx512_rows_kernels() {
-    static const TileKernels k = make(avx512_rows::fill_table, "avx512 (row order)");
-    return k;
-}
-static void fill_amd_avx512(PartialsFn (&table)[kTypes][kTypes]) {
-    avx512::fill_table(table);
-    PartialsFn rows[kTypes][kTypes];
-    avx512_rows::fill_table(rows);
-    table[CUDOT_F32 - 1][CUDOT_F32 - 1] = rows[CUDOT_F32 - 1][CUDOT_F32 - 1];
-}
-static const TileKernels &amd_avx512_kernels() {
-    static const TileKernels k = make(fill_amd_avx512, "avx512 (F32 pairs row by row)");
+static const TileKernels &avx512_amd_kernels() {
+    static const TileKernels k = make(avx512_amd::fill_table, "avx512 for AMD (F32 pairs row by row, Dot2 adds on fma)");
     return k;
 }
 #endif
@@ -99,8 +88,8 @@ static const TileKernels &amd_avx512_kernels() {
 const TileKernels &tile_kernels() {
 #if defined(CUDOT_HAVE_AVX2_KERNELS)
     static const bool widest = cpu_has_avx512(), wide = cpu_has_avx2_fma();
-    static const bool amd = widest && amd_table_preferred();
-    if (widest) return amd ? amd_avx512_kernels() : avx512_kernels();
+    static const bool amd = widest && amd_copy_preferred();
+    if (widest) return amd ? avx512_amd_kernels() : avx512_kernels();
     if (wide) return avx2_kernels();
 #endif
     return baseline_kernels();
@@ -112,7 +101,7 @@ int tile_kernel_variants(const TileKernels **out, int max) {
 #if defined(CUDOT_HAVE_AVX2_KERNELS)
     if (count < max && cpu_has_avx2_fma()) out[count++] = &avx2_kernels();
     if (count < max && cpu_has_avx512()) out[count++] = &avx512_kernels();
-    if (count < max && cpu_has_avx512()) out[count++] = &avx512_rows_kernels();
+    if (count < max && cpu_has_avx512()) out[count++] = &avx512_amd_kernels();
 #endif
     return count;
 }
@@ -126,7 +115,7 @@ namespace {
 void finish_tables_before_fork() {
     const TileKernels *all[4];
     tile_kernel_variants(all, 4);
-    tile_kernels();  // AMD's table is not among the variants (its entries are)
+    tile_kernels();  // the table in use (one of the variants today)
 }
 // Installed when the library is loaded (glibc removes it again if it is unloaded).
 [[maybe_unused]] const bool fork_handler_installed = pthread_atfork(finish_tables_before_fork, nullptr, nullptr) == 0;
