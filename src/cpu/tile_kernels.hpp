@@ -22,8 +22,8 @@ struct TileKernels {
 };
 
 // The table this processor runs (decided once): the widest copy it supports; on AMD processors with
-// AVX-512, that copy with the row-order copy's F32 x F32 entry (tile_kernels.cpp). All copies return
-// identical bits.
+// AVX-512, the AVX-512 copy built for them (tile_kernels_avx512_amd.cpp). All copies return identical
+// bits.
 const TileKernels &tile_kernels();
 // Every copy built into the library that this processor can run (tests compare them).
 int tile_kernel_variants(const TileKernels **out, int max);
