@@ -10,7 +10,12 @@
 //   flush+copy / flush+read / clwb+copy fresh: after the rewrite, the lines flushed (CLFLUSH) or written
 //                back (CLWB) inside the timed call, as a library would have to, then copied or read
 //   flush alone: only that flush, to see its cost
-//   PINNED/MAPPED fresh: a cudot context's dot on its own buffers, rewritten the same way
+//   PINNED/MAPPED/MANAGED fresh: a cudot context's dot on its own buffers, rewritten the same way
+//   managed ...:          T6's MANAGED fresh line, by raw CUDA on cudaMallocManaged arrays rewritten the
+//                         same way: "in place" advised to stay on the host and read by the GPU over the bus
+//                         (what a MANAGED context does once it sees fresh data, src/cuda/managed_policy.cu);
+//                         "prefetch" not advised, moved to the GPU by cudaMemPrefetchAsync inside the call
+//                         and read there (the other design: one bulk migration per dot)
 // If "fresh" is slower than "flushed", the CPU's caches (dirty lines the bus must fetch from them) cost
 // the difference, and cudot's fresh rows can only approach "fresh", not the untouched ceiling, unless
 // flushing inside the call pays (docs/perf/h100-fresh-h2d.txt: it costs 10-40 times what it saves).
@@ -74,7 +79,7 @@ int main(int argc, char **argv) {
         return 1;
     const bool clwb = has_clwb();
     std::printf("fresh_h2d: %d rounds per row, medians in us; GB/s of both arrays\n", rounds);
-    std::printf("%-22s %10s %10s %10s %9s %s\n", "what", "n", "median_us", "p10_us", "GB/s", "vs copy");
+    std::printf("%-24s %10s %10s %10s %9s %s\n", "what", "n", "median_us", "p10_us", "GB/s", "vs copy");
     for (int lg : {20, 22, 24}) {
         const std::size_t n = std::size_t(1) << lg, bytes = n * sizeof(float);
         float *x = nullptr, *y = nullptr, *dx = nullptr, *dy = nullptr;
@@ -102,11 +107,35 @@ int main(int argc, char **argv) {
             flush(x, bytes);
             flush(y, bytes);
         };
+        // Managed arrays: a pair read in place (advised to the host), a pair migrated per call.
+        float *ax = nullptr, *ay = nullptr, *px = nullptr, *py = nullptr;
+        if (!ok(cudaMallocManaged(&ax, bytes), "cudaMallocManaged") || !ok(cudaMallocManaged(&ay, bytes), "cudaMallocManaged") ||
+            !ok(cudaMallocManaged(&px, bytes), "cudaMallocManaged") || !ok(cudaMallocManaged(&py, bytes), "cudaMallocManaged"))
+            return 1;
+        cudaMemLocation host_loc{}, gpu_loc{};
+        host_loc.type = cudaMemLocationTypeHost;
+        gpu_loc.type = cudaMemLocationTypeDevice;
+        gpu_loc.id = 0;
+        for (float *a : {ax, ay})
+            if (!ok(cudaMemAdvise(a, bytes, cudaMemAdviseSetPreferredLocation, host_loc), "cudaMemAdvise") ||
+                !ok(cudaMemAdvise(a, bytes, cudaMemAdviseSetAccessedBy, gpu_loc), "cudaMemAdvise"))
+                return 1;
+        bench::rewrite(ax, ay, n, 0);
+        bench::rewrite(px, py, n, 0);
+        auto read_of = [&](const float *a, const float *b) {
+            read_sum<<<blocks, threads, 0, s>>>(reinterpret_cast<const float4 *>(a), reinterpret_cast<const float4 *>(b),
+                                                 n / 4, sums);
+            return ok(cudaGetLastError(), "launch") && ok(cudaStreamSynchronize(s), "sync");
+        };
+        auto prefetch_read = [&] {
+            return ok(cudaMemPrefetchAsync(px, bytes, gpu_loc, 0, s), "cudaMemPrefetchAsync") &&
+                   ok(cudaMemPrefetchAsync(py, bytes, gpu_loc, 0, s), "cudaMemPrefetchAsync") && read_of(px, py);
+        };
         // cudot's own fresh rows, on contexts of the same n.
-        cudot_ctx *ctx[2] = {nullptr, nullptr};
-        void *cx[2], *cy[2];
-        const int32_t kinds[2] = {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED};
-        for (int k = 0; k < 2; ++k) {
+        cudot_ctx *ctx[3] = {nullptr, nullptr, nullptr};
+        void *cx[3], *cy[3];
+        const int32_t kinds[3] = {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED};
+        for (int k = 0; k < 3; ++k) {
             cudot_config cfg = CUDOT_CONFIG_INIT;
             cfg.memory = kinds[k];
             if (cudot_init(&ctx[k], n, &cfg) != CUDOT_OK || cudot_get_inputs(ctx[k], &cx[k], &cy[k]) != CUDOT_OK) {
@@ -130,16 +159,21 @@ int main(int argc, char **argv) {
              [&] { return cudot_dot(ctx[0], &r) == CUDOT_OK; }},
             {[&](int round) { bench::rewrite(CUDOT_F32, cx[1], cy[1], n, round); },
              [&] { return cudot_dot(ctx[1], &r) == CUDOT_OK; }},
+            {[&](int round) { bench::rewrite(CUDOT_F32, cx[2], cy[2], n, round); },
+             [&] { return cudot_dot(ctx[2], &r) == CUDOT_OK; }},
+            {[&](int round) { bench::rewrite(ax, ay, n, round + 1); }, [&] { return read_of(ax, ay); }},
+            {[&](int round) { bench::rewrite(px, py, n, round + 1); }, prefetch_read},
         };
         const char *names[] = {"copy",         "copy fresh",  "copy flushed",  "read in place",
                                "read in place fresh", "read in place flushed", "flush+copy fresh",
                                "flush+read fresh", clwb ? "clwb+copy fresh" : "(no clwb) copy fresh",
-                               "flush alone, fresh", "PINNED fresh", "MAPPED fresh"};
+                               "flush alone, fresh", "PINNED fresh", "MAPPED fresh", "MANAGED fresh",
+                               "managed in place fresh", "managed prefetch fresh"};
         bench::time_interleaved(3, rounds, cs);
         const double base = bench::summarize(cs[0].samples).median_us;
         for (std::size_t k = 0; k < cs.size(); ++k) {
             const bench::Stats t = bench::summarize(cs[k].samples);
-            std::printf("%-22s %10zu %10.1f %10.1f %9.2f %.3f%s\n", names[k], n, t.median_us, t.p10_us,
+            std::printf("%-24s %10zu %10.1f %10.1f %9.2f %.3f%s\n", names[k], n, t.median_us, t.p10_us,
                         2.0 * bytes / (t.median_us * 1e3), base / t.median_us, cs[k].ok ? "" : "  (failed)");
         }
         for (cudot_ctx *c : ctx) cudot_deinit(c);
@@ -147,6 +181,7 @@ int main(int argc, char **argv) {
         cudaFreeHost(y);
         cudaFree(dx);
         cudaFree(dy);
+        for (float *a : {ax, ay, px, py}) cudaFree(a);
     }
     cudaFree(sums);
     cudaStreamDestroy(s);
