@@ -1,16 +1,29 @@
-// thread_cost.cpp - what a thread started and ended before a call costs the call (issue 24, T3 and T5
-// fresh at 2^10). cudot-bench's "fresh" rewrite of a small pair ran on a thread of its own (parallel_for
-// started one even when one was all it needed), and HOST's next dot took 0.7 us more at f32 2^10, OpenBLAS
-// dsdot's 0.3 us more. Four callers on one thread, taken in turn: a HOST context's cudot_dot ("host ctx"),
-// dsdot on buffers of its own ("dsdot own"), cudot_dot_arrays on those ("arrays own"), and dsdot on the
-// context's buffers ("dsdot ctxbuf"); four modes before each call: nothing ("resident"), the inputs
-// rewritten by the calling thread, rewritten by a thread started for it, and an empty thread started
-// and joined with no rewrite at all. If the empty thread costs as much as the other-thread rewrite, the
-// cost is the thread's, not the data's. Medians of 4001 rounds, one call each (f32).
+// thread_cost.cpp - what happens just before a small dot costs the dot (issue 24, T3 and T5 fresh at
+// 2^10). cudot-bench's "fresh" rewrite of a small pair ran on a thread started for it (parallel_for
+// started one even when one was all it needed), and HOST's next dot took 0.7 us more at f32 2^10 on the
+// development machine, OpenBLAS dsdot's 0.3 us more; with the rewrite on the calling thread, HOST's
+// fresh dots on an H100 host's Xeon still took 1.0 us more than its resident ones, OpenBLAS's 0.05.
 //
-// Build (from the repository root, after the build in build/):
-//   g++ -O2 -std=c++17 -Iinclude bench/experiments/thread_cost.cpp -Lbuild -lcudot -Wl,-rpath,'$ORIGIN/..' \
-//       /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.a -lpthread -o build/experiments/thread_cost
+// Callers, on one thread, f32: a HOST context's cudot_dot ("host ctx"), cudot_dot_arrays on buffers of
+// the program's own ("arrays own"), OpenBLAS dsdot and sdot on those ("dsdot own", "sdot own"), and each
+// copy of HOST's tile loop alone on those ("tiles:ISA", src/cpu/tile_kernels*.cpp: whether the vector
+// width matters, e.g. 512-bit units that a core powers down while it sleeps). Before
+// each call, one of these (untimed):
+//   resident            nothing
+//   rewrite             the inputs rewritten by the calling thread
+//   thread rewrite      rewritten by a thread started for it and joined
+//   empty thread        a thread started and joined that does nothing, inputs untouched
+//   sleep               the calling thread sleeps 50 us (as cudot-bench's settle between calls)
+//   sleep+rewrite       sleeps 50 us, then rewrites the inputs itself
+//   spin+rewrite        spins 50 us (the bench's busy settle), then rewrites
+// Every (caller, mode) pair in turn, round after round; medians and p10 of 2001 rounds, one call each.
+// If "empty thread" costs what "thread rewrite" does, the cost is the thread's, not the data's; if
+// "sleep+rewrite" costs more than "spin+rewrite", the core's sleep is part of it.
+//
+// Build (from the repository root, after the build in build/; the static library, for the tile copies):
+//   g++ -O2 -std=c++17 -Iinclude -Isrc bench/experiments/thread_cost.cpp build/libcudot_static.a \
+//       /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.a -L/usr/local/cuda/lib64 -lcudart_static \
+//       -lpthread -ldl -lrt -o build/experiments/thread_cost
 //   usage: CUDOT_NUM_THREADS=1 thread_cost [n = 1024]
 #include <algorithm>
 #include <chrono>
@@ -18,36 +31,103 @@
 #include <cstdlib>
 #include <thread>
 #include <vector>
+
+#include "cpu/tile_kernels.hpp"
 #include "cudot.h"
+#include "order.hpp"
+#include <string>
+
 extern "C" double cblas_dsdot(int n, const float *x, int incx, const float *y, int incy);
+extern "C" float cblas_sdot(int n, const float *x, int incx, const float *y, int incy);
 extern "C" void openblas_set_num_threads(int);
-static double now_us() { return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-static void fill(float *x, float *y, size_t n, int r) { for (size_t i = 0; i < n; ++i) { x[i] = (float)((i * 7 + r) % 2001) * 0.001f; y[i] = (float)((i * 13 + r) % 1999) * 0.002f; } }
-int main(int argc, char **argv) {
-  size_t n = argc > 1 ? atoi(argv[1]) : 1024;
-  openblas_set_num_threads(1);
-  cudot_config cfg = CUDOT_CONFIG_INIT; cfg.memory = CUDOT_MEMORY_HOST;
-  cudot_ctx *c; cudot_init(&c, n, &cfg); void *vx, *vy; cudot_get_inputs(c, &vx, &vy);
-  float *hx = (float*)vx, *hy = (float*)vy;
-  float *ox = (float*)aligned_alloc(4096, 4 * n + 4096), *oy = (float*)aligned_alloc(4096, 4 * n + 4096);
-  fill(hx, hy, n, 0); fill(ox, oy, n, 0);
-  // modes: 0 resident, 1 same-thread rewrite, 2 other-thread rewrite
-  std::vector<double> t[4][4];
-  cudot_arrays A = CUDOT_ARRAYS_INIT; A.n = n; A.x.data = ox; A.y.data = oy;
-  double r, sink = 0;
-  for (int round = 0; round < 4001; ++round)
-    for (int who = 0; who < 4; ++who) for (int mode = 0; mode < 4; ++mode) {
-      float *x = (who == 1 || who == 2) ? ox : hx, *y = (who == 1 || who == 2) ? oy : hy;
-      if (mode == 1) fill(x, y, n, round);
-      if (mode == 2) { std::thread th(fill, x, y, n, round); th.join(); }
-      if (mode == 3) { std::thread th([]{}); th.join(); }
-      double t0 = now_us();
-      if (who == 0) cudot_dot(c, &r); else if (who == 2) cudot_dot_arrays(&A, &r); else r = cblas_dsdot((int)n, x, 1, y, 1);
-      t[who][mode].push_back(now_us() - t0); sink += r;
+
+namespace {
+
+double now_us() {
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void fill(float *x, float *y, std::size_t n, int r) {
+    for (std::size_t i = 0; i < n; ++i) {
+        x[i] = static_cast<float>((i * 7 + r) % 2001) * 0.001f;
+        y[i] = static_cast<float>((i * 13 + r) % 1999) * 0.002f;
     }
-  const char *modes[] = {"resident", "same-thread rewrite", "other-thread rewrite", "empty thread, no rewrite"};
-  const char *whos[] = {"host ctx", "dsdot own", "arrays own", "dsdot ctxbuf"};
-  for (int who = 0; who < 4; ++who) for (int mode = 0; mode < 4; ++mode) { auto &v = t[who][mode]; std::sort(v.begin(), v.end());
-    printf("%-12s n=%zu %-22s median %.3f p10 %.3f\n", whos[who], n, modes[mode], v[v.size()/2], v[v.size()/10]); }
-  printf("%g\n", sink);
+}
+
+void spin(double us) {
+    const double until = now_us() + us;
+    while (now_us() < until) {
+    }
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    const std::size_t n = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 1024;
+    openblas_set_num_threads(1);
+    cudot_config cfg = CUDOT_CONFIG_INIT;
+    cfg.memory = CUDOT_MEMORY_HOST;
+    cudot_ctx *ctx = nullptr;
+    void *vx = nullptr, *vy = nullptr;
+    if (n == 0 || cudot_init(&ctx, n, &cfg) != CUDOT_OK || cudot_get_inputs(ctx, &vx, &vy) != CUDOT_OK) {
+        std::printf("cudot_init: %s\n", cudot_last_error(nullptr));
+        return 1;
+    }
+    float *hx = static_cast<float *>(vx), *hy = static_cast<float *>(vy);
+    float *ox = static_cast<float *>(std::aligned_alloc(4096, (4 * n + 4095) / 4096 * 4096));
+    float *oy = static_cast<float *>(std::aligned_alloc(4096, (4 * n + 4095) / 4096 * 4096));
+    fill(hx, hy, n, 0);
+    fill(ox, oy, n, 0);
+    cudot_arrays arrays = CUDOT_ARRAYS_INIT;
+    arrays.n = n;
+    arrays.x.data = ox;
+    arrays.y.data = oy;
+    const cudot::cpu::TileKernels *copies[4];
+    const int count = cudot::cpu::tile_kernel_variants(copies, 4);
+    std::vector<std::string> callers = {"host ctx", "arrays own", "dsdot own", "sdot own"};
+    for (int k = 0; k < count; ++k) callers.push_back(std::string("tiles:") + copies[k]->isa);
+    const char *modes[] = {"resident", "rewrite", "thread rewrite", "empty thread", "sleep", "sleep+rewrite", "spin+rewrite"};
+    const int kCallers = static_cast<int>(callers.size());
+    constexpr int kModes = 7;
+    std::vector<std::vector<std::vector<double>>> t(kCallers, std::vector<std::vector<double>>(kModes));
+    std::vector<unsigned char> partials(cudot::order::tile_count(n) * 64);
+    double r = 0, sink = 0;
+    bool ok = true;
+    for (int round = 0; round < 2001; ++round)
+        for (int who = 0; who < kCallers; ++who)
+            for (int mode = 0; mode < kModes; ++mode) {
+                float *x = who == 0 ? hx : ox, *y = who == 0 ? hy : oy;
+                if (mode == 1) fill(x, y, n, round);
+                if (mode == 2) std::thread(fill, x, y, n, round).join();
+                if (mode == 3) std::thread([] {}).join();
+                if (mode == 4) std::this_thread::sleep_for(std::chrono::microseconds(50));
+                if (mode == 5) std::this_thread::sleep_for(std::chrono::microseconds(50)), fill(x, y, n, round);
+                if (mode == 6) spin(50), fill(x, y, n, round);
+                const double t0 = now_us();
+                if (who == 0) ok = cudot_dot(ctx, &r) == CUDOT_OK && ok;
+                else if (who == 1) ok = cudot_dot_arrays(&arrays, &r) == CUDOT_OK && ok;
+                else if (who == 2) r = cblas_dsdot(static_cast<int>(n), x, 1, y, 1);
+                else if (who == 3) r = cblas_sdot(static_cast<int>(n), x, 1, y, 1);
+                else copies[who - 4]->get(CUDOT_F32, CUDOT_F32)(x, y, n, 0, cudot::order::tile_count(n), partials.data());
+                t[who][mode].push_back(now_us() - t0);
+                sink += r;
+            }
+    std::printf("thread_cost: f32 n = %zu, one thread, 2001 rounds, us per call\n", n);
+    std::printf("%-14s", "caller");
+    for (const char *m : modes) std::printf(" %15s", m);
+    std::printf("\n");
+    for (int who = 0; who < kCallers; ++who) {
+        std::printf("%-14.14s", callers[who].c_str());
+        for (int mode = 0; mode < kModes; ++mode) {
+            std::vector<double> &v = t[who][mode];
+            std::sort(v.begin(), v.end());
+            std::printf("   %5.3f (%5.3f)", v[v.size() / 2], v[v.size() / 10]);
+        }
+        std::printf("\n");
+    }
+    std::printf("median (p10); %s (checksum %g)\n", ok ? "every cudot call ok" : "A CUDOT CALL FAILED", sink);
+    cudot_deinit(ctx);
+    std::free(ox);
+    std::free(oy);
+    return ok ? 0 : 1;
 }
