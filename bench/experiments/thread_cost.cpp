@@ -4,7 +4,7 @@
 // development machine, OpenBLAS dsdot's 0.3 us more; with the rewrite on the calling thread, HOST's
 // fresh dots on an H100 host's Xeon still took 1.0 us more than its resident ones, OpenBLAS's 0.05.
 //
-// Callers, on one thread, f32: a HOST context's cudot_dot ("host ctx"), cudot_dot_arrays on buffers of
+// Callers, on one thread, f32 (or f64, with ddot for both OpenBLAS callers): a HOST context's cudot_dot ("host ctx"), cudot_dot_arrays on buffers of
 // the program's own ("arrays own"), OpenBLAS dsdot and sdot on those ("dsdot own", "sdot own"), and each
 // copy of HOST's tile loop alone on those ("tiles:ISA", src/cpu/tile_kernels*.cpp: whether the vector
 // width matters, e.g. 512-bit units that a core powers down while it sleeps). Before
@@ -24,7 +24,7 @@
 //   g++ -O2 -std=c++17 -Iinclude -Isrc bench/experiments/thread_cost.cpp build/libcudot_static.a \
 //       /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.a -L/usr/local/cuda/lib64 -lcudart_static \
 //       -lpthread -ldl -lrt -o build/experiments/thread_cost
-//   usage: CUDOT_NUM_THREADS=1 thread_cost [n = 1024]
+//   usage: CUDOT_NUM_THREADS=1 thread_cost [n = 1024] [f32 | f64]   (f64: ddot is the peer, listed twice)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -39,6 +39,7 @@
 
 extern "C" double cblas_dsdot(int n, const float *x, int incx, const float *y, int incy);
 extern "C" float cblas_sdot(int n, const float *x, int incx, const float *y, int incy);
+extern "C" double cblas_ddot(int n, const double *x, int incx, const double *y, int incy);
 extern "C" void openblas_set_num_threads(int);
 
 namespace {
@@ -47,10 +48,13 @@ double now_us() {
     return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-void fill(float *x, float *y, std::size_t n, int r) {
+bool g_f64 = false;  // the element type of every caller's inputs (argv[2])
+
+void fill(void *vx, void *vy, std::size_t n, int r) {
     for (std::size_t i = 0; i < n; ++i) {
-        x[i] = static_cast<float>((i * 7 + r) % 2001) * 0.001f;
-        y[i] = static_cast<float>((i * 13 + r) % 1999) * 0.002f;
+        const double a = static_cast<double>((i * 7 + r) % 2001) * 0.001, b = static_cast<double>((i * 13 + r) % 1999) * 0.002;
+        if (g_f64) static_cast<double *>(vx)[i] = a, static_cast<double *>(vy)[i] = b;
+        else static_cast<float *>(vx)[i] = static_cast<float>(a), static_cast<float *>(vy)[i] = static_cast<float>(b);
     }
 }
 
@@ -64,8 +68,12 @@ void spin(double us) {
 
 int main(int argc, char **argv) {
     const std::size_t n = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 1024;
+    g_f64 = argc > 2 && std::string(argv[2]) == "f64";
+    const int dtype = g_f64 ? CUDOT_F64 : CUDOT_F32;
+    const std::size_t bytes = (n * (g_f64 ? 8 : 4) + 4095) / 4096 * 4096;
     openblas_set_num_threads(1);
     cudot_config cfg = CUDOT_CONFIG_INIT;
+    cfg.dtype = dtype;
     cfg.memory = CUDOT_MEMORY_HOST;
     cudot_ctx *ctx = nullptr;
     void *vx = nullptr, *vy = nullptr;
@@ -73,18 +81,18 @@ int main(int argc, char **argv) {
         std::printf("cudot_init: %s\n", cudot_last_error(nullptr));
         return 1;
     }
-    float *hx = static_cast<float *>(vx), *hy = static_cast<float *>(vy);
-    float *ox = static_cast<float *>(std::aligned_alloc(4096, (4 * n + 4095) / 4096 * 4096));
-    float *oy = static_cast<float *>(std::aligned_alloc(4096, (4 * n + 4095) / 4096 * 4096));
+    void *hx = vx, *hy = vy;
+    void *ox = std::aligned_alloc(4096, bytes), *oy = std::aligned_alloc(4096, bytes);
     fill(hx, hy, n, 0);
     fill(ox, oy, n, 0);
     cudot_arrays arrays = CUDOT_ARRAYS_INIT;
     arrays.n = n;
     arrays.x.data = ox;
     arrays.y.data = oy;
+    arrays.x.dtype = arrays.y.dtype = dtype;
     const cudot::cpu::TileKernels *copies[4];
     const int count = cudot::cpu::tile_kernel_variants(copies, 4);
-    std::vector<std::string> callers = {"host ctx", "arrays own", "dsdot own", "sdot own"};
+    std::vector<std::string> callers = {"host ctx", "arrays own", g_f64 ? "ddot own" : "dsdot own", g_f64 ? "ddot own" : "sdot own"};
     for (int k = 0; k < count; ++k) callers.push_back(std::string("tiles:") + copies[k]->isa);
     const char *modes[] = {"resident", "rewrite", "thread rewrite", "empty thread", "sleep", "sleep+rewrite", "spin+rewrite"};
     const int kCallers = static_cast<int>(callers.size());
@@ -96,7 +104,9 @@ int main(int argc, char **argv) {
     for (int round = 0; round < 2001; ++round)
         for (int who = 0; who < kCallers; ++who)
             for (int mode = 0; mode < kModes; ++mode) {
-                float *x = who == 0 ? hx : ox, *y = who == 0 ? hy : oy;
+                void *x = who == 0 ? hx : ox, *y = who == 0 ? hy : oy;
+                const float *fx = static_cast<const float *>(x), *fy = static_cast<const float *>(y);
+                const double *dx = static_cast<const double *>(x), *dy = static_cast<const double *>(y);
                 if (mode == 1) fill(x, y, n, round);
                 if (mode == 2) std::thread(fill, x, y, n, round).join();
                 if (mode == 3) std::thread([] {}).join();
@@ -106,13 +116,14 @@ int main(int argc, char **argv) {
                 const double t0 = now_us();
                 if (who == 0) ok = cudot_dot(ctx, &r) == CUDOT_OK && ok;
                 else if (who == 1) ok = cudot_dot_arrays(&arrays, &r) == CUDOT_OK && ok;
-                else if (who == 2) r = cblas_dsdot(static_cast<int>(n), x, 1, y, 1);
-                else if (who == 3) r = cblas_sdot(static_cast<int>(n), x, 1, y, 1);
-                else copies[who - 4]->get(CUDOT_F32, CUDOT_F32)(x, y, n, 0, cudot::order::tile_count(n), partials.data());
+                else if (who == 2 || (who == 3 && g_f64)) r = g_f64 ? cblas_ddot(static_cast<int>(n), dx, 1, dy, 1)
+                                                                     : cblas_dsdot(static_cast<int>(n), fx, 1, fy, 1);
+                else if (who == 3) r = cblas_sdot(static_cast<int>(n), fx, 1, fy, 1);
+                else copies[who - 4]->get(dtype, dtype)(x, y, n, 0, cudot::order::tile_count(n), partials.data());
                 t[who][mode].push_back(now_us() - t0);
                 sink += r;
             }
-    std::printf("thread_cost: f32 n = %zu, one thread, 2001 rounds, us per call\n", n);
+    std::printf("thread_cost: %s n = %zu, one thread, 2001 rounds, us per call\n", g_f64 ? "f64" : "f32", n);
     std::printf("%-14s", "caller");
     for (const char *m : modes) std::printf(" %15s", m);
     std::printf("\n");
