@@ -2,12 +2,14 @@
 // 2^10). cudot-bench's "fresh" rewrite of a small pair ran on a thread started for it (parallel_for
 // started one even when one was all it needed), and HOST's next dot took 0.7 us more at f32 2^10 on the
 // development machine, OpenBLAS dsdot's 0.3 us more; with the rewrite on the calling thread, HOST's
-// fresh dots on an H100 host's Xeon still took 1.0 us more than its resident ones, OpenBLAS's 0.05.
+// fresh dots on an H100 host's Xeon still took 1.0 us more than its resident ones in three runs of four,
+// OpenBLAS's 0.02-0.08.
 //
-// Callers, on one thread, f32 (or f64, with ddot for both OpenBLAS callers): a HOST context's cudot_dot ("host ctx"), cudot_dot_arrays on buffers of
-// the program's own ("arrays own"), OpenBLAS dsdot and sdot on those ("dsdot own", "sdot own"), and each
-// copy of HOST's tile loop alone on those ("tiles:ISA", src/cpu/tile_kernels*.cpp: whether the vector
-// width matters, e.g. 512-bit units that a core powers down while it sleeps). Before
+// Callers, on one thread, f32 (or f64, with ddot for both OpenBLAS callers): a HOST context's cudot_dot
+// ("host ctx"), cudot_dot_arrays on buffers of the program's own ("arrays own"), OpenBLAS dsdot and sdot
+// on those ("dsdot own", "sdot own"), and each copy of HOST's tile loop alone on those ("tiles:ISA",
+// src/cpu/tile_kernels*.cpp: whether the vector width matters, e.g. 512-bit units that a core powers
+// down while it sleeps). Before
 // each call, one of these (untimed):
 //   resident            nothing
 //   rewrite             the inputs rewritten by the calling thread
