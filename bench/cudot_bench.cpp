@@ -415,7 +415,8 @@ void t3_rows(int dtype, std::size_t n, const Options &o, Aligned &x, Aligned &y,
                               return true;
                           }});
         time_interleaved(fresh ? 3 : 5, o.reps, cs, settle_for(bytes_of(dtype, n)), false, Order::kShuffled);
-        // Every contender's last call saw the last rewrite of its own buffers: round reps + 2 (fresh) or 0.
+        // Every contender's last call saw the last rewrite of its own buffers (fresh) or the first (resident),
+        // so each result is checked against a reference of those buffers as they are now.
         Row h{"host-t3", type_name(dtype), n, scenario, summarize(cs[0].samples), bytes_of(dtype, n)};
         h.check = bits_check(cs[0].ok, host_last, host_reference(dtype, hx, hy, n));
         rows.push_back(h);
