@@ -2,7 +2,7 @@
 // loop (src/cpu/tile_kernels*.cpp, as CMake builds them: bench/experiments/host_tiles.cpp compiles the
 // loops into itself with other flags, and its timings of the AVX-512 copy differ from the library's),
 // side by side: every copy this processor runs (cudot::cpu::tile_kernel_variants) and the table in use
-// (cudot::cpu::tile_kernels), for F32 x F32 and F64 x F64 at 2^10-2^16 elements. One thread; page-aligned
+// (cudot::cpu::tile_kernels), for F32 x F32 and F64 x F64 at every power of two from 2^10 to 2^16 elements. One thread; page-aligned
 // inputs filled once; each round times a batch of calls of each copy in turn (301 rounds, medians of the
 // time per call, in us). Every copy's partials are checked bit for bit against the baseline copy's.
 // Build (from the repository root, after the build in build/):
@@ -42,7 +42,7 @@ int main(int argc, char **argv) {
     std::printf("tile_copies: one thread, %d rounds, median us per call; the last column is the table in use\n", rounds);
     bool same = true;
     for (int dtype : {CUDOT_F32, CUDOT_F64})
-        for (int lg : {10, 12, 14, 16}) {
+        for (int lg : {10, 11, 12, 13, 14, 15, 16}) {
             const std::size_t n = std::size_t(1) << lg, bytes = n * (dtype == CUDOT_F32 ? 4 : 8);
             const std::size_t tiles = order::tile_count(n);
             void *x = std::aligned_alloc(4096, bytes), *y = std::aligned_alloc(4096, bytes);
