@@ -48,8 +48,8 @@ static bool cpu_has_avx512() {  // the features the AVX-512 copy is compiled for
 }
 // Which AVX-512 copy a processor takes: AMD's take the one built for them (F32 x F32 row by row, Dot2
 // additions half on the fma units: tile_kernels_avx512_amd.cpp has the figures); the others (Intel's,
-// measured on the H100 hosts) take the plain copy, which reads F32 x F32 row by row only in dots of one
-// tile (tile_kernels_avx512.cpp).
+// measured on the H100 hosts) take the plain copy, which reads F32 x F32 row by row only in dots of at
+// most 2048 elements (tile_kernels_avx512.cpp).
 static bool amd_copy_preferred() { return __builtin_cpu_is("amd"); }
 #endif
 
@@ -77,7 +77,7 @@ static const TileKernels &avx2_kernels() {
     return k;
 }
 static const TileKernels &avx512_kernels() {
-    static const TileKernels k = make(avx512::fill_table, "avx512 (F32 pairs row by row up to one tile)");
+    static const TileKernels k = make(avx512::fill_table, "avx512 (F32 pairs row by row up to 2048)");
     return k;
 }
 static const TileKernels &avx512_amd_kernels() {

@@ -316,43 +316,6 @@ __device__ __forceinline__ void publish(Completion *done, double result) {
     *reinterpret_cast<volatile std::uint64_t *>(&done->result_bits) = bits;
 }
 
-// What warp_tree makes of a warp whose lanes are all zero (every lane holds the same values, so each
-// shuffle brings the lane's own value): the root of an empty warp, computed by one thread.
-template <class A, bool Split>
-__device__ __forceinline__ typename A::Acc empty_warp_root() {
-    using Acc = typename A::Acc;
-    const Acc z = A::zero();
-    if (!Split) {
-        Acc v = A::merge(A::merge(z, z), A::merge(z, z));
-#pragma unroll
-        for (int offset = 1; offset < 32; offset *= 2) v = A::merge(v, v);
-        return v;
-    }
-    Acc lo = A::merge(z, z), hi = A::merge(z, z);
-#pragma unroll
-    for (int offset = 1; offset < 32; offset *= 2) {
-        lo = A::merge(lo, lo);
-        hi = A::merge(hi, hi);
-    }
-    return A::merge(lo, hi);
-}
-
-// A tile's lanes of the join for join thread t: lane k sums the partials dealt to it, in order.
-template <class Tx, class Ty>
-__device__ __forceinline__ void join_lanes(const DotParams<Tx, Ty> &p, std::size_t tiles, unsigned t,
-                                           typename PairOf<Tx, Ty>::Acc (&lane)[kLanesPerThread]) {
-    using A = typename PairOf<Tx, Ty>::A;
-    constexpr bool kSplit = SplitLanes<Tx, Ty>::value;
-#pragma unroll
-    for (int k = 0; k < kLanesPerThread; ++k) lane[k] = A::zero();
-    for (std::size_t round = 0; round * order::kLanes < tiles; ++round)
-#pragma unroll
-        for (int k = 0; k < kLanesPerThread; ++k) {
-            const std::size_t tile = round * order::kLanes + LaneMap<kSplit>::lane(t, k);
-            if (tile < tiles) lane[k] = A::merge(lane[k], load_partial(p.partials + (tile << p.slice_shift)));
-        }
-}
-
 // The join (order.hpp, step 4): tile partials dealt to the kLanes join lanes, then the lane tree; the
 // root lands in thread 0 (the other threads get zero). The tree wants 256 threads of four lanes; a
 // smaller block plays them in turns of blockDim.x threads, each turn an adjacent subtree whose roots
@@ -365,26 +328,19 @@ __device__ typename PairOf<Tx, Ty>::Acc join_partials(const DotParams<Tx, Ty> &p
     constexpr bool kSplit = SplitLanes<Tx, Ty>::value;
     __shared__ Acc turn_roots[kMaxSlices];
     const std::size_t tiles = order::tile_count(p.n);
-    // At most 128 tiles (2^20 elements), whole tiles, 256 threads: LaneMap deals join lanes 0..127 to
-    // warp 0, so the other seven warps' lanes stay zero and their roots are empty_warp_root(). Warp 0
-    // walks the tree alone: its own root by warp_tree, then the block's three levels over it and seven
-    // empty roots, as block_tree's shuffles pair them (the same merges of the same values, so the same
-    // bits: a -0 root still meets +0). No barrier: the block's other warps simply leave. Measured on
-    // the dots of T1 (issue 24): the 256-thread join's barriers were its largest stall.
-    if (tiles <= order::kLanes / kMaxWarps && p.slice_shift == 0 && blockDim.x == kThreads) {
-        if (threadIdx.x >= 32) return A::zero();
-        Acc lane[kLanesPerThread];
-        join_lanes<Tx, Ty>(p, tiles, threadIdx.x, lane);
-        const Acc root = warp_tree<A, kSplit>(lane);
-        if (threadIdx.x != 0) return A::zero();
-        const Acc e = empty_warp_root<A, kSplit>();
-        return A::merge(A::merge(A::merge(root, e), A::merge(e, e)), A::merge(A::merge(e, e), A::merge(e, e)));
-    }
     join_slices<A>(p.partials, tiles, 1u << p.slice_shift);
     const unsigned turns = kThreads / blockDim.x;
     for (unsigned turn = 0; turn < turns; ++turn) {
+        const unsigned t = turn * blockDim.x + threadIdx.x;
         Acc lane[kLanesPerThread];
-        join_lanes<Tx, Ty>(p, tiles, turn * blockDim.x + threadIdx.x, lane);
+#pragma unroll
+        for (int k = 0; k < kLanesPerThread; ++k) lane[k] = A::zero();
+        for (std::size_t round = 0; round * order::kLanes < tiles; ++round)
+#pragma unroll
+            for (int k = 0; k < kLanesPerThread; ++k) {
+                const std::size_t tile = round * order::kLanes + LaneMap<kSplit>::lane(t, k);
+                if (tile < tiles) lane[k] = A::merge(lane[k], load_partial(p.partials + (tile << p.slice_shift)));
+            }
         const Acc root = block_tree<A, kSplit>(lane, warp_roots);
         if (threadIdx.x == 0) turn_roots[turn] = root;
     }
