@@ -9,7 +9,10 @@
 // ("host ctx"), cudot_dot_arrays on buffers of the program's own ("arrays own"), OpenBLAS dsdot and sdot
 // on those ("dsdot own", "sdot own"), and each copy of HOST's tile loop alone on those ("tiles:ISA",
 // src/cpu/tile_kernels*.cpp: whether the vector width matters, e.g. 512-bit units that a core powers
-// down while it sleeps). Before
+// down while it sleeps), then the table in use with one locked instruction before it ("inuse+lock"), the
+// floating-point guard around it ("inuse+fpenv") or both: two things a HOST call adds to its loop.
+// (Callers take turns, each running all seven modes: a caller's "resident" call is its first after the
+// other callers' turns, so it also says how much a call pays when its code and data have gone cold.) Before
 // each call, one of these (untimed):
 //   resident            nothing
 //   rewrite             the inputs rewritten by the calling thread
@@ -28,12 +31,14 @@
 //       -lpthread -ldl -lrt -o build/experiments/thread_cost
 //   usage: CUDOT_NUM_THREADS=1 thread_cost [n = 1024] [f32 | f64]   (f64: ddot is the peer, listed twice)
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
 #include <vector>
 
+#include "cpu/fp_env.hpp"
 #include "cpu/tile_kernels.hpp"
 #include "cudot.h"
 #include "order.hpp"
@@ -58,6 +63,12 @@ void fill(void *vx, void *vy, std::size_t n, int r) {
         if (g_f64) static_cast<double *>(vx)[i] = a, static_cast<double *>(vy)[i] = b;
         else static_cast<float *>(vx)[i] = static_cast<float>(a), static_cast<float *>(vy)[i] = static_cast<float>(b);
     }
+}
+
+std::atomic<unsigned> g_locked{0};  // the "inuse+lock" callers' locked read-modify-write
+
+void in_use(int dtype, const void *x, const void *y, std::size_t n, unsigned char *partials) {
+    cudot::cpu::tile_kernels().get(dtype, dtype)(x, y, n, 0, cudot::order::tile_count(n), partials);
 }
 
 void spin(double us) {
@@ -96,6 +107,12 @@ int main(int argc, char **argv) {
     const int count = cudot::cpu::tile_kernel_variants(copies, 4);
     std::vector<std::string> callers = {"host ctx", "arrays own", g_f64 ? "ddot own" : "dsdot own", g_f64 ? "ddot own" : "sdot own"};
     for (int k = 0; k < count; ++k) callers.push_back(std::string("tiles:") + copies[k]->isa);
+    // The table in use with what a HOST call adds around it: one locked read-modify-write (the call takes
+    // several: the handle's shard lock, the context's lock, its call count), the floating-point guard
+    // (src/cpu/fp_env.hpp), or both. If "inuse+lock" costs more than the bare table right after a
+    // rewrite, the call waits for the rewrite's stores to drain before its first locked instruction.
+    const int kFirstExtra = static_cast<int>(callers.size());
+    for (const char *extra : {"inuse+lock", "inuse+fpenv", "inuse+lock+fp"}) callers.push_back(extra);
     const char *modes[] = {"resident", "rewrite", "thread rewrite", "empty thread", "sleep", "sleep+rewrite", "spin+rewrite"};
     const int kCallers = static_cast<int>(callers.size());
     constexpr int kModes = 7;
@@ -121,7 +138,17 @@ int main(int argc, char **argv) {
                 else if (who == 2 || (who == 3 && g_f64)) r = g_f64 ? cblas_ddot(static_cast<int>(n), dx, 1, dy, 1)
                                                                      : cblas_dsdot(static_cast<int>(n), fx, 1, fy, 1);
                 else if (who == 3) r = cblas_sdot(static_cast<int>(n), fx, 1, fy, 1);
-                else copies[who - 4]->get(dtype, dtype)(x, y, n, 0, cudot::order::tile_count(n), partials.data());
+                else if (who < kFirstExtra) copies[who - 4]->get(dtype, dtype)(x, y, n, 0, cudot::order::tile_count(n), partials.data());
+                else {
+                    const int extra = who - kFirstExtra;  // 0: lock, 1: fp guard, 2: both
+                    if (extra != 1) g_locked.fetch_add(1);
+                    if (extra != 0) {
+                        cudot::cpu::DefaultFpEnv guard;
+                        in_use(dtype, x, y, n, partials.data());
+                    } else {
+                        in_use(dtype, x, y, n, partials.data());
+                    }
+                }
                 t[who][mode].push_back(now_us() - t0);
                 sink += r;
             }
