@@ -83,7 +83,7 @@ Check close_check(int dtype, const void *x, const void *y, std::size_t n, double
 // ---- bounds: which ceiling each row is held to ----------------------------------------------------
 
 bool is_host_side(const std::string &what) {
-    return what == "host" || what == "host-t3" || what.rfind("openblas", 0) == 0;
+    return what == "host" || what == kT3HostRow || what.rfind("openblas", 0) == 0;
 }
 
 // Sets each row's GB/s, bound and ratio from the best ceilings of every round. HOST rows bring their own
@@ -417,7 +417,7 @@ void t3_rows(int dtype, std::size_t n, const Options &o, Aligned &x, Aligned &y,
         time_interleaved(fresh ? 3 : 5, o.reps, cs, settle_for(bytes_of(dtype, n)), false, Order::kShuffled);
         // Every contender's last call saw the last rewrite of its own buffers (fresh) or the first (resident),
         // so each result is checked against a reference of those buffers as they are now.
-        Row h{"host-t3", type_name(dtype), n, scenario, summarize(cs[0].samples), bytes_of(dtype, n)};
+        Row h{kT3HostRow, type_name(dtype), n, scenario, summarize(cs[0].samples), bytes_of(dtype, n)};
         h.check = bits_check(cs[0].ok, host_last, host_reference(dtype, hx, hy, n));
         rows.push_back(h);
         Row p{"openblas-1t", type_name(dtype), n, scenario, summarize(cs[1].samples), bytes_of(dtype, n)};

@@ -124,7 +124,7 @@ bool measure_size(int dtype, std::size_t n, int rounds, std::vector<Row> &rows) 
     if (!cs[0].ok) std::fprintf(stderr, "bench: HOST dot failed: %s\n", cudot_last_error(c.ctx()));
 
     const double bytes = double(n) * 2 * size_of(dtype);
-    Row host{"host-t3", type_name(dtype), n, "resident", summarize(cs[0].samples), bytes};
+    Row host{kT3HostRow, type_name(dtype), n, "resident", summarize(cs[0].samples), bytes};
     host.check = cs[0].ok && same_bits(host_last, arrays_dot(dtype, x, y, n)) ? Check::Same : Check::Differs;
     rows.push_back(host);
     for (std::size_t i = 0; i < peers.size(); ++i) {
@@ -136,7 +136,7 @@ bool measure_size(int dtype, std::size_t n, int rounds, std::vector<Row> &rows) 
 }
 
 const char *function_of(const Row &r) {
-    if (r.what == "host-t3") return "cudot HOST";
+    if (r.what == kT3HostRow) return "cudot HOST";
     if (r.what == "openblas-dsdot-1t") return "cblas_dsdot";
     return r.dtype == "f64" ? "cblas_ddot" : "cblas_sdot";
 }
@@ -164,8 +164,8 @@ void print_summary(const std::vector<Row> &rows) {
                 "host/ddot");
     for (int lg : kSizesLog2) {
         const std::size_t n = std::size_t(1) << lg;
-        const double h32 = median_of(rows, "host-t3", "f32", n), ds = median_of(rows, "openblas-dsdot-1t", "f32", n),
-                     s = median_of(rows, "openblas-1t", "f32", n), h64 = median_of(rows, "host-t3", "f64", n),
+        const double h32 = median_of(rows, kT3HostRow, "f32", n), ds = median_of(rows, "openblas-dsdot-1t", "f32", n),
+                     s = median_of(rows, "openblas-1t", "f32", n), h64 = median_of(rows, kT3HostRow, "f64", n),
                      d = median_of(rows, "openblas-1t", "f64", n);
         std::printf("2^%-3d %9.3f %9.3f %9.3f %10.3f %10.3f %9.3f %9.3f %10.3f\n", lg, h32, ds, s, ratio(h32, ds),
                     ratio(h32, s), h64, d, ratio(h64, d));

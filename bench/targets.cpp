@@ -213,13 +213,13 @@ void large_n_targets(const std::vector<Row> &rows, const Ceilings &c, const std:
 std::vector<Target> t3_targets(const std::vector<Row> &rows, const std::string &d) {
     if (d == "f64")
         return {t3_ratio(at_most("T3 f64 host n<=2^16 vs OpenBLAS ddot 1 thread", "time / ddot-1t time (worst)", 2.5), rows,
-                         "host-t3", "openblas-1t", d)};
+                         kT3HostRow, "openblas-1t", d)};
     return {t3_ratio(at_most("T3 f32 host n<=2^16 vs OpenBLAS dsdot 1 thread", "time / dsdot-1t time (worst)", 0.8), rows,
-                     "host-t3", "openblas-dsdot-1t", d),
+                     kT3HostRow, "openblas-dsdot-1t", d),
             // Information: against OpenBLAS's float sum (what a user of sdot sees), and what double
             // accumulation, which cudot's f32 bits need, costs OpenBLAS itself.
             t3_ratio(reported("T3 f32 (info) host vs OpenBLAS sdot 1 thread", "time / sdot-1t time (worst)"), rows,
-                     "host-t3", "openblas-1t", d),
+                     kT3HostRow, "openblas-1t", d),
             t3_ratio(reported("T3 f32 (info) OpenBLAS dsdot vs its sdot, 1 thread", "dsdot time / sdot time (worst)"), rows,
                      "openblas-dsdot-1t", "openblas-1t", d)};
 }

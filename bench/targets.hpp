@@ -39,12 +39,17 @@ Target reported(std::string name, std::string measure);
 // "2^20 fresh": where an observation was made (n a power of two; `what` a scenario, strategy, ...).
 std::string where(std::size_t n, const std::string &what);
 
+// The name of the HOST rows that T3 reads: a HOST context timed in the same rounds as OpenBLAS's
+// one-thread rows (cudot-bench's T3 block, and every row of cudot-bench-host). Both programs and the
+// verdicts use this one name (a row under any other name leaves the verdicts "not run").
+constexpr const char *kT3HostRow = "host-t3";
+
 // Target 3 as restated by issue 24, on the rows of one dtype ("f32" or "f64"), every n <= 2^16 and
 // every scenario in which both rows of a ratio ran: HOST f32 <= 0.8 x OpenBLAS dsdot on one thread
 // (the same arithmetic: products and sum in double), HOST f64 <= 2.5 x ddot on one thread (Dot2 does
 // about four times ddot's floating-point work), and, as information beside them, HOST f32 against
-// OpenBLAS's float sdot and dsdot against sdot. Rows: "host", "openblas-1t" (sdot or ddot),
-// "openblas-dsdot-1t" (f32).
+// OpenBLAS's float sdot and dsdot against sdot. Rows: kT3HostRow (above), "openblas-1t" (sdot or
+// ddot), "openblas-dsdot-1t" (f32).
 std::vector<Target> t3_targets(const std::vector<Row> &rows, const std::string &dtype);
 
 // Every target of issues 14 and 24 for f32 and f64 (T7 once), in order; targets without rows are kept
