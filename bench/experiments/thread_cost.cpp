@@ -35,6 +35,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -142,12 +143,9 @@ int main(int argc, char **argv) {
                 else {
                     const int extra = who - kFirstExtra;  // 0: lock, 1: fp guard, 2: both
                     if (extra != 1) g_locked.fetch_add(1);
-                    if (extra != 0) {
-                        cudot::cpu::DefaultFpEnv guard;
-                        in_use(dtype, x, y, n, partials.data());
-                    } else {
-                        in_use(dtype, x, y, n, partials.data());
-                    }
+                    std::optional<cudot::cpu::DefaultFpEnv> guard;
+                    if (extra != 0) guard.emplace();
+                    in_use(dtype, x, y, n, partials.data());
                 }
                 t[who][mode].push_back(now_us() - t0);
                 sink += r;

@@ -4,7 +4,8 @@
 // side by side: every copy this processor runs (cudot::cpu::tile_kernel_variants) and the table in use
 // (cudot::cpu::tile_kernels), for F32 x F32 and F64 x F64 at every power of two from 2^10 to 2^16
 // elements. One thread; page-aligned inputs filled once; each round times a batch of calls of each copy
-// in turn (301 rounds, medians of the time per call, in us). Every copy's partials are checked bit for bit against the baseline copy's.
+// in turn (301 rounds, medians of the time per call, in us). Every copy's partials are checked bit for
+// bit against the baseline copy's.
 // Build (from the repository root, after the build in build/):
 //   g++ -O2 -std=c++17 -Iinclude -Isrc bench/experiments/tile_copies.cpp build/libcudot_static.a -lpthread -ldl \
 //       -o build/experiments/tile_copies
