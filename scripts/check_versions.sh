@@ -2,6 +2,9 @@
 # check_versions.sh - every package version in the repository must equal the public header's version
 # (CUDOT_VERSION_MAJOR.MINOR.PATCH in include/cudot.h), the one source of truth. CMake reads the header
 # itself; the bindings' package files cannot, so this check (a CTest entry) fails when one drifts.
+# The bindings cannot read the header's declarations either: each repeats its structs, enums, constants
+# and signatures by hand, and scripts/check_bindings_abi.py, run last, fails when one of those drifts
+# (after its self-test has shown that it catches such changes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,5 +30,10 @@ check bindings/csharp/Cudot.csproj   's/.*<Version>\([^<]*\)<\/Version>.*/\1/p'
 check bindings/csharp/Cudot.nuspec   's/.*<version>\([^<]*\)<\/version>.*/\1/p'
 check bindings/go/version.go         's/^const BindingVersion = "\([^"]*\)".*/\1/p'
 
-if ((failed)); then echo "check_versions: a package version differs from include/cudot.h ($want)"; exit 1; fi
-echo "check_versions: every package says $want"
+versions_failed=$failed
+echo "== the bindings' mirrors of include/cudot.h (scripts/check_bindings_abi.py --self-test)"
+python3 scripts/check_bindings_abi.py --self-test || failed=1
+
+if ((versions_failed)); then echo "check_versions: a package version differs from include/cudot.h ($want)"; fi
+if ((failed)); then exit 1; fi
+echo "check_versions: every package says $want, and every binding's mirror matches include/cudot.h"

@@ -136,6 +136,36 @@ expect_error "missing file refused" "cannot load CUDOT_LIBRARY=" "$build/Example
 expect_error "copy next to Cudot.dll detected" "another copy" "$fakes/decoy/Example.exe"
 expect_error "no library at all" "cannot load libcudot.so.1" "$build/Example.exe" -u CUDOT_LIBRARY LD_LIBRARY_PATH=
 
+# Without a GPU the real library gives waitMs no visible effect: a stand-in library, built from
+# bindings/testing/config_spy.c against include/cudot.h, refuses cudot_init with a message that spells out
+# the cudot_config it received, and tests/spy/WaitMsSpy.cs prints it. Each value must arrive in the
+# header's wait_ms field, with the other options in theirs, in a struct of the header's size.
+echo "== waitMs reaches cudot_config.wait_ms (tests/spy, against bindings/testing/config_spy.c)"
+mkdir -p "$fakes/spy"
+if cc -shared -fPIC -I "$here/../../include" -Wl,-soname,libcudot.so.1 -o "$fakes/spy/libcudot.so.1" \
+      "$here/../testing/config_spy.c" &&
+   mcs -nologo -out:"$build/WaitMsSpy.exe" -r:"$build/Cudot.dll" "$here/tests/spy/WaitMsSpy.cs"; then
+  for w in 0 1 1234 60000 4294967295; do
+    name="waitMs $w reaches the library"
+    out=$(CUDOT_LIBRARY="$fakes/spy/libcudot.so.1" mono "$build/WaitMsSpy.exe" "$w" 2>&1) || {
+      echo "FAIL $name: $out"; failed+=("$name"); continue; }
+    declare -A got=()
+    for word in $out; do [[ $word == *=* ]] && got[${word%%=*}]=${word#*=}; done
+    # The context asked for: n 1, Int8 (5) x Float16 (3), Host (4), device 0.
+    want="n=1 dtype=5 memory=4 device=0 y_dtype=3 wait_ms=$w size=${got[sizeof]:-?}"
+    seen=""
+    for key in n dtype memory device y_dtype wait_ms size; do seen+="$key=${got[$key]:-?} "; done
+    if [[ -n ${got[sizeof]:-} && ${seen% } == "$want" ]]; then
+      echo "ok   $name"
+    else
+      echo "FAIL $name: the spy received: $out (want $want)"; failed+=("$name")
+    fi
+    unset got
+  done
+else
+  echo "FAIL building the config spy or tests/spy/WaitMsSpy.cs"; failed+=("waitMs spy")
+fi
+
 echo "== NuGet package"
 bash "$here/tests/package/check.sh" "$build" "$nupkg" || failed+=("NuGet package")
 

@@ -82,14 +82,17 @@ type Context struct {
 	device int
 }
 
-// config mirrors cudot_config as of 1.1 (20 bytes, with y_dtype). lib_windows.go passes it to the
-// DLL as is; the cgo trampoline builds its own C copy from the fields. size is filled in there.
+// config mirrors cudot_config as of 1.5 (24 bytes, wait_ms last); scripts/check_bindings_abi.py
+// compares it with cudot.h. It goes to the library as is: through Proc.Call on Windows, and as the
+// cd_config of the cgo preamble elsewhere (lib_unix.go checks at compile time that the two agree). A
+// library older than a field accepts it while the field is zero: y_dtype for 1.0, wait_ms before 1.5.
 type config struct {
 	size                          uint32
 	dtype, memory, device, ydtype int32
+	waitMS                        uint32
 }
 
-const configSize = 20
+const configSize = 24
 
 // Compile-time checks that config is exactly configSize bytes.
 var (
@@ -149,8 +152,8 @@ func New(n int, opts Options) (*Context, error) {
 	if opts.Device < math.MinInt32 || opts.Device > math.MaxInt32 {
 		return nil, &Error{Op: "New", Status: StatusInvalidArgument, Message: "device ordinal out of range"}
 	}
-	h, st, msg := libInit(uint64(n), config{dtype: int32(opts.DType), memory: int32(opts.Memory),
-		device: int32(opts.Device), ydtype: int32(opts.YDType)})
+	h, st, msg := libInit(uint64(n), config{size: configSize, dtype: int32(opts.DType), memory: int32(opts.Memory),
+		device: int32(opts.Device), ydtype: int32(opts.YDType), waitMS: opts.WaitMS})
 	if st != StatusOK {
 		return nil, statusError("New", st, msg)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -53,11 +54,22 @@ func runHelperExe(t *testing.T, exe, dir string, env ...string) string {
 // helperSameTypeEnv makes the helper's first context int8*int8 instead of int8*float16.
 const helperSameTypeEnv = "CUDOT_GO_LOAD_HELPER_SAME_TYPE"
 
+// helperWaitMSEnv sets the WaitMS of the helper's first context (decimal; unset: zero).
+const helperWaitMSEnv = "CUDOT_GO_LOAD_HELPER_WAIT_MS"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(loadHelperEnv) == "1" {
 		opts := cudot.Options{DType: cudot.Int8, YDType: cudot.Float16, Memory: cudot.Host}
 		if os.Getenv(helperSameTypeEnv) == "1" {
 			opts.YDType = 0
+		}
+		if w := os.Getenv(helperWaitMSEnv); w != "" {
+			v, err := strconv.ParseUint(w, 10, 32)
+			if err != nil {
+				fmt.Printf("helper: bad %s: %v\n", helperWaitMSEnv, err)
+				os.Exit(1)
+			}
+			opts.WaitMS = uint32(v)
 		}
 		ctx, err1 := cudot.New(1, opts)
 		_, err2 := cudot.New(1, cudot.Options{Memory: cudot.Host})

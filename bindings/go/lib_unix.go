@@ -10,12 +10,13 @@ package cudot
 #include <stdlib.h>
 #include <string.h>
 
-// The few cudot.h declarations we need, repeated so that this package builds without the header or the
-// library: the C ABI is stable, so they cannot drift. The context stays an opaque void*.
-// cudot_config as of 1.1: 20 bytes, y_dtype last. A 1.0 library accepts it too, as long as y_dtype is
-// zero (it ignores zero bytes past the fields it knows).
-typedef struct { uint32_t size; int32_t dtype, memory, device, y_dtype; } cd_config;
-_Static_assert(sizeof(cd_config) == 20, "cudot_config is 20 bytes");
+// The cudot.h declarations we need, repeated so that this package builds without the header or the
+// library; scripts/check_bindings_abi.py compares them with cudot.h. The context stays an opaque void*.
+// cudot_config as of 1.5: 24 bytes, wait_ms last. Go fills it as its config (context.go), whose layout
+// is checked against this one below. An older library accepts it while the fields it lacks are zero
+// (y_dtype for 1.0, wait_ms before 1.5): it ignores zero bytes past the fields it knows.
+typedef struct { uint32_t size; int32_t dtype, memory, device, y_dtype; uint32_t wait_ms; } cd_config;
+_Static_assert(sizeof(cd_config) == 24, "cudot_config is 24 bytes");
 typedef int (*cd_init_fn)(void **, size_t, const cd_config *);
 typedef int (*cd_get_inputs_fn)(void *, void **, void **);
 typedef int (*cd_dot_fn)(void *, double *);
@@ -100,10 +101,8 @@ static int cd_open(const char *path, char *err, size_t cap) {
 
 // cudot_last_error(NULL) is thread-local and Go may move the goroutine to another thread between two
 // cgo calls, so the message of a failed init is copied out in the same C call as the init.
-static int cd_init(void **ctx, size_t n, int32_t dtype, int32_t memory, int32_t device, int32_t y_dtype,
-	char *msg, size_t cap) {
-	cd_config cfg = {sizeof(cd_config), dtype, memory, device, y_dtype};
-	int st = p_init(ctx, n, &cfg);
+static int cd_init(void **ctx, size_t n, const cd_config *cfg, char *msg, size_t cap) {
+	int st = p_init(ctx, n, cfg);
 	if (st != 0) cd_copy(msg, cap, p_last_error(NULL));
 	return st;
 }
@@ -268,11 +267,21 @@ func openLibrary(path string) error {
 
 func libVersion() uint32 { return uint32(C.cd_version()) }
 
+// Go's config is passed as the preamble's cd_config: the same size and field offsets, checked here at
+// compile time (each index is 0 only when the two agree; any other constant does not compile).
+var _ = [1]struct{}{}[unsafe.Sizeof(config{})-C.sizeof_cd_config]
+var _ = [1]struct{}{}[unsafe.Offsetof(config{}.dtype)-unsafe.Offsetof(C.cd_config{}.dtype)]
+var _ = [1]struct{}{}[unsafe.Offsetof(config{}.memory)-unsafe.Offsetof(C.cd_config{}.memory)]
+var _ = [1]struct{}{}[unsafe.Offsetof(config{}.device)-unsafe.Offsetof(C.cd_config{}.device)]
+var _ = [1]struct{}{}[unsafe.Offsetof(config{}.ydtype)-unsafe.Offsetof(C.cd_config{}.y_dtype)]
+var _ = [1]struct{}{}[unsafe.Offsetof(config{}.waitMS)-unsafe.Offsetof(C.cd_config{}.wait_ms)]
+
 func libInit(n uint64, cfg config) (unsafe.Pointer, Status, string) {
 	var h unsafe.Pointer
 	buf := make([]byte, msgCap)
-	st := Status(C.cd_init(&h, C.size_t(n), C.int32_t(cfg.dtype), C.int32_t(cfg.memory), C.int32_t(cfg.device),
-		C.int32_t(cfg.ydtype), (*C.char)(unsafe.Pointer(&buf[0])), msgCap))
+	// cfg holds no Go pointer, so cgo lets C read it where it is.
+	st := Status(C.cd_init(&h, C.size_t(n), (*C.cd_config)(unsafe.Pointer(&cfg)), (*C.char)(unsafe.Pointer(&buf[0])),
+		msgCap))
 	if st != StatusOK {
 		return nil, st, cBuffer(buf)
 	}

@@ -119,7 +119,6 @@ func libInit(n uint64, cfg config) (unsafe.Pointer, Status, string) {
 	// cudot_last_error(NULL) is per OS thread: keep the goroutine on one thread across both calls.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cfg.size = configSize
 	var h unsafe.Pointer
 	r, _, _ := procs.init.Call(uintptr(unsafe.Pointer(&h)), uintptr(n), uintptr(unsafe.Pointer(&cfg)))
 	if st := Status(int32(r)); st != StatusOK {

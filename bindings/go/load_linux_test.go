@@ -112,10 +112,16 @@ func TestLoadFailures(t *testing.T) {
 		{"1.0 library refuses y_dtype", func(t *testing.T) []string { return []string{"CUDOT_LIBRARY=" + buildLibrary(t, fakeLibrary10)} },
 			[]string{"load=false version=false same=false dtypes=none", "CUDOT_ERROR_UNSUPPORTED: fake 1.0: options newer than 1.0"}},
 		// ... and serves a same-type context, whose types the binding reports without cudot_get_dtypes;
-		// without the partials symbols JoinPartials answers ErrUnsupported.
+		// without the partials symbols JoinPartials answers ErrUnsupported. The config is the binding's
+		// whole one (wait_ms too): zero bytes past the 16 it knows, which it accepts ...
 		{"1.0 library without cudot_get_dtypes", func(t *testing.T) []string {
 			return []string{"CUDOT_LIBRARY=" + buildLibrary(t, fakeLibrary10), helperSameTypeEnv + "=1"}
 		}, []string{"load=false version=false same=true dtypes=int8*int8 err=<nil> partials=unsupported"}},
+		// ... and a non-zero WaitMS, which it (like any library older than 1.5) refuses.
+		{"1.0 library refuses WaitMS", func(t *testing.T) []string {
+			return []string{"CUDOT_LIBRARY=" + buildLibrary(t, fakeLibrary10), helperSameTypeEnv + "=1",
+				helperWaitMSEnv + "=500"}
+		}, []string{"load=false version=false same=false dtypes=none", "CUDOT_ERROR_UNSUPPORTED: fake 1.0: options newer than 1.0"}},
 		// A file that does not load says what CUDOT_LIBRARY must name ...
 		{"missing file", func(*testing.T) []string { return []string{"CUDOT_LIBRARY=/nonexistent/libcudot.so"} },
 			[]string{"load=true version=false same=true", "/nonexistent/libcudot.so", explicitHint}},

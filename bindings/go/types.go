@@ -87,13 +87,21 @@ const DeviceAll = -1
 // DeviceNone is what Device reports for a Context that computes on the CPU.
 const DeviceNone = -2
 
+// DefaultWaitMS (CUDOT_DEFAULT_WAIT_MS) is the fixed part of the library's default bound on waits for the
+// GPU, in milliseconds: what Options.WaitMS zero asks for, plus 2 s for every GiB the call reads.
+const DefaultWaitMS = 60000
+
 // Options for New. The zero value asks for the defaults: x and y Float32, Auto, device 0.
 type Options struct {
 	DType  DType // element type of x (and of y when YDType is zero); zero means Float32
 	Memory Memory
 	Device int // CUDA device ordinal, or DeviceAll for every visible GPU; ignored by Host, and by Auto when no GPU exists
 	// YDType is the element type of y; zero means the same as DType. Any of the 36 pairs works, e.g.
-	// DType Float32 with YDType Uint8 for a float vector times a 0/1 mask. (Last, so that positional
-	// literals written for the first three fields still compile. Needs library version 1.1.)
+	// DType Float32 with YDType Uint8 for a float vector times a 0/1 mask. Needs library version 1.1.
 	YDType DType
+	// WaitMS bounds, in milliseconds, how long one call of a GPU strategy waits for the GPU; zero means
+	// the library's default (DefaultWaitMS plus 2 s for every GiB the call reads). A call that waits
+	// longer (a hung GPU) fails with ErrCUDA, and the Context can then only be closed. Needs library
+	// version 1.5: an older one refuses a non-zero WaitMS with ErrUnsupported.
+	WaitMS uint32
 }

@@ -24,6 +24,10 @@ namespace Cudot
         /// <summary>Value of Device for a context computing on the CPU (CUDOT_DEVICE_NONE).</summary>
         public const int DeviceNone = -2;
 
+        /// <summary>CUDOT_DEFAULT_WAIT_MS: the fixed part, in milliseconds, of the library's default bound on
+        /// waits for the GPU (what waitMs 0 asks for), to which it adds 2 s per GiB the call reads.</summary>
+        public const uint DefaultWaitMs = 60000;
+
         readonly CudotSafeHandle handle;
         readonly IntPtr x, y;       // stable until cudot_deinit, so fetched once
         readonly long capacity;
@@ -42,19 +46,28 @@ namespace Cudot
         /// <summary>The 1.0 binding's constructor, kept so that code compiled against it still binds.</summary>
         public CudotContext(long n, DType dtype, Memory memory, int device) : this(n, dtype, memory, device, null) { }
 
+        /// <summary>The 1.1 binding's constructor, kept so that code compiled against it still binds.</summary>
+        public CudotContext(long n, DType dtype, Memory memory, int device, DType? yDType) : this(n, dtype, memory, device, yDType, 0) { }
+
         /// <summary>Creates a context for n elements (cudot_init): x of dtype, y of yDType (null: the same
-        /// as dtype). Throws CudotException on failure.</summary>
-        public unsafe CudotContext(long n, DType dtype = DType.Float32, Memory memory = Memory.Auto, int device = 0, DType? yDType = null)
+        /// as dtype). waitMs bounds, in milliseconds, how long one call of a GPU strategy waits for the GPU
+        /// (0: the library's default, DefaultWaitMs plus 2 s per GiB the call reads); a call that waits
+        /// longer throws with Status.Cuda, and the context can then only be disposed. A non-zero waitMs
+        /// needs library 1.5 (older ones throw Unsupported). Throws CudotException on failure.</summary>
+        public unsafe CudotContext(long n, DType dtype = DType.Float32, Memory memory = Memory.Auto, int device = 0, DType? yDType = null,
+                                   uint waitMs = 0)
         {
             if (n < 0) throw new ArgumentOutOfRangeException("n", n, "capacity cannot be negative");
             CudotLibrary.EnsureLoaded(); // must precede the first Api call (see Native.cs)
 
             // y_dtype 0 means "as dtype"; sending 0 for an equal pair also lets a 1.0 library (which
-            // knows only the first 16 bytes and refuses non-zero ones beyond) serve it.
+            // knows only the first 16 bytes and refuses non-zero ones beyond) serve it. WaitMs 0 likewise
+            // keeps the config valid for a library older than 1.5.
             int yWire = yDType == null || yDType.Value == dtype ? 0 : (int)yDType.Value;
             var config = new NativeConfig
             {
                 Size = (uint)sizeof(NativeConfig), DType = (int)dtype, Memory = (int)memory, Device = device, YDType = yWire,
+                WaitMs = waitMs,
             };
             var h = new CudotSafeHandle(); // allocated before the call, so nothing can fail between init and Attach
             IntPtr raw;

@@ -9,8 +9,9 @@ using System.Text;
 
 namespace Cudot
 {
-    // cudot_config as of 1.1: 20 bytes, fields in header order. Size is sizeof(NativeConfig), so the
-    // library reads YDType; a 1.0 library accepts the extra 4 bytes only while they are zero.
+    // cudot_config as of 1.5: 24 bytes, fields in header order (scripts/check_bindings_abi.py compares
+    // them with cudot.h). Size is sizeof(NativeConfig), so the library reads every field; an older library
+    // accepts the fields it lacks only while they are zero (YDType for 1.0, WaitMs before 1.5).
     [StructLayout(LayoutKind.Sequential)]
     internal struct NativeConfig
     {
@@ -19,6 +20,7 @@ namespace Cudot
         public int Memory;
         public int Device;
         public int YDType; // 0: the same as DType
+        public uint WaitMs; // 0: the library's default bound on waits for the GPU
     }
 
     // cudot_array: one operand of a dot on the caller's own memory (since 1.7).

@@ -126,6 +126,14 @@ const DEVICE_ALL = -1
 const DEVICE_NONE = -2
 
 """
+    Cudot.DEFAULT_WAIT_MS
+
+`CUDOT_DEFAULT_WAIT_MS` (60000): the fixed part, in milliseconds, of the library's default bound on
+waits for the GPU (what `wait_ms=0` asks for), to which it adds 2 s for every GiB a call reads.
+"""
+const DEFAULT_WAIT_MS = 60000
+
+"""
     Cudot.TILE_ELEMENTS
 
 `CUDOT_TILE_ELEMENTS` (8192): the canonical summation order cuts a vector into tiles of this many
@@ -143,15 +151,17 @@ const _ABI_MAJOR = 1
 # The package's UUID (Project.toml): Julia files preferences under the package, and finds them by it.
 const _UUID = Base.UUID("0f56134a-f92d-4556-8e1b-7047de6221ec")
 
-# struct cudot_config of version 1.1: five 32-bit fields, 20 bytes, no padding (the same layout
-# as the C struct on every platform cudot supports). A 1.0 library accepts it too as long as
-# y_dtype is zero (it reads the first 16 bytes and requires the rest to be zero).
+# struct cudot_config of version 1.5: six 32-bit fields, 24 bytes, no padding (the same layout
+# as the C struct on every platform cudot supports; scripts/check_bindings_abi.py compares it with
+# cudot.h). An older library accepts it as long as the fields it lacks are zero: it reads the bytes
+# it knows and requires the rest to be zero (y_dtype for 1.0, wait_ms before 1.5).
 struct _Config
     size::UInt32
     dtype::Int32
     memory::Int32
     device::Int32
     y_dtype::Int32     # 0: the same as dtype
+    wait_ms::UInt32    # 0: the library's default bound on waits for the GPU
 end
 
 # ---------------------------------------------------------------------------------------------
@@ -608,9 +618,9 @@ end
 end
 
 """
-    CudotContext(n; eltype=Float32, y_eltype=eltype, memory=:auto, device=0)
-    CudotContext{Tx}(n; y_eltype=Tx, memory=:auto, device=0)
-    CudotContext{Tx,Ty}(n; memory=:auto, device=0)
+    CudotContext(n; eltype=Float32, y_eltype=eltype, memory=:auto, device=0, wait_ms=0)
+    CudotContext{Tx}(n; y_eltype=Tx, memory=:auto, device=0, wait_ms=0)
+    CudotContext{Tx,Ty}(n; memory=:auto, device=0, wait_ms=0)
     CudotContext(f, n; kwargs...)        # do-block form: closes the context when f returns
 
 A cudot context: two input buffers of capacity `n` elements, `x` of element type `eltype` (`Tx`)
@@ -626,6 +636,11 @@ product.
 - `device`: CUDA device ordinal, or [`Cudot.DEVICE_ALL`](@ref) for every visible GPU (the same
   result bits as one GPU); ignored by `:host` (and by `:auto` without a GPU). Below -1 is status 1
   (INVALID_ARGUMENT).
+- `wait_ms`: the longest one call of a GPU strategy waits for the GPU, in milliseconds; 0 lets the
+  library choose ([`Cudot.DEFAULT_WAIT_MS`](@ref) plus 2 s per GiB the call reads). A call that
+  waits longer (a hung GPU) throws status 5 (CUDA), and the context can then only be closed. Needs
+  cudot 1.5 when not 0 (an older library answers status 4, UNSUPPORTED); outside 0 to
+  `typemax(UInt32)` it is status 1 (INVALID_ARGUMENT), before the library is called.
 
 Fill the buffers through [`inputs`](@ref) (or `ctx.x` and `ctx.y`, the same views), then call
 [`dot`](@ref). Release the context with `close(ctx)` (idempotent) or use the do-block form. A
@@ -650,13 +665,16 @@ mutable struct CudotContext{Tx<:_Eltype,Ty<:_Eltype}
     lock::ReentrantLock      # serializes calls and keeps close from racing them
 
     function CudotContext{Tx,Ty}(n::Integer; memory::Union{Symbol,AbstractString}=:auto,
-                                 device::Integer=0) where {Tx<:_Eltype,Ty<:_Eltype}
+                                 device::Integer=0, wait_ms::Integer=0) where {Tx<:_Eltype,Ty<:_Eltype}
         mcode = _memory_code(Symbol(memory))
         0 <= n <= typemax(Int) ||
             throw(CudotError(ERROR_INVALID_ARGUMENT, string("cudot_init: capacity n = ", n,
                                                             " is out of range")))
         typemin(Int32) <= device <= typemax(Int32) ||
             throw(CudotError(ERROR_INVALID_ARGUMENT, string("cudot_init: device = ", device,
+                                                            " is out of range")))
+        0 <= wait_ms <= typemax(UInt32) ||
+            throw(CudotError(ERROR_INVALID_ARGUMENT, string("cudot_init: wait_ms = ", wait_ms,
                                                             " is out of range")))
         h = _lib()
         xcode, ycode = _dtype_code(Tx), _dtype_code(Ty)
@@ -668,9 +686,9 @@ mutable struct CudotContext{Tx<:_Eltype,Ty<:_Eltype}
                                     "for x and y")))
         end
         # y_dtype 0 means "the same as dtype": used whenever the C types agree (also Bool with
-        # UInt8), which keeps the request valid for a 1.0 library.
+        # UInt8), which keeps the request valid for a 1.0 library; wait_ms 0 likewise before 1.5.
         cfg = _Config(UInt32(sizeof(_Config)), xcode, mcode, Int32(device),
-                      ycode == xcode ? Int32(0) : ycode)
+                      ycode == xcode ? Int32(0) : ycode, UInt32(wait_ms))
         st, p, msg = _init(h, Csize_t(n), cfg)
         st == OK || throw(CudotError(st, msg))
 
@@ -702,16 +720,17 @@ mutable struct CudotContext{Tx<:_Eltype,Ty<:_Eltype}
 end
 
 function CudotContext(n::Integer; eltype=Float32, y_eltype=eltype,
-                      memory::Union{Symbol,AbstractString}=:auto, device::Integer=0)
+                      memory::Union{Symbol,AbstractString}=:auto, device::Integer=0,
+                      wait_ms::Integer=0)
     Tx = _checked_eltype(eltype, "eltype")
     Ty = _checked_eltype(y_eltype, "y_eltype")
-    return CudotContext{Tx,Ty}(n; memory=memory, device=device)
+    return CudotContext{Tx,Ty}(n; memory=memory, device=device, wait_ms=wait_ms)
 end
 
 function CudotContext{Tx}(n::Integer; y_eltype=Tx, memory::Union{Symbol,AbstractString}=:auto,
-                          device::Integer=0) where {Tx<:_Eltype}
+                          device::Integer=0, wait_ms::Integer=0) where {Tx<:_Eltype}
     Ty = _checked_eltype(y_eltype, "y_eltype")
-    return CudotContext{Tx,Ty}(n; memory=memory, device=device)
+    return CudotContext{Tx,Ty}(n; memory=memory, device=device, wait_ms=wait_ms)
 end
 
 function CudotContext(f::Function, n::Integer; kwargs...)

@@ -182,9 +182,9 @@ function within_contract(::Type{Tx}, ::Type{Ty}, r::Float64, s::BigFloat, a::Big
 end
 
 # A context of a GPU strategy, or nothing when there is no GPU and GPU tests are not required.
-function gpu_context(n, Tx, Ty, mem; device=0)
+function gpu_context(n, Tx, Ty, mem; device=0, wait_ms=0)
     try
-        return CudotContext(n; eltype=Tx, y_eltype=Ty, memory=mem, device=device)
+        return CudotContext(n; eltype=Tx, y_eltype=Ty, memory=mem, device=device, wait_ms=wait_ms)
     catch err
         if err isa CudotError && err.status == Cudot.ERROR_NO_DEVICE && !GPU_REQUIRED
             return nothing
@@ -1485,6 +1485,82 @@ end
     for T in (Int32, ComplexF64, :f32, BFloat16)
         @test thrown(() -> Cudot.join_partials(T, Float32, UInt8[])).status == 1
         @test thrown(() -> Cudot.join_partials(Float32, T, UInt8[])).status == 1
+    end
+end
+
+# ---- wait_ms (cudot_config.wait_ms, 1.5): the bound on waits for the GPU
+
+# Without a GPU the library gives wait_ms no visible effect: contexts with it must compute the bits of
+# contexts without, and where the value lands in the config is seen through bindings/testing/config_spy.c,
+# a stand-in library (built against include/cudot.h) whose cudot_init refuses every request with a
+# message spelling out the cudot_config it received.
+@testset "wait_ms" begin
+    # Every strategy, against a :host context holding the same values (the library promises their bits).
+    # On a GPU, 2000 ms leaves a dot of 2^15 + 3 elements ample time (:auto measures the GPU at this
+    # size); the GPU strategies are skipped without a usable GPU (failed with CUDOT_TEST_GPU=1).
+    n = 2^15 + 3
+    rng = MersenneTwister(5)
+    xs, ys = randn(rng, n), randn(rng, n)
+    for (mem, w) in ((:host, 1), (:host, typemax(UInt32)), (:auto, 2000), (:auto, typemax(UInt32)),
+                     (:pinned, 2000), (:mapped, Cudot.DEFAULT_WAIT_MS), (:managed, typemax(UInt32)))
+        bounded = mem in (:host, :auto) ? CudotContext(n; eltype=Float64, memory=mem, wait_ms=w) :
+                  gpu_context(n, Float64, Float64, mem; wait_ms=w)
+        if bounded === nothing
+            skip_without_gpu("wait_ms on :$mem")
+            continue
+        end
+        host = CudotContext(n; eltype=Float64, memory=:host)
+        try
+            for ctx in (host, bounded)
+                x, y = inputs(ctx)
+                x .= xs
+                y .= ys
+            end
+            mem === :auto || @test memory(bounded) === mem
+            for k in (n, n ÷ 3, 1), round in 1:3     # :auto times the CPU and the GPU on the first dots
+                @test reinterpret(UInt64, dot(bounded, k)) == reinterpret(UInt64, dot(host, k))
+            end
+        finally
+            close(host)
+            close(bounded)
+        end
+    end
+    for w in (-1, Int(typemax(UInt32)) + 1)
+        e = thrown(() -> CudotContext(4; memory=:host, wait_ms=w))
+        @test e isa CudotError && e.status == Cudot.ERROR_INVALID_ARGUMENT
+        @test occursin("wait_ms", e.msg)
+    end
+
+    cc = Sys.which("cc")
+    src = joinpath(@__DIR__, "..", "..", "testing", "config_spy.c")
+    include_dir = joinpath(@__DIR__, "..", "..", "..", "include")
+    if cc === nothing || !Sys.islinux() || !isfile(src) || !isfile(joinpath(include_dir, "cudot.h"))
+        @info "config spy not built (needs cc, Linux and the source tree)"
+        @test_skip false
+    else
+        spy = joinpath(mktempdir(), "libcudot_spy.so")
+        run(`$cc -shared -fPIC -I $include_dir -o $spy $src`)
+        handle, version, why = Cudot._try_open(spy)
+        @test handle !== nothing
+        spylib = Cudot._bind_library(handle, version, spy, "the config spy")
+        real = Cudot._lib()
+        for w in (0, 1, 1234, Cudot.DEFAULT_WAIT_MS, typemax(UInt32))
+            Cudot._LIB[] = spylib       # every call below reaches the spy, until restored
+            e = try
+                thrown(() -> CudotContext{Int8,Float16}(1; memory=:host, device=0, wait_ms=w))
+            finally
+                Cudot._LIB[] = real
+            end
+            @test e isa CudotError && e.status == Cudot.ERROR_UNSUPPORTED
+            words = split(e.msg)
+            @test words[1:2] == ["config", "spy:"]
+            got = Dict(String(k) => parse(Int, v) for (k, v) in (split(kv, "=") for kv in words[3:end]))
+            # The binding's struct has the header's size, and every field lands where the header puts it.
+            @test got["size"] == got["sizeof"] == sizeof(Cudot._Config)
+            @test got == Dict("n" => 1, "size" => got["sizeof"], "sizeof" => got["sizeof"],
+                              "dtype" => Int(Cudot._dtype_code(Int8)), "memory" => Int(Cudot._memory_code(:host)),
+                              "device" => 0, "y_dtype" => Int(Cudot._dtype_code(Float16)), "wait_ms" => Int(w))
+        end
     end
 end
 

@@ -19,7 +19,7 @@ Dots on your own arrays (library 1.7), read where they are, nothing copied:
 """
 from . import _lib, _version
 from ._arrays import Registration, dot, dot_async, register_host, tile_partials
-from ._context import DEVICE_ALL, MEMORY_NAMES, Context
+from ._context import DEFAULT_WAIT_MS, DEVICE_ALL, MEMORY_NAMES, Context
 from ._errors import (CudaError, CudotError, InternalError, InvalidArgumentError, NoDeviceError, OutOfMemoryError,
                       Status, UnsupportedError)
 from ._lib import LibraryLoadError
@@ -30,8 +30,8 @@ from ._types import bf16_from_float, bf16_to_float
 
 __version__ = _version.read()
 __all__ = ["Context", "CudotError", "InvalidArgumentError", "OutOfMemoryError", "NoDeviceError", "UnsupportedError",
-           "CudaError", "InternalError", "LibraryLoadError", "Status", "DEVICE_ALL", "MEMORY_NAMES", "TYPE_NAMES",
-           "TILE_ELEMENTS", "PARTIAL_BYTES", "join_partials", "bf16_from_float", "bf16_to_float",
+           "CudaError", "InternalError", "LibraryLoadError", "Status", "DEVICE_ALL", "DEFAULT_WAIT_MS", "MEMORY_NAMES",
+           "TYPE_NAMES", "TILE_ELEMENTS", "PARTIAL_BYTES", "join_partials", "bf16_from_float", "bf16_to_float",
            "library_version", "dot", "dot_async", "tile_partials", "as_bf16", "register_host", "Registration"]
 
 # Tracebacks and reprs name the exceptions as users spell them (cudot.LibraryLoadError, not

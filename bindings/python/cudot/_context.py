@@ -15,6 +15,9 @@ from ._errors import CudotError, InvalidArgumentError, Status, optional_function
 MEMORY_NAMES = ("auto", "pinned", "mapped", "managed", "host")  # index == CUDOT_MEMORY_* value
 DEVICE_ALL = -1  # CUDOT_DEVICE_ALL: Context(..., device=DEVICE_ALL) uses every visible GPU (library 1.3)
 _DEVICE_NONE = -2
+# CUDOT_DEFAULT_WAIT_MS: the fixed part of the default bound on waits for the GPU (Context's wait_ms=0).
+DEFAULT_WAIT_MS = 60000
+_WAIT_MS_MAX = 2 ** 32 - 1  # cudot_config.wait_ms is a uint32_t
 
 
 # Pointers of the contexts not yet given to cudot_deinit; lets the tests see when memory is freed.
@@ -85,24 +88,30 @@ class Context:
     ctx.x and ctx.y are numpy arrays over the library's own memory: fill them in place (ctx.x[:] = ...),
     then call ctx.dot(). close() (or leaving a with-block) ends the context; the memory itself is freed
     once no numpy view of it is referenced any more.
+
+    wait_ms (GPU strategies, library 1.5): the longest one call waits for the GPU, in milliseconds; 0 means
+    the library's default (DEFAULT_WAIT_MS plus 2 s per GiB the call reads). A call that waits longer raises
+    CudaError, and the context can then only be closed.
     """
     _handle: Optional[_Handle]
     _views: Optional[Tuple[np.ndarray, np.ndarray]]
     _types: Tuple[_types.ElementType, _types.ElementType]
 
     def __init__(self, n: int, dtype: npt.DTypeLike = np.float32, memory: str = "auto", device: int = 0, *,
-                 y_dtype: npt.DTypeLike = None) -> None:
+                 y_dtype: npt.DTypeLike = None, wait_ms: int = 0) -> None:
         # What close() and repr() expect, even if init fails (_types gets its real value at the end).
         self._handle = self._views = self._types = None  # type: ignore[assignment]
         n = _count(n, "n", _lib.SIZE_MAX)
         device = operator.index(device)
         if not -2 ** 31 <= device < 2 ** 31:
             raise ValueError(f"cudot: device {device} does not fit a 32-bit int")
+        wait_ms = _count(wait_ms, "wait_ms", _WAIT_MS_MAX)
         tx = _types.lookup(dtype)
         ty = tx if y_dtype is None else _types.lookup(y_dtype)
-        # y_dtype 0 ("same as dtype") where the codes agree, so that a 1.0 library still accepts the config.
+        # y_dtype 0 ("same as dtype") where the codes agree, so that a 1.0 library still accepts the config;
+        # wait_ms 0 (the default) likewise for a library older than 1.5.
         config = _lib.Config(ctypes.sizeof(_lib.Config), tx.code, _memory_code(memory), device,
-                             0 if ty.code == tx.code else ty.code)
+                             0 if ty.code == tx.code else ty.code, wait_ms)
         ptr = ctypes.c_void_p()
         status = _lib.lib.cudot_init(ctypes.byref(ptr), n, ctypes.byref(config))
         if status != Status.OK:

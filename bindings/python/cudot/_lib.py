@@ -32,9 +32,12 @@ class LibraryLoadError(ImportError):
 
 
 class Config(ctypes.Structure):
-    """cudot_config as of 1.1 (20 bytes). A 1.0 library accepts it as long as y_dtype is 0."""
+    """cudot_config as of 1.5 (24 bytes; scripts/check_bindings_abi.py compares it with cudot.h). An older
+    library reads the fields it knows and accepts the rest while they are 0: a 1.0 library needs y_dtype 0,
+    one older than 1.5 wait_ms 0."""
     _fields_ = [("size", ctypes.c_uint32), ("dtype", ctypes.c_int32),
-                ("memory", ctypes.c_int32), ("device", ctypes.c_int32), ("y_dtype", ctypes.c_int32)]
+                ("memory", ctypes.c_int32), ("device", ctypes.c_int32), ("y_dtype", ctypes.c_int32),
+                ("wait_ms", ctypes.c_uint32)]
 
 
 class Array(ctypes.Structure):

@@ -73,6 +73,26 @@ def build_fake_library(path, version, soname=None):
     return path
 
 
+def build_config_spy(directory):
+    """bindings/testing/config_spy.c built against include/cudot.h: a library whose cudot_init refuses every
+    request with a message spelling out the config it received. Skips without cc, or outside the source tree
+    (test_wheel.sh runs a copy of these tests, without the header)."""
+    import shutil
+    import subprocess
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    source = os.path.join(here, "..", "..", "testing", "config_spy.c")
+    include = os.path.join(here, "..", "..", "..", "include")
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc or not sys.platform.startswith("linux"):
+        pytest.skip("needs a C compiler and Linux")
+    if not (os.path.isfile(source) and os.path.isfile(os.path.join(include, "cudot.h"))):
+        pytest.skip("needs the source tree (bindings/testing/config_spy.c and include/cudot.h)")
+    path = os.path.join(str(directory), "libcudot_spy.so")
+    subprocess.run([cc, "-shared", "-fPIC", "-I", include, "-o", path, source], check=True)
+    return path
+
+
 # --- own arrays (library 1.7) ---
 NAMES = ("f32", "f64", "f16", "bf16", "i8", "u8", "bool")
 NUMPY = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": np.uint16, "i8": np.int8,

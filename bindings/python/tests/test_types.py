@@ -245,8 +245,10 @@ def test_bad_types(spelling):
             cudot.Context(4, memory="host", **kw)
 
 
-def test_config_is_the_20_byte_struct():
-    assert ctypes.sizeof(_lib.Config) == 20 and _lib.Config.y_dtype.offset == 16
+def test_config_grows_as_cudot_h_says():
+    # cudot.h: 16 bytes in 1.0, 20 in 1.1 (ending at y_dtype), 24 since 1.5 (ending at wait_ms). A caller
+    # that says 20 in `size` still gets y_dtype read and wait_ms left at its default.
+    assert (_lib.Config.y_dtype.offset, _lib.Config.wait_ms.offset, ctypes.sizeof(_lib.Config)) == (16, 20, 24)
     for y_dtype, expected in ((0, (1, 1)), (6, (1, 6)), (4, (1, 4))):
         ptr = ctypes.c_void_p()
         config = _lib.Config(20, 1, 4, 0, y_dtype)
