@@ -1,5 +1,5 @@
 // arrays_bench.cu - cudot-bench-arrays: dots of the caller's own arrays (cudot_dot_arrays) against the
-// ceilings and peers of the same run, with the verdict of each of issue 23's targets:
+// ceilings and peers of the same run, with the verdict of each own-array target (A..F):
 //   A  device arrays, blocking, n <= 2^20: median <= 1.0 x (empty launch + stream sync)
 //   B  device arrays, n = 2^26, f32 and f64: >= 0.95 of the device-copy ceiling, faster than cuBLAS and CUB
 //   C  asynchronous, one stream, n = 2^12: <= 3 us a dot, 1000 back to back and as a replayed graph
@@ -243,9 +243,8 @@ void host_rows(const Ceilings &c, bool quick) {
             // Aligned like the context's buffers, so the rows compare the two calls, not two alignments
             // (the AVX-512 loop reads misaligned arrays more slowly, whoever calls it).
             AlignedBytes x(n * size_of(d)), y(n * size_of(d));
-            // Timed in turn, call by call: timed one block after the other, the two drifted apart with the
-            // machine (1.16-1.25 at 2^14 in some runs, where alternated calls on the same machine measured
-            // 0.99-1.01).
+            // Timed in turn, call by call: timed one block after the other, the two would drift apart with
+            // the machine, and their ratio would measure the drift rather than the calls.
             const cudot_arrays a = arrays(d, x.data, y.data, n, nullptr);
             std::vector<Contender> both = {{nullptr, [&] {
                                                 double r;

@@ -1,10 +1,9 @@
 // ceilings.hpp - the physical limits each result is compared with, measured in the same run, and the
 // cuBLAS peer measured on the same sizes (OpenBLAS: openblas_peer.hpp).
 //
-// A ceiling measured once can land in a slow moment of a shared machine (one H100 run read 39 GB/s for
-// the host->device copy while PINNED itself moved 51 GB/s), so the benchmark measures every ceiling in
-// several rounds spread through the run and keeps the best round of each; the spread of the rounds is
-// reported beside it.
+// A ceiling measured once can land in a slow moment of a shared machine (and then read below what the
+// dots it bounds achieve), so the benchmark measures every ceiling in several rounds spread through the
+// run and keeps the best round of each; the spread of the rounds is reported beside it.
 #pragma once
 
 #include <cstddef>
@@ -62,9 +61,8 @@ private:
 
 // Peer: cuBLAS's dot of n elements (dtype 1 = f32, 2 = f64) on device arrays of its own, filled once,
 // in host pointer mode (each call blocks, as users call it). A contender among cudot's resident rows
-// (cudot_bench.cpp): timed in a block of its own it ran at the GPU's steady state while cudot's rows
-// shared their rounds, and T8's ratio measured that, not the kernels (issue 24; on the same data in
-// alternated rounds cudot was 1.03-1.08 x faster at 2^26, bench/experiments/t8_cublas.cu).
+// (cudot_bench.cpp): timed in a block of its own it would run at the GPU's steady state while cudot's
+// rows share their rounds, and T8's ratio would measure that, not the kernels.
 class CublasPeer {
 public:
     CublasPeer(int dtype, std::size_t n);

@@ -1,7 +1,7 @@
 // cudot_bench.cpp - cudot-bench: every strategy x dtype x size, fresh and resident inputs, beside the
 // tutorial's design (seed peers), cuBLAS and OpenBLAS, with the ceilings measured in the same run; many
 // small dots on many threads at once; target 1's block (MANAGED resident beside launch + sync, alone);
-// the targets of issues 14 and 24. Prints tables, writes JSON (plot.py draws it).
+// the verdicts of targets T1..T8 (docs/PERFORMANCE.md). Prints tables, writes JSON (plot.py draws it).
 //
 //   cudot-bench [--quick] [--pairs-only | --no-pairs] [--pairs-same-bytes] [--host-only | --only STRATEGY]
 //               [--json FILE] [--max-log2 K] [--reps R]
@@ -218,9 +218,9 @@ void bench_size(int dtype, std::size_t n, const Options &o, bool gpu, std::vecto
         if (gpu && !fresh && n == (std::size_t(1) << 26)) d2d = std::make_unique<DeviceCopyPeer>(dtype, n);
         const std::size_t d2d_at = cs.size();
         if (d2d && d2d->ok()) cs.push_back({nullptr, [&d2d] { return d2d->copy(); }});
-        // In a shuffled order a row's neighbour changes every round; at n <= 2^20 (calls of 1-400 us, where
-        // a neighbour's leftovers weigh most) a row's p10-p90 spread reached 3x (two-H100 host, f32 2^18
-        // fresh, AUTO: p10 70, p90 220 us), too wide for a median of 30. Those sizes are cheap to time longer.
+        // In a shuffled order a row's neighbour changes every round; at small n (short calls, where a
+        // neighbour's leftovers weigh most) a row's p10-p90 spread can be several times its median, too wide
+        // for a median of 30. Those sizes are cheap to time longer.
         const int rounds = n <= (std::size_t(1) << 20) ? 4 * o.reps : n <= (std::size_t(1) << 22) ? 2 * o.reps : o.reps;
         time_interleaved(fresh ? 3 : 5, rounds, cs, settle_for(bytes), true, Order::kShuffled);
         if (cublas && cublas->ok() && cs[cublas_at].ok && !cs[cublas_at].samples.empty())
@@ -259,12 +259,11 @@ void bench_size(int dtype, std::size_t n, const Options &o, bool gpu, std::vecto
 
 // ---- target 1 in a block of its own ----------------------------------------------------------------
 // Target 1 holds a MANAGED resident dot at n <= 2^20 to an empty kernel's launch + sync. In the sweep
-// those rows shared their rounds with every other row (and, until issue 24's tenth session, with the
-// seed design's, whose managed partials migrate after every call); that disturbed them (issue 14's
-// closing note; issue 24: 1.37-1.52 x in the bench against 0.70-0.97 x in a side-by-side program on the
-// same machine). Here each size's dots alternate call by call with the empty kernel and with nothing
-// else, so that both medians come from the same minutes of the machine. The seed comparison (target 2)
-// has blocks of its own in the sweep (bench_size).
+// those rows share their rounds with every other row, whose leftovers (a pool still spinning, pages
+// migrating) fall on them and make the ratio measure the neighbours rather than the dot. Here each
+// size's dots alternate call by call with the empty kernel and with nothing else, so that both medians
+// come from the same minutes of the machine. The seed comparison (target 2) has blocks of its own in
+// the sweep (bench_size).
 
 constexpr int kT1Warmup = 100;
 
@@ -436,8 +435,7 @@ void t3_rows(int dtype, std::size_t n, const Options &o, Aligned &x, Aligned &y,
 // At target 3's sizes (n <= 2^16) the one-thread rows are timed in the same rounds as a HOST context of
 // their own ("host-t3"), so T3 compares HOST and OpenBLAS under the same conditions: the sweep's "host"
 // rows are timed in the strategies' rounds, after GPU calls and busy settles, and OpenBLAS alone here,
-// which made the sweep's ratio a comparison of two methods (issue 24: 1.28 and 1.41 at f32 2^10 fresh on
-// the one-H100 host, where cudot-bench-host, both alone, measured 0.62-0.63).
+// which would make the sweep's ratio a comparison of two methods rather than of the two dots.
 void openblas_rows(int dtype, std::size_t n, const Options &o, std::vector<Row> &rows) {
     Aligned x(n * size_of(dtype)), y(n * size_of(dtype));
     const auto fill = fill_of(dtype, x.p, y.p, n);
@@ -502,7 +500,7 @@ std::vector<InitRow> init_costs(const Options &o, bool gpu) {
     return out;
 }
 
-// ---- many small dots at once (issue 14, target 7) -------------------------------------------------
+// ---- many small dots at once (target 7) -----------------------------------------------------------
 
 // One thread, then min(16, hardware threads) threads, each with its own context at n = 2^12, for HOST
 // and (with a GPU) MANAGED.
@@ -543,7 +541,7 @@ void print_scaling(const std::vector<ScalingRun> &runs) {
     }
 }
 
-// ---- the pairs against F32 x F32 (issue 5: every pair at F32's bandwidth ratio) ----------------------
+// ---- the pairs against F32 x F32 (every pair should reach F32's bandwidth ratio) ---------------------
 // Each pair's ratio to its ceiling divided by F32 x F32's ratio for the same strategy and scenario in
 // this run (bytes counted as each pair really moves them): 1.00 is F32's ratio; then the lowest.
 void print_pairs_vs_f32(const std::vector<Row> &rows) {

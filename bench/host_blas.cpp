@@ -1,6 +1,6 @@
-// host_blas.cpp - cudot-bench-host: target 3 of issue 24 on any machine, with or without a GPU (it is
-// built whenever OpenBLAS is found, with CUDA or without). HOST against OpenBLAS, each on one thread,
-// at the sizes where a dot is arithmetic and per-call cost rather than memory traffic:
+// host_blas.cpp - cudot-bench-host: target T3 (docs/PERFORMANCE.md) on any machine, with or without a
+// GPU (it is built whenever OpenBLAS is found, with CUDA or without). HOST against OpenBLAS, each on
+// one thread, at the sizes where a dot is arithmetic and per-call cost rather than memory traffic:
 // n = 2^10, 2^12, 2^14, 2^16; f32 HOST against cblas_dsdot (the same arithmetic: products and sum in
 // double) and cblas_sdot (a float sum: the user's view), f64 HOST against cblas_ddot. Prints the CPU,
 // the timings and the T3 verdict lines.
@@ -157,7 +157,7 @@ double median_of(const std::vector<Row> &rows, const char *what, const char *dty
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0; }
 
-// The issue's table: one line per n, f32 and f64 side by side, sdot beside both as information.
+// T3's table: one line per n, f32 and f64 side by side, sdot beside both as information.
 void print_summary(const std::vector<Row> &rows) {
     std::printf("\nT3 on this machine: medians in us, one thread each, resident inputs\n%-5s %9s %9s %9s %10s %10s "
                 "%9s %9s %10s\n", "n", "f32 host", "dsdot", "sdot", "host/dsdot", "host/sdot", "f64 host", "ddot",
@@ -174,9 +174,9 @@ void print_summary(const std::vector<Row> &rows) {
 
 // Whether OpenBLAS's dsdot forms each product in double, as its definition (and HOST f32) does, at n
 // elements: with x = y = 1 + 2^-12 (exact in float) a product is 1 + 2^-11 + 2^-24 in double and
-// 1 + 2^-11 rounded to float, and n of them sum exactly in double either way (n <= 2^16). On an AMD EPYC
-// with AVX-512 (the development machine, Debian's OpenBLAS) the vector kernel rounded the products to
-// float and summed them in double (at n = 1, 7 and 16 the products were in double).
+// 1 + 2^-11 rounded to float, and n of them sum exactly in double either way (n <= 2^16). Not every
+// OpenBLAS build keeps to the definition: a vector kernel may round the products to float and sum them
+// in double at some sizes and not at others, so each size is checked.
 bool dsdot_products_in_double(std::size_t n) {
     const float v = 1.0f + 1.0f / 4096;
     std::vector<float> x(n, v);
@@ -193,7 +193,7 @@ void print_dsdot_arithmetic() {
         std::printf("OpenBLAS's dsdot here forms its products in double at every size above: the arithmetic of HOST f32\n");
     else
         std::printf("OpenBLAS's dsdot here rounds its products to float (n = %s; checked on x = y = 1 + 2^-12): not the "
-                    "arithmetic of HOST f32, whose products are exact; T3 f32 compares against it as the issue states\n",
+                    "arithmetic of HOST f32, whose products are exact; T3 f32 compares against it as its goal states\n",
                     rounded.c_str());
 }
 
@@ -220,7 +220,7 @@ int main(int argc, char **argv) {
     const int rounds = parse_rounds(argc, argv);
 
     const CpuInfo cpu = read_cpuinfo();
-    std::printf("cudot-bench-host: target 3 of issue 24, HOST against OpenBLAS, one thread each\n");
+    std::printf("cudot-bench-host: target T3, HOST against OpenBLAS, one thread each\n");
     std::printf("cudot %s; CPU: %s; avx2 %s, avx512f %s\n", cudot_version_string(), cpu.model.c_str(),
                 cpu.avx2 ? "yes" : "no", cpu.avx512f ? "yes" : "no");
     std::printf("threads: cudot HOST 1 (CUDOT_NUM_THREADS=1, set by this program), OpenBLAS 1; %d timed rounds per "
@@ -236,7 +236,7 @@ int main(int argc, char **argv) {
     print_dsdot_arithmetic();
     std::vector<Target> targets = t3_targets(rows, "f32");
     for (const Target &t : t3_targets(rows, "f64")) targets.push_back(t);
-    print_targets(targets, "target (issue 24, this machine)");
+    print_targets(targets, "target (this machine)");
 
     // Every size has 5 rows: HOST, dsdot and sdot for f32, HOST and ddot for f64.
     bool failed = rows.size() != 5 * (sizeof kSizesLog2 / sizeof kSizesLog2[0]);

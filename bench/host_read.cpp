@@ -22,7 +22,7 @@
 namespace bench {
 namespace {
 
-// 16-byte vectors: two loads a cycle keep a core far above what memory gives one core (~10 GB/s).
+// 16-byte vectors: two loads a cycle keep a core far above what memory gives one core.
 typedef std::uint64_t Vec __attribute__((vector_size(16)));
 
 constexpr std::size_t kLine = 64;

@@ -39,8 +39,7 @@ struct Aligned {
 // A plain read of host memory by every hardware thread, to be timed in turn with the dots it bounds: of
 // buffers of its own, n elements of x_dtype and y_dtype (cudot dtypes), rewritten by `rewrite` before each
 // read (null: written once, the resident scenario). Not a row's own buffers: a rewrite and read of those
-// right before the row's rewrite and dot left them in the caches, a head start no other row had (issue
-// 24, bench/experiments/auto_roads.cu).
+// right before the row's rewrite and dot would leave them in the caches, a head start no other row has.
 Contender read_contender(int x_dtype, int y_dtype, std::size_t n, std::function<void(void *, void *, int)> rewrite);
 // Its median speed in GB/s (0: no samples).
 double read_GBps(const Contender &read, int x_dtype, int y_dtype, std::size_t n);

@@ -11,10 +11,9 @@ namespace bench {
 void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)> &fn) {
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     if (n < (1u << 16)) threads = 1;
-    // One thread: the calling one. A thread started and ended for a small fill cost the next dot of a
-    // HOST context 0.2-0.6 us more than the fill itself (an empty thread just as much, with no fill at
-    // all: issue 24, bench/experiments/thread_cost.cpp), and OpenBLAS's dsdot 0.05-0.15 us: a cost of the
-    // bench's own method, not of the data, which fell on cudot's rows more than on its peers'.
+    // One thread: the calling one. A thread started and ended for a small fill slows the next small dot
+    // (even an empty thread does), cudot's more than its peers': a cost of the bench's own method, not of
+    // the data.
     if (threads == 1) {
         fn(0, n);
         return;

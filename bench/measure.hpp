@@ -75,9 +75,8 @@ struct Contender {
 // previous call): in a fixed order a row always follows the same neighbour and carries that neighbour's
 // effect in every sample, so two rows' ratio measures their places, not their speeds. Rotated (each
 // round starts one contender later) changes who goes first but not who follows whom: contender k still
-// follows k - 1 in all but one call per round (issue 24, docs/PERFORMANCE.md: "the resident gap was a
-// place in the order"). Shuffled: a new order every round (a fixed seed, so
-// runs repeat it), so every contender follows each of the others about equally often.
+// follows k - 1 in all but one call per round. Shuffled: a new order every round (a fixed seed, so runs
+// repeat it), so every contender follows each of the others about equally often.
 enum class Order { kFixed, kRotated, kShuffled };
 inline void time_interleaved(int warmup, int reps, std::vector<Contender> &contenders, int settle_us = 0,
                              bool settle_busy = false, Order order = Order::kFixed) {

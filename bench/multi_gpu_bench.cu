@@ -1,6 +1,6 @@
 // multi_gpu_bench.cu - cudot-bench-multigpu: one GPU against every visible GPU (config->device =
 // CUDOT_DEVICE_ALL) on fresh host data, with the ceilings that bound both measured in the same run, and
-// the verdicts of issue 24's multi-GPU targets (M1..M4).
+// the verdicts of the multi-GPU targets (M1..M4).
 //
 //   cudot-bench-multigpu [--json FILE] [--reps R] [--min-log2 K] [--max-log2 K]
 //
@@ -179,9 +179,9 @@ constexpr int kSettleUs = 2000;  // a spun pause before each timed call, as cudo
 // every-GPU row right after its GPU-0 row). All rows of a dtype and size, and a plain read of arrays of
 // theirs by every hardware thread (fresh_reads), are timed in turn in shuffled rounds (each after
 // its own rewrite), so that a speed-up compares two medians of the same minutes: measured one after the
-// other, 30 dots each, the two AUTO rows' ratio at sizes where both take the CPU road moved between
-// 0.84 and 1.21 in one run (bench/experiments/multigpu_auto.cu). Sizes up to 2^22 get four times the
-// rounds (dots of 0.1-1 ms, cheap to time longer, where one neighbour's leftovers weigh most).
+// other, the two AUTO rows' ratio at sizes where both take the CPU road (the same work) moves with the
+// machine. Sizes up to 2^22 get four times the rounds (dots of 0.1-1 ms, cheap to time longer, where one
+// neighbour's leftovers weigh most).
 std::vector<GpuRow> run_rows(const Options &o, std::vector<FreshRead> &fresh_reads) {
     std::vector<GpuRow> rows;
     const int memories[] = {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_AUTO};
@@ -248,7 +248,7 @@ void print_rows(const std::vector<GpuRow> &rows, const Bus &bus, const std::vect
     }
 }
 
-// ---- the multi-GPU targets of issue 24 ------------------------------------------------------------
+// ---- the multi-GPU targets ----------------------------------------------------------------------
 
 const std::size_t kLargeN = std::size_t(1) << 24;  // M1, M3 and M2's host-read part hold from here up
 
@@ -371,7 +371,7 @@ int main(int argc, char **argv) {
     print_rows(rows, bus, fresh);
     print_auto_vs_untouched_read(rows, host.host_read_GBps);
     const std::vector<Target> targets = multi_gpu_targets(rows, fresh, count);
-    print_targets(targets, "target (issue 24)");
+    print_targets(targets, "target");
     write_json(o, bus, host, fresh, rows, targets);
     bool all_ok = true;
     for (const GpuRow &r : rows) all_ok = all_ok && r.checked;

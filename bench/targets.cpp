@@ -76,8 +76,8 @@ std::vector<const Row *> select(const std::vector<Row> &rows, const std::string 
 // Time of a dot of `bytes` at the copy ceiling plus one launch: what PINNED and MAPPED cannot beat.
 double copy_floor_us(const Ceilings &c, double bytes) { return bytes / (c.h2d_GBps * 1e3) + c.launch_us; }
 
-// Fastest cudot row at n in a scenario, among every strategy but AUTO (issue 24's T5: "should I have
-// picked another strategy?"; how cudot compares with OpenBLAS is T3's and T4's question).
+// Fastest cudot row at n in a scenario, among every strategy but AUTO (T5 asks "should I have picked
+// another strategy?"; how cudot compares with OpenBLAS is T3's and T4's question).
 double fastest_other_strategy(const std::vector<Row> &rows, const std::string &dt, std::size_t n,
                               const std::string &scenario) {
     double best = 0;
@@ -87,8 +87,7 @@ double fastest_other_strategy(const std::vector<Row> &rows, const std::string &d
     return best;
 }
 
-// Target 1 from its own block: each size's dot median over the launch + sync median of the same rounds
-// (issue 24 raised the goal from 1.15 to 1.0).
+// Target 1 from its own block: each size's dot median over the launch + sync median of the same rounds.
 Target t1_target(const std::vector<T1Row> &t1, const std::string &d) {
     Target t = at_most("T1 " + d + " managed resident n<=2^20 vs launch+sync", "time / launch+sync, own block (worst n)",
                        1.0);

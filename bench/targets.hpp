@@ -1,6 +1,6 @@
-// targets.hpp - the targets of issues 14 and 24 ("fast at every size"), evaluated on one run's rows, and
-// the verdict lines every benchmark program prints (cudot-bench: T1..T8, cudot-bench-host: T3,
-// cudot-bench-multigpu: M1..M4).
+// targets.hpp - the performance targets ("fast at every size"; docs/PERFORMANCE.md lists them),
+// evaluated on one run's rows, and the verdict lines every benchmark program prints (cudot-bench: T1..T8,
+// cudot-bench-host: T3, cudot-bench-multigpu: M1..M4).
 #pragma once
 
 #include <cstddef>
@@ -44,20 +44,19 @@ std::string where(std::size_t n, const std::string &what);
 // verdicts use this one name (a row under any other name leaves the verdicts "not run").
 constexpr const char *kT3HostRow = "host-t3";
 
-// Target 3 as restated by issue 24, on the rows of one dtype ("f32" or "f64"), every n <= 2^16 and
-// every scenario in which both rows of a ratio ran: HOST f32 <= 0.8 x OpenBLAS dsdot on one thread
-// (the same arithmetic: products and sum in double), HOST f64 <= 2.5 x ddot on one thread (Dot2 does
-// about four times ddot's floating-point work), and, as information beside them, HOST f32 against
-// OpenBLAS's float sdot and dsdot against sdot. Rows: kT3HostRow (above), "openblas-1t" (sdot or
-// ddot), "openblas-dsdot-1t" (f32).
+// Target 3 on the rows of one dtype ("f32" or "f64"), every n <= 2^16 and every scenario in which both
+// rows of a ratio ran: HOST f32 <= 0.8 x OpenBLAS dsdot on one thread (the same arithmetic: products
+// and sum in double), HOST f64 <= 2.5 x ddot on one thread (Dot2 does about four times ddot's
+// floating-point work), and, as information beside them, HOST f32 against OpenBLAS's float sdot and
+// dsdot against sdot. Rows: kT3HostRow (above), "openblas-1t" (sdot or ddot), "openblas-dsdot-1t" (f32).
 std::vector<Target> t3_targets(const std::vector<Row> &rows, const std::string &dtype);
 
-// Every target of issues 14 and 24 for f32 and f64 (T7 once), in order; targets without rows are kept
+// Every target of cudot-bench for f32 and f64 (T7 once), in order; targets without rows are kept
 // with measured = false so that the summary says what was not run. t1: target 1's own block.
 std::vector<Target> evaluate_targets(const std::vector<Row> &rows, const std::vector<T1Row> &t1,
                                      const std::vector<ScalingRun> &scaling, const Ceilings &c);
 
-void print_targets(const std::vector<Target> &targets, const char *title = "target (issues 14, 24)");
+void print_targets(const std::vector<Target> &targets, const char *title = "target");
 // The targets as the elements of a JSON array (the caller writes the brackets around them).
 void json_targets(std::FILE *f, const std::vector<Target> &targets);
 

@@ -1,6 +1,6 @@
 // thread_scaling.hpp - many small dots at once: each of T threads creates its own context and calls
 // cudot_dot in a loop for a fixed time; the aggregate dots/s against one thread's says how well
-// independent callers run side by side (issue 14, target 7).
+// independent callers run side by side (target 7).
 #pragma once
 
 #include <cstddef>

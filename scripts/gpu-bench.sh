@@ -5,12 +5,12 @@
 #   scripts/gpu-bench.sh BUILD_DIR [quick | records | SECONDS]
 #     quick    (default) cudot-bench-host, cudot-bench-arrays --quick, cudot-bench --no-pairs --max-log2 22,
 #              and on a host of several GPUs cudot-bench-multigpu --max-log2 26 --reps 10: a few minutes
-#     records  the issue-24 records: cudot-bench --no-pairs --max-log2 26 (about 4 minutes on an H100
-#              host), and cudot-bench-multigpu --max-log2 26 on several GPUs (about 1.5 minutes)
+#     records  the records docs/PERFORMANCE.md shows: cudot-bench --no-pairs --max-log2 26, and
+#              cudot-bench-multigpu --max-log2 26 on several GPUs
 #     SECONDS  stop starting programs once this many seconds have passed (default 570: a device call's
 #              10 minutes less the start); a program that would pass it is stopped and its output kept
 # Outputs go to $OUT (or ./gpu-bench-logs) as bench-<host>-<what>.txt (and .json), and all of them to
-# bench-<host>.tar.xz; <host> is h100-x1, h100-x2, ... from the GPUs' name and count.
+# bench-<host>.tar.xz; <host> is h200-x1, h200-x2, ... from the GPUs' name and count.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:?usage: scripts/gpu-bench.sh BUILD_DIR [quick | records | SECONDS]}
@@ -59,7 +59,7 @@ if [[ $mode == quick ]]; then
   ((gpus > 1)) && run multigpu "$build/cudot-bench-multigpu" --max-log2 26 --reps 10 --json "$work/bench-$host-multigpu.json"
 else
   run bench "$build/cudot-bench" --no-pairs --max-log2 26 --json "$work/bench-$host-bench.json"
-  # The default 30 rounds (4 x at n <= 2^22): M2's ratios of two medians need them (about 85 s on two H100s).
+  # The default 30 rounds (4 x at n <= 2^22): M2's ratios of two medians need them.
   ((gpus > 1)) && run multigpu "$build/cudot-bench-multigpu" --max-log2 26 --json "$work/bench-$host-multigpu.json"
 fi
 # Every program's verdict lines, together, for a first look.

@@ -50,11 +50,10 @@ asan() {
   # detect_leaks: LeakSanitizer runs at every test program's exit; any leak is an error.
   # Not the fork case whose parent has threads inside inits and deinits while it forks: the allocator of
   # GCC 12's libasan is not locked around fork(), so a child forked while another thread holds one of
-  # its size-class locks waits on that lock forever at its first malloc (1 or 2 runs in 10 here, with
-  # cudot's 1.8.0 tile loop as with the new one; gdb on a hung child: both of its threads in
-  # SizeClassAllocator64::GetFromAllocator, under cudot_init and a new thread's start; a CI run of
-  # 2026-11-26 lost the case so). glibc's malloc is locked around fork, so this is the sanitizer's, not
-  # cudot's; the case runs natively on every CI run, and the other fork cases run here.
+  # its size-class locks waits on that lock forever at its first malloc (in
+  # SizeClassAllocator64::GetFromAllocator), now and then. glibc's malloc is locked around fork, so this
+  # is the sanitizer's, not cudot's; the case runs natively on every CI run, and the other fork cases run
+  # here.
   skip_here="$skip|fork: while other threads are inside dots" \
   ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_ctest "asan+ubsan" build-asan
@@ -67,10 +66,10 @@ tsan() {
   # Not the fork cases: TSan does not support fork() in a process with threads, and its deadlock
   # detector stops at 64 locks held at once (cudot's fork handler holds the registry's 256 shards).
   # Nor the two long single-threaded sweeps (every size, every instruction-set copy): one thread gives TSan
-  # nothing to see, they took 5 of its 8 minutes, and they run natively and under ASan. Nor the 8-thread
-  # pooled-dot case ([slow-under-checkers]: 240 s under TSan and over 100 s alone under valgrind since the
-  # 1.6 pool, why not yet known; natively 4 s, and it runs under ASan): the 32-thread stress program
-  # keeps TSan's and valgrind's eyes on threads sharing the pool.
+  # nothing to see, they would take most of its time, and they run natively and under ASan. Nor the
+  # 8-thread pooled-dot case ([slow-under-checkers]: many times slower under TSan and valgrind than
+  # natively, why not yet known; it runs under ASan): the 32-thread stress program keeps TSan's and
+  # valgrind's eyes on threads sharing the pool.
   skip_here="$skip|fork|counts come out exact at every size|short tiles give the baseline copy|private contexts on 8 threads" \
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 run_ctest "tsan" build-tsan
 }
@@ -82,18 +81,18 @@ valgrind_memcheck() {
   local b=${CUDOT_VALGRIND_BUILD:-build-valgrind}
   if [[ -z ${CUDOT_VALGRIND_BUILD:-} ]]; then configure_and_build build-valgrind; else note "valgrind: the programs of $b"; fi
   # The compiled test programs, each under memcheck: any error, or any definite or indirect leak, exits
-  # 97. Valgrind runs threads one at a time and ~20x slower, so the stress and soak programs get fewer
+  # 97. Valgrind runs threads one at a time and many times slower, so the stress and soak programs get fewer
   # operations here than in the native and sanitizer jobs (same code paths).
   local vg=(valgrind --quiet --error-exitcode=97 --leak-check=full --errors-for-leak-kinds=definite,indirect
             --show-leak-kinds=definite,indirect)
   # test_cpu without its fork cases: a forked child still owns the bookkeeping of threads that did not
   # follow it into the child (std::thread's start state), which memcheck counts as lost at the child's exit.
   # Nor the [slow-under-checkers] cases: the three single-threaded sweeps (every size, every instruction-set
-  # copy, the literal order) took 430 of test_cpu's 560 s here and repeat the code paths of the cases that
-  # stay; they run natively and under ASan+UBSan, which also sees reads past a buffer's end. Nor two
-  # threaded cases that create and destroy contexts on several threads (messages racing failures, calls
-  # racing deinit): since 1.8 each init and deinit makes mmap calls, and under valgrind (one thread at a
-  # time) they grew from 3 and 1 s to 120 and 83 s; TSan and ASan run them.
+  # copy, the literal order) would take most of test_cpu's time here and repeat the code paths of the
+  # cases that stay; they run natively and under ASan+UBSan, which also sees reads past a buffer's end.
+  # Nor two threaded cases that create and destroy contexts on several threads (messages racing failures,
+  # calls racing deinit): each init and deinit makes mmap calls, which under valgrind (one thread at a
+  # time) make them many times slower; TSan and ASan run them.
   local progs=(
     "$b/tests/test_cpu ~[fork]~[slow-under-checkers]"
     "$b/tests/reliability/test_bad_input"

@@ -27,8 +27,8 @@ build=$(cd "$build" && pwd)  # WINDOWS_BUILD_DIR may be relative or absolute; ab
 
 # One wineserver for the whole job. Left to itself, wine starts a server with the first program and the
 # server exits a few seconds after the last one; a program that connects just as it goes fails with
-# "wine client error:0: recvmsg: Connection reset by peer" before running any code (CI's run of
-# 2026-11-26 lost 4 CTest cases so, each after 0.02 s). -p keeps this one until -k at the end.
+# "wine client error:0: recvmsg: Connection reset by peer" before running any code, and its CTest case
+# fails. -p keeps this one until -k at the end.
 export WINEPREFIX=${WINEPREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/cudot-wine}
 mkdir -p "$WINEPREFIX"
 wineserver_bin=$(command -v wineserver || echo /usr/lib/wine/wineserver64)

@@ -43,7 +43,7 @@ phase "build (CUDA library and tests)"
 # shellcheck disable=SC2086
 # Tests forced on: demo.sh configures the same folder with them off, and a cached OFF would leave
 # CTest with nothing to run.
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCUDOT_BUILD_TESTS=ON ${CUDOT_CMAKE_ARGS:-}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCUDOT_BUILD_TESTS=ON -DCUDOT_BUILD_EXPERIMENTS=ON ${CUDOT_CMAKE_ARGS:-}
 cmake --build "$build" -j"$(nproc)"
 
 failed=()
@@ -64,18 +64,18 @@ for binding in python go csharp julia; do
   "$script" || failed+=("$binding")
 done
 
-# The top-level README's recipes as a newcomer runs them, on a fresh clone (issue 25).
+# The top-level README's recipes as a newcomer runs them, on a fresh clone.
 phase "README recipes (scripts/test-readme.sh)"
 echo "==== README recipes on a fresh clone (scripts/test-readme.sh)"
 scripts/test-readme.sh || failed+=(readme)
 
-# The Windows half (issue 17): cudot.dll cross-built with MinGW-w64 and tested under wine. Installed
+# The Windows half: cudot.dll cross-built with MinGW-w64 and tested under wine. Installed
 # above; a machine without them (CUDOT_SKIP_INSTALL=1) says so and fails, since CI must run it.
 phase "Windows (MinGW-w64 build, wine)"
 echo "==== Windows: cross-built with MinGW-w64, run under wine (scripts/test-windows.sh)"
 scripts/test-windows.sh || failed+=(windows)
 
-# Linux AArch64 (issue 22): the CPU library and the C/C++ suite cross-built with Debian's aarch64 compiler
+# Linux AArch64: the CPU library and the C/C++ suite cross-built with Debian's aarch64 compiler
 # and run under qemu-user, with the caller's flush-to-zero and the bits digest checked there.
 phase "AArch64 (cross build, qemu-user)"
 echo "==== AArch64: cross-built, run under qemu-user (scripts/test-aarch64.sh)"

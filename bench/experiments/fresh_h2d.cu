@@ -1,7 +1,8 @@
-// fresh_h2d.cu - issue 24, T6 and T8: is PINNED's and MAPPED's shortfall on fresh data the library's, or
-// the cost of reading pages the CPU has just written? Page-locked f32 buffers x and y, rewritten before a
-// call exactly as cudot-bench's fresh rows rewrite theirs (bench/inputs.hpp, every element, all threads),
-// and timed in turn, call by call, medians of the rounds:
+// fresh_h2d.cu - why PINNED's and MAPPED's dots of fresh data (targets T6 and T8 of docs/PERFORMANCE.md) run
+// below the host-to-device copy ceiling: is the shortfall the library's, or the cost of reading pages the
+// CPU has just written? Page-locked f32 buffers x and y, rewritten before a call exactly as cudot-bench's
+// fresh rows rewrite theirs (bench/inputs.hpp, every element, all threads), and timed in turn, call by call,
+// medians of the rounds:
 //   copy:        both arrays copied to the GPU (cudaMemcpyAsync, one stream), inputs untouched since the
 //                last round: the h2d ceiling of these bytes, as cudot-bench measures it
 //   copy fresh:  the same right after the rewrite
@@ -11,16 +12,19 @@
 //                back (CLWB) inside the timed call, as a library would have to, then copied or read
 //   flush alone: only that flush, to see its cost
 //   PINNED/MAPPED/MANAGED fresh: a cudot context's dot on its own buffers, rewritten the same way
-//   managed ...:          T6's MANAGED fresh line, by raw CUDA on cudaMallocManaged arrays rewritten the
+//   managed ...:          MANAGED's fresh case by raw CUDA on cudaMallocManaged arrays rewritten the
 //                         same way: "in place" advised to stay on the host and read by the GPU over the bus
-//                         (what a MANAGED context does once it sees fresh data, src/cuda/managed_policy.cu);
-//                         "prefetch" not advised, moved to the GPU by cudaMemPrefetchAsync inside the call
-//                         and read there (the other design: one bulk migration per dot)
+//                         (what a MANAGED context does once it sees fresh data); "prefetch" not advised,
+//                         moved to the GPU by cudaMemPrefetchAsync inside the call and read there (the other
+//                         design: one bulk migration per dot)
 // If "fresh" is slower than "flushed", the CPU's caches (dirty lines the bus must fetch from them) cost
 // the difference, and cudot's fresh rows can only approach "fresh", not the untouched ceiling, unless
-// flushing inside the call pays (docs/perf/h100-fresh-h2d.txt: it costs 10-40 times what it saves).
-// Build: nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibench bench/experiments/fresh_h2d.cu bench/measure.cpp \
-//          -Lbuild -lcudot -Xlinker -rpath -Xlinker $PWD/build -lpthread -o build/experiments/fresh_h2d
+// flushing inside the call pays (docs/perf/h100-fresh-h2d.txt: it costs far more than it saves).
+// Uses only the public API (include/cudot.h), the CUDA runtime and the benchmark's helpers (bench/); x86-64
+// only (CLFLUSH, CLWB). Built by CMake with -DCUDOT_BUILD_EXPERIMENTS=ON (bench/experiments/CMakeLists.txt)
+// as build/experiments/fresh_h2d; run it as `fresh_h2d [ROUNDS]` (default 15, at least 5). By hand:
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibench bench/experiments/fresh_h2d.cu bench/measure.cpp \
+//        -Lbuild -lcudot -Xlinker -rpath -Xlinker $PWD/build -lpthread -o fresh_h2d
 #include <cuda_runtime.h>
 #include <cpuid.h>
 #include <immintrin.h>
