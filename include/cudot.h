@@ -211,7 +211,12 @@ CUDOT_API cudot_status cudot_get_inputs(cudot_ctx *ctx, void **x, void **y);
 
 /*! cudot_dot: *result = sum of x[i] * y[i] over all capacity elements, using what the host last wrote.
  * Accuracy, by the pair of element types:
- *  - either side F64: compensated (Dot2), as if computed in twice the working precision, rounded once;
+ *  - either side F64: compensated (Dot2), as if computed in twice the working precision, rounded once,
+ *    while every product and every partial sum (in the canonical order) stays within the double range.
+ *    Where one overflows, the result is the plain double sum's: +Inf or -Inf, or NaN where infinities of
+ *    both signs meet, whatever the exact value: [1e300, 1e300, -1e300].[1e10, 1e10, 1e10] (exactly
+ *    1e310, so +Inf once rounded) and [1e308, 1e308].[10, -10] (exactly 0) give NaN,
+ *    [1e308, 1e308, -1e308].[1, 1, 1] (exactly 1e308) gives +Inf;
  *  - both sides integer (I8, U8): the exact sum in 64-bit integers, converted to double (exact up to
  *    2^53 in magnitude, correctly rounded beyond; the integer sum cannot overflow at any n that fits
  *    in memory);
@@ -323,9 +328,15 @@ CUDOT_API cudot_status cudot_join_partials(int32_t x_dtype, int32_t y_dtype, con
  *
  * Ranges: for device and managed operands CUDA knows the allocation, and an operand whose n elements
  * (with its stride) leave it is refused (INVALID_ARGUMENT). For host memory the caller's n and strides
- * are trusted, as BLAS trusts them; the library only checks, the first time a thread meets the pages
- * of the first and last elements, that they can be read, so that a freed or foreign device pointer
- * without a GPU to read it gets a status, not a crash. */
+ * are trusted, as BLAS trusts them; the library only checks that the first and last elements can be
+ * read, so that a freed array or a device pointer without a GPU to read it gets a status, not a crash.
+ * That check is a system call, which costs several times a small dot, so each thread makes it the
+ * first time it meets the pages of those elements and then remembers them (the pages of its last few
+ * operands, forgotten by every thread when cudot_register_host registers a range). What it does not
+ * detect: memory unmapped after a dot of it on the same thread (a freed large array, whose pages malloc
+ * gives back to the system) may be read all the same, and the read kills the process (SIGSEGV), as any
+ * use after free may; memory freed but still mapped (most small malloc blocks) is read as it is;
+ * elements between the first and the last are never checked. */
 
 /* One operand: n elements of one type, element i at data + i * stride elements. */
 typedef struct cudot_array {
@@ -369,14 +380,24 @@ typedef struct cudot_arrays {
  *                                       reserved fields not 0, data NULL with n > 0, n * stride
  *                                       overflowing, a device or managed operand running past its
  *                                       allocation, a host operand whose first or last element cannot be
- *                                       read (freed, or device memory with no GPU to read it), a
- *                                       stream of another GPU;
+ *                                       read (freed, or device memory with no GPU to read it) on pages
+ *                                       this thread has not found readable before (see "Ranges": memory
+ *                                       unmapped after this thread's earlier dot of it is not detected,
+ *                                       and reading it kills the process with SIGSEGV), a stream of
+ *                                       another GPU;
  *         CUDOT_ERROR_NO_DEVICE         a device or managed operand with no usable GPU;
  *         CUDOT_ERROR_UNSUPPORTED       operands on two GPUs; a host operand the GPU of the other cannot
  *                                       read; the stream is being captured; size larger than this library
  *                                       knows with non-zero bytes beyond;
- *         CUDOT_ERROR_CUDA              a CUDA call failed (the message names it);
- *         CUDOT_ERROR_OUT_OF_MEMORY; CUDOT_ERROR_INTERNAL.
+ *         CUDOT_ERROR_OUT_OF_MEMORY     memory for the dot's tile partials cannot be had: one partial per
+ *                                       CUDOT_TILE_ELEMENTS elements of n, whatever the strides (two
+ *                                       stride-0 operands read one element each, yet n = SIZE_MAX needs
+ *                                       2^51 partials on a 64-bit system). When the CPU computes: 8 bytes
+ *                                       each (16 when either side is F64) of host memory, refused before
+ *                                       allocating where they exceed the memory the process may use (the
+ *                                       message says what n needs); when a GPU computes: the stream's
+ *                                       workspace in GPU memory (see "Streams") could not be allocated;
+ *         CUDOT_ERROR_CUDA              a CUDA call failed (the message names it); CUDOT_ERROR_INTERNAL.
  * The message of a failure is read with cudot_last_error(NULL) on the same thread. */
 CUDOT_API cudot_status cudot_dot_arrays(const cudot_arrays *a, double *result);
 
@@ -399,9 +420,13 @@ CUDOT_API cudot_status cudot_tile_partials_arrays(const cudot_arrays *a, void *o
 /*! cudot_register_host: page-locks bytes of host memory from p, once (cudaHostRegister, which costs
  * about as much as reading the range several times: never do it per dot), and maps it for every GPU, so
  * that dots on arrays in it run at the bus's speed or better. Without a GPU it only records the range.
- * Release it with cudot_unregister_host(p) before freeing the memory.
- * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT (p NULL, bytes 0, the range overlaps a range registered
- *         already, or is not host memory); CUDOT_ERROR_OUT_OF_MEMORY; CUDOT_ERROR_CUDA. Messages with
+ * Either way it first asks the system whether every page of the range is mapped in the process (on
+ * Windows: committed); no page is read. Release it with cudot_unregister_host(p) before freeing the
+ * memory.
+ * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT (p NULL, bytes 0, the range passes the end of the
+ *         address space, overlaps a range registered already, is device or managed memory, or is not
+ *         host memory: a page of it is not mapped, such as a freed array's or a device address with no
+ *         GPU to know it); CUDOT_ERROR_OUT_OF_MEMORY; CUDOT_ERROR_CUDA. Messages with
  *         cudot_last_error(NULL). */
 CUDOT_API cudot_status cudot_register_host(const void *p, size_t bytes);
 

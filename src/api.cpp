@@ -27,7 +27,7 @@
 #include "cpu/fp_env.hpp"
 #include "cpu/thread_pool.hpp"
 #include "cuda/cuda_backend.hpp"
-#include "testing.hpp"
+#include "testing/seams.hpp"
 #include "types.hpp"
 
 namespace cudot {
@@ -54,7 +54,7 @@ class Registry {
    public:
     // If ctx is live, takes a reference to it (cudot_deinit waits until it is dropped) and returns true.
     bool take_reference(cudot_ctx *ctx) {
-        throw_if_asked();
+        CUDOT_TEST_SEAM(seams::lookup());
         Shard &shard = shard_of(ctx);
         std::lock_guard<std::mutex> lock(shard.mutex);
         if (shard.contexts.count(ctx) == 0) return false;
@@ -70,7 +70,7 @@ class Registry {
     }
     // Removes ctx from the live set; false if it was not there. Exactly one of two racing deinits wins.
     bool forget(const cudot_ctx *ctx) {
-        throw_if_asked();
+        CUDOT_TEST_SEAM(seams::lookup());
         Shard &shard = shard_of(ctx);
         std::lock_guard<std::mutex> lock(shard.mutex);
         return shard.contexts.erase(ctx) != 0;
@@ -100,16 +100,7 @@ class Registry {
         }
     }
 
-    // Tests: the calling thread's next lookup throws, as a failing lock would.
-    static void throw_on_next_lookup() { throw_next = true; }
-
    private:
-    static thread_local bool throw_next;
-    static void throw_if_asked() {
-        if (!throw_next) return;
-        throw_next = false;
-        throw std::system_error(std::make_error_code(std::errc::resource_deadlock_would_occur), "test hook");
-    }
     static constexpr std::size_t kShardBits = 8;
     struct alignas(64) Shard {  // one cache line or more each: neighbouring shards never share a line
         std::mutex mutex;
@@ -122,8 +113,6 @@ class Registry {
     }
     Shard shards_[std::size_t(1) << kShardBits];
 };
-
-thread_local bool Registry::throw_next = false;
 
 Registry &registry() {
     static Registry *r = new Registry;
@@ -307,6 +296,7 @@ cudot_status build_and_register(cudot_ctx **out, std::size_t n, const cudot_conf
     ctx->dtype = cfg.dtype;
     ctx->y_dtype = cfg.y_dtype;
     ctx->wait_ms = cfg.wait_ms;
+    ctx->pool = cpu::pool_use(cfg.dtype, cfg.y_dtype);
     status = build_context(*ctx, cfg, err);
     if (status == CUDOT_OK) {
         try {
@@ -402,7 +392,7 @@ cudot_status tile_partials_impl(cudot_ctx &ctx, std::size_t first, std::size_t n
         ops.x.data = ops.x.at(first);
         ops.y.data = ops.y.at(first);
         scratch = cpu::partial_scratch(ctx);
-        if (cudot_status status = cpu::compute_packed_partials(ops, 0, tiles, scratch, ctx.hooks())) return status;
+        if (cudot_status status = cpu::compute_packed_partials(ops, 0, tiles, scratch, ctx.pool)) return status;
     } else {
         cudot_status status = cuda::tile_partials(ctx, first, n, &scratch);
         if (status != CUDOT_OK) return status;
@@ -500,41 +490,6 @@ cudot_status deinit_impl(cudot_ctx *ctx) {
 
 }  // namespace
 
-// Test-only knobs (src/testing.hpp).
-namespace testing {
-namespace {
-TestHooks &hooks_to_set(cudot_ctx *ctx) {
-    if (!ctx->test_hooks) ctx->test_hooks.reset(new TestHooks);
-    return *ctx->test_hooks;
-}
-}  // namespace
-void set_cpu_threads(cudot_ctx *ctx, unsigned threads) { hooks_to_set(ctx).cpu_threads = threads; }
-void set_cpu_always_parallel(cudot_ctx *ctx, bool on) { hooks_to_set(ctx).cpu_always_parallel = on; }
-void set_cpu_parallel_bytes(cudot_ctx *ctx, std::size_t bytes) { hooks_to_set(ctx).cpu_parallel_bytes = bytes; }
-unsigned long long cpu_pool_jobs() { return cpu::ThreadPool::instance().jobs_shared(); }
-void set_gpu_blocks(cudot_ctx *ctx, unsigned blocks) { hooks_to_set(ctx).gpu_blocks = blocks; }
-void set_hybrid_share(cudot_ctx *ctx, double share) { hooks_to_set(ctx).hybrid_share = share; }
-double hybrid_share(const cudot_ctx *ctx) { return auto_split_share(*ctx); }
-std::size_t auto_on_gpus(const cudot_ctx *ctx) { return auto_elements_on_gpus(*ctx); }
-AutoCounts auto_counts(const cudot_ctx *ctx) { return cudot::auto_counts(*ctx); }
-void inject_cuda_fault(unsigned calls_before, int cuda_error) { cuda::inject_fault(calls_before, cuda_error); }
-bool cuda_fault_pending() { return cuda::fault_pending(); }
-void pretend_no_concurrent_managed(bool on) { cuda::pretend_no_concurrent_managed(on); }
-void throw_on_next_lookup() { Registry::throw_on_next_lookup(); }
-void hold_gpu_kernels(bool on) { cuda::hold_kernels(on); }
-void hold_gpu_device_kernels(int device, bool on) { cuda::hold_device_kernels(device, on); }
-unsigned long long default_gpu_wait_ms(std::size_t bytes) { return cuda::default_wait_ms(bytes); }
-void force_all_devices(const int *devices, int count) { cuda::force_devices(devices, count); }
-void set_stream_slices(unsigned slices) { cuda::force_stream_slices(slices); }
-void set_host_pipeline(int mode) { cuda::force_host_pipeline(mode); }
-void release_own_array_state() { cuda::release_stream_state(); }
-std::size_t kept_stream_workspaces(int device) { return cuda::kept_stream_workspaces(device); }
-std::size_t kept_buffer_ranges() { return buffers::kept_ranges(); }
-void hold_library_lock(int which, unsigned ms, std::atomic<bool> *held) {
-    if (which == 0) buffers::hold_lock(ms, held);
-    else arrays::hold_lock(ms, held);
-}
-}  // namespace testing
 
 }  // namespace cudot
 

@@ -14,9 +14,9 @@
 // the three roads, every dot goes there; a write by the host moves the pages it writes back (the driver
 // sees it), the next GPU dot reads those over the bus, is slower, and AUTO moves the rest back too and
 // returns to the three roads. The CPU never reads pages left in GPU memory (that would fault them back
-// one by one). A move that does not pay is dear: on an H100 host a migration of just-written pages costs
-// about 200 us whatever its size up to 1 MB, and the caller's next fill faults the pages back at 10 x a
-// plain write's time (bench/experiments/auto_probe.cu). So AUTO moves only after a dot whose result has
+// one by one). A move that does not pay is dear: a migration of just-written pages costs a fixed time far
+// above a small dot's, and the caller's next fill faults the pages back at many times a plain write's
+// time. So AUTO moves only after a dot whose result has
 // the same bits as the last dot of the same size (inputs rewritten with new values almost never give
 // that), and then first a sentinel: the first kSentinel elements. The next dot first reads the sentinel
 // on the GPU: as fast as right after the move, the host left it alone and the whole inputs follow;
@@ -35,6 +35,7 @@
 #include "cuda/cuda_backend.hpp"
 #include "order.hpp"
 #include "path_chooser.hpp"
+#include "testing/seams.hpp"
 #include "types.hpp"
 
 namespace cudot {
@@ -52,8 +53,8 @@ constexpr double kFirstShare = 0.25;  // the GPUs' share of a context's first sp
 // Host-road dots of one size between two moves into GPU memory after one that did not pay: the first
 // wait, and the longest.
 constexpr unsigned kMoveWaitFirst = 4, kMoveWaitMax = 256;
-// ... after a move whose fastest dot from GPU memory did not beat the roads (at 2^14 elements on an H100
-// host the CPU takes 5 us and any GPU dot 9-10 us): no host write to blame, the GPU is no faster there.
+// ... after a move whose fastest dot from GPU memory did not beat the roads (small dots, where a launch
+// alone costs more than the CPU's whole dot): no host write to blame, the GPU is no faster there.
 constexpr unsigned kMoveWaitNoGain = 64;
 // Elements of the sentinel: a GPU dot reads them from GPU memory within a launch's time, over the bus
 // (2-4 MB) several times slower.
@@ -108,39 +109,26 @@ namespace {
 // The CPU road: the calling thread or the pool, chosen as HOST chooses (by measurement in the band of
 // sizes where either can win; without a state, by size alone).
 cudot_status cpu_dot(cudot_ctx &ctx, AutoState *state, std::size_t n, double *result) {
-    return cpu::dot(ctx.operands(n), cuda::host_partials(ctx), ctx.hooks(), state ? &state->where : nullptr, result);
+    return cpu::dot(ctx.operands(n), cuda::host_partials(ctx), ctx.pool, state ? &state->where : nullptr, result);
 }
 
-// The CPU's part of a split dot: the partials of tiles [first, tiles), timed.
-struct CpuShare {
-    cudot_ctx *ctx;
-    std::size_t n, first, tiles;
-    double ms = 0;
-
-    static cudot_status run(void *self, void *partials) {
-        CpuShare &c = *static_cast<CpuShare *>(self);
-        const auto start = Clock::now();
-        const cudot_status status = cpu::compute_packed_partials(c.ctx->operands(c.n), c.first, c.tiles, partials,
-                                                                 c.ctx->hooks());
-        c.ms = elapsed_ms(start);
-        return status;
-    }
-};
-
-// The GPUs compute tiles [0, g) while the CPU threads compute [g, tiles); after each split dot, g moves
-// toward the share at which both finish together.
-cudot_status split_dot(cudot_ctx &ctx, AutoState *state, std::size_t n, double *result) {
+// The GPUs compute tiles [0, g) while the CPU threads compute [g, tiles), both into the context's mapped
+// array of partials; after each split dot, g moves toward the share at which both finish together.
+cudot_status split_dot(cudot_ctx &ctx, AutoState *state, std::size_t n, double share, double *result) {
     const std::size_t tiles = order::tile_count(n);
-    const double share = auto_split_share(ctx);
     const std::size_t g = std::min(tiles, static_cast<std::size_t>(share * static_cast<double>(tiles) + 0.5));
-    CpuShare cpu_share{&ctx, n, g, tiles};
+    void *partials = cuda::host_partials(ctx);
+    if (g > 0)
+        if (cudot_status status = cuda::queue_tiles(ctx, n, g)) return status;
+    const auto start = Clock::now();
+    const cudot_status cpu_status = cpu::compute_packed_partials(ctx.operands(n), g, tiles, partials, ctx.pool);
+    const double cpu_ms = elapsed_ms(start);
     float gpu_ms = 0;
-    void *partials = nullptr;
-    const cudot_status status = cuda::split_tiles(ctx, n, g, cuda::HostShare{&CpuShare::run, &cpu_share}, &gpu_ms,
-                                                  &partials);
-    if (status != CUDOT_OK) return status;
-    if (state && g > 0 && g < tiles && gpu_ms > 0 && cpu_share.ms > 0) {
-        const double gpu_rate = g / static_cast<double>(gpu_ms), cpu_rate = (tiles - g) / cpu_share.ms;
+    if (g > 0)  // the GPUs' work ends before any return
+        if (cudot_status status = cuda::wait_tiles(ctx, n, &gpu_ms)) return status;
+    if (cpu_status != CUDOT_OK) return cpu_status;
+    if (state && g > 0 && g < tiles && gpu_ms > 0 && cpu_ms > 0) {
+        const double gpu_rate = g / static_cast<double>(gpu_ms), cpu_rate = (tiles - g) / cpu_ms;
         const double balanced = gpu_rate / (gpu_rate + cpu_rate);
         state->share = std::min(0.95, std::max(0.02, 0.5 * state->share + 0.5 * balanced));
     }
@@ -153,13 +141,11 @@ cudot_status split_dot(cudot_ctx &ctx, AutoState *state, std::size_t n, double *
 // thread (after an idle moment: tens of microseconds) lengthens.
 cudot_status gpu_tiles_dot(cudot_ctx &ctx, std::size_t n, double *result, double *gpu_us) {
     const std::size_t tiles = order::tile_count(n);
-    CpuShare none{&ctx, n, tiles, tiles};
     float ms = 0;
-    void *partials = nullptr;
-    const cudot_status status = cuda::split_tiles(ctx, n, tiles, cuda::HostShare{&CpuShare::run, &none}, &ms, &partials);
-    if (status != CUDOT_OK) return status;
+    if (cudot_status status = cuda::queue_tiles(ctx, n, tiles)) return status;
+    if (cudot_status status = cuda::wait_tiles(ctx, n, &ms)) return status;
     *gpu_us = ms * 1000.0;
-    *result = order::join_packed_partials(types::kind_of(ctx.dtype, ctx.y_dtype), partials, tiles);
+    *result = order::join_packed_partials(types::kind_of(ctx.dtype, ctx.y_dtype), cuda::host_partials(ctx), tiles);
     return CUDOT_OK;
 }
 
@@ -168,7 +154,7 @@ cudot_status run(int road, cudot_ctx &ctx, AutoState *state, std::size_t n, doub
         case kCpu: return cpu_dot(ctx, state, n, result);
         case kGpu:  // managed buffers: read where they are (cuda::dot would apply MANAGED's own moves)
             return ctx.memory == CUDOT_MEMORY_MANAGED ? cuda::auto_gpu_dot(ctx, n, false, result) : cuda::dot(ctx, n, result);
-        default: return split_dot(ctx, state, n, result);
+        default: return split_dot(ctx, state, n, auto_split_share(ctx), result);
     }
 }
 
@@ -201,9 +187,9 @@ bool read_gpu_memory(const cudot_ctx &ctx, std::size_t n, double us, double refe
 // Managed buffers, inputs in GPU memory: the dot reads them there. Stays while that beats the best
 // estimate of the roads; a slower dot that still read GPU memory was noise, and one that did not found
 // pages the host wrote (or the GPU is no faster here): after two such dots in a row they all move back.
-// One alone may be noise too (a wake-up of this thread, a launch behind other work: on the two-H100 host
-// AUTO at f32 2^16 went back and forth, p90 235 us against a median of 12); pages the host wrote stay
-// on the host, so the next dot is as slow, and staying one dot longer costs one read over the bus.
+// One alone may be noise too (a wake-up of this thread, a launch behind other work: judged alone, a
+// resident run went back and forth); pages the host wrote stay on the host, so the next dot is as slow,
+// and staying one dot longer costs one read over the bus.
 cudot_status resident_dot(cudot_ctx &ctx, AutoState &state, std::size_t n, double *result) {
     const auto start = Clock::now();
     const cudot_status status = cuda::auto_gpu_dot(ctx, n, false, result);
@@ -237,10 +223,8 @@ bool same_as_last(AutoState &state, std::size_t n, double result) {
 // Managed buffers, inputs on the host, after a road's dot: whether to move them into GPU memory now
 // (the roads' estimates at this size are confirmed, the result hints that the host left the inputs
 // alone, and the wait after a move that did not pay is over). Resident dots are judged against those
-// estimates and no road runs while the inputs stay, so a stale one is not corrected there: on the
-// one-H100 host at f32 2^14, tries alone (one on the calling thread, 9.4 us, most likely a cold read;
-// one on the pool, 14.7) left the CPU road at 9.9 us, and the inputs stayed in GPU memory for 119 dots
-// at 9.2 us while HOST took 3.9 (bench/experiments/t5_resident.cu).
+// estimates and no road runs while the inputs stay, so a stale one is not corrected there: a CPU road
+// judged by its first, cold reads alone would let slower GPU dots keep the inputs for a whole run.
 template <class Usable> bool time_to_move(AutoState &state, std::size_t n, bool same, Usable usable) {
     const int size = PathChooser<kRoads>::size_class(n);
     if (state.move_wait[size] > 0) --state.move_wait[size];
@@ -263,9 +247,8 @@ cudot_status place_sentinel(cudot_ctx &ctx, AutoState &state, std::size_t n) {
 // Whether the sentinel is still in GPU memory: the GPUs read it as fast as right after the move
 // (read_gpu_memory, on kernel times). A slow read is read again and the faster counts: among other
 // contexts' work one read alone was judged "written" often enough to keep AUTO off GPU memory for a
-// whole resident run (issue 24, docs/perf/h100-x1-resident-gap-trace.txt), while pages the host wrote
-// stay on the host (the GPU reads them there, mapped) and read as slowly twice. *result: that dot of
-// the sentinel's elements.
+// whole resident run, while pages the host wrote stay on the host (the GPU reads them there, mapped)
+// and read as slowly twice. *result: that dot of the sentinel's elements.
 cudot_status sentinel_stayed(cudot_ctx &ctx, AutoState &state, bool *stayed, double *result) {
     const std::size_t count = state.sentinel;
     state.sentinel = 0;
@@ -317,7 +300,15 @@ cudot_status auto_dot(cudot_ctx &ctx, std::size_t n, double *result) {
     const bool managed = ctx.memory == CUDOT_MEMORY_MANAGED;
     if (!ctx.auto_state) ctx.auto_state = new (std::nothrow) AutoState;  // nullptr: no memory to learn in
     AutoState *state = ctx.auto_state;
-    const bool gpus_may_serve = n >= kGpuMinElements && ctx.hooks().hybrid_share < 0;  // not fixed by tests
+#if defined(CUDOT_TESTING)
+    double fixed_share = 0;
+    if (seams::fixed_split(ctx, &fixed_share)) {  // a test chose the road: the split, at this share
+        if (state && managed && (state->on_gpus != 0 || state->sentinel != 0))
+            if (cudot_status status = bring_back(ctx, state)) return status;
+        return split_dot(ctx, state, n, fixed_share, result);
+    }
+#endif
+    const bool gpus_may_serve = n >= kGpuMinElements;
     if (state && managed && (state->on_gpus != 0 || state->sentinel != 0)) {
         if (gpus_may_serve && n <= state->on_gpus) return resident_dot(ctx, *state, n, result);
         // A dot that will not read what AUTO moved into GPU memory brings it back first: the CPU must not
@@ -325,7 +316,6 @@ cudot_status auto_dot(cudot_ctx &ctx, std::size_t n, double *result) {
         if (state->on_gpus != 0 || !gpus_may_serve)
             if (cudot_status status = bring_back(ctx, state)) return status;
     }
-    if (ctx.hooks().hybrid_share >= 0) return split_dot(ctx, state, n, result);  // tests fix the split
     if (n < kGpuMinElements || !state) return cpu_dot(ctx, state, n, result);  // the CPU is never wrong
     if (managed && state->sentinel != 0) {
         bool done = false;
@@ -345,9 +335,8 @@ cudot_status auto_dot(cudot_ctx &ctx, std::size_t n, double *result) {
     const bool same = same_as_last(*state, n, *result);
     // Inputs that stop changing make the roads' times stale: they were of inputs just written, while
     // unchanged ones sit in the CPU's caches. Each road (and the CPU road's thread or pool) is timed
-    // afresh before any move is judged against them. On the one-H100 host at f32 2^14, the CPU road's
-    // estimate from fresh inputs (14 us) let the inputs move into GPU memory after one dot on unchanged
-    // ones and stay there for 123 dots at 9.3 us, while HOST took 3.8 (bench/experiments/t5_resident.cu).
+    // afresh before any move is judged against them: judged by times of fresh inputs, the CPU road
+    // looked slower than GPU dots that then kept the inputs in GPU memory at twice HOST's time.
     if (same && !state->unchanged) {
         chooser.retry(n);
         state->where.retry(n * (types::size_of(ctx.dtype) + types::size_of(ctx.y_dtype)));  // its classes are by bytes
@@ -359,7 +348,6 @@ cudot_status auto_dot(cudot_ctx &ctx, std::size_t n, double *result) {
 
 double auto_split_share(const cudot_ctx &ctx) {
     if (!ctx.hybrid) return 0.0;
-    if (ctx.hooks().hybrid_share >= 0) return ctx.hooks().hybrid_share;
     return ctx.auto_state ? ctx.auto_state->share : kFirstShare;
 }
 

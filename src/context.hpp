@@ -42,14 +42,12 @@ namespace cpu {
 struct HostState;  // the CPU backend's part of a context (src/cpu/cpu_backend.cpp)
 }
 
-// Knobs that only tests set (src/testing.hpp); zero means "choose normally". A context has none until a
-// test sets one: production code reads cudot_ctx::hooks(), which then gives the defaults.
-struct TestHooks {
-    unsigned cpu_threads = 0;  // cap on CPU threads used by one dot
-    unsigned gpu_blocks = 0;   // forced grid size of the dot kernel
-    bool cpu_always_parallel = false;  // use the thread pool even for tiny n
-    std::size_t cpu_parallel_bytes = 0;  // bytes of x and y from which a dot uses the pool (0: the default)
-    double hybrid_share = -1;  // fixed GPU share of an AUTO dot (0..1); negative: adapt
+// How the CPU dots of a context (or of one call on the caller's arrays) use the thread pool:
+// cpu::pool_use() gives the library's choice for a pair of element types.
+struct PoolUse {
+    unsigned max_threads = ~0u;   // threads one dot may use, the calling thread's included
+    std::size_t from_bytes = 0;   // dots that read fewer bytes of x and y together stay on the calling thread
+    bool measured = true;         // in the band of sizes where either way can win, the faster one as measured
 };
 
 }  // namespace cudot
@@ -70,7 +68,7 @@ struct cudot_ctx {
     cudot::cpu::HostState *host = nullptr;      // set for HOST
     cudot::cuda::DeviceState *gpu = nullptr;    // set for PINNED, MAPPED, MANAGED
     cudot::AutoState *auto_state = nullptr;     // AUTO with a GPU, from its first timed dot
-    std::unique_ptr<cudot::TestHooks> test_hooks;  // null unless a test set a knob (api.cpp, testing)
+    cudot::PoolUse pool;                        // how its CPU dots use the thread pool (set by init)
     // Unique in the process, unlike the address (which a later cudot_init may reuse): it tags the
     // messages a thread keeps for this context (src/messages.hpp).
     std::uint64_t serial = 0;
@@ -85,9 +83,5 @@ struct cudot_ctx {
         ops.x = cudot::dense_operand(x, dtype);
         ops.y = cudot::dense_operand(y, y_dtype);
         return ops;
-    }
-    const cudot::TestHooks &hooks() const {
-        static const cudot::TestHooks defaults;
-        return test_hooks ? *test_hooks : defaults;
     }
 };

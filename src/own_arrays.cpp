@@ -6,14 +6,17 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <map>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <vector>
 
 #include "order.hpp"
+#include "process_limits.hpp"
 #include "cpu/cpu_backend.hpp"
 #include "cpu/fp_env.hpp"
 #include "cpu/readable.hpp"
@@ -150,18 +153,53 @@ void export_partials(const unsigned char *packed, std::size_t tiles, std::size_t
     }
 }
 
-cudot_status cpu_run(const Operands &ops, Want want, void *out) {
+// The memory the process may use (process_limits.hpp), read once: reading it costs file reads, several
+// times a small dot.
+std::size_t usable_memory() {
+    static const std::size_t usable = limits::usable_memory();
+    return usable;
+}
+
+// Grows a thread's partials buffer to `bytes` (more than it holds), the partials of n elements, `size`
+// bytes each. Operands of stride 0 take no memory of their own, so n alone can ask for more partials than
+// the host has (n = SIZE_MAX: 2^51 of them); such an n is refused with what it needs, before an
+// allocation granted on credit could fail later, page by page. Called only when the buffer must grow,
+// so that the dots that need no growth (nearly all) pay only the comparison.
+cudot_status grow_partials(std::vector<unsigned char> &partials, std::size_t n, std::size_t bytes,
+                           std::size_t size, const char *call, ErrorSink err) {
+    const std::size_t usable = usable_memory();  // 0: not known
+    const bool too_much = usable != 0 && bytes > usable;
+    if (!too_much) {
+        try {
+            partials.resize(bytes);
+            return CUDOT_OK;
+        } catch (const std::bad_alloc &) {
+        }
+    }
+    char why[96];
+    if (too_much)
+        std::snprintf(why, sizeof why, "more than the %zu bytes this process may use", usable);
+    else
+        std::snprintf(why, sizeof why, "which could not be allocated");
+    return fail(err, CUDOT_ERROR_OUT_OF_MEMORY,
+                "%s: n = %zu needs %zu bytes of host memory for its tile partials (%zu bytes per %zu elements), %s",
+                call, n, bytes, size, order::kTile, why);
+}
+
+cudot_status cpu_run(const Operands &ops, Want want, void *out, const char *call, ErrorSink err) {
     const types::Kind kind = types::kind_of(ops.x.dtype, ops.y.dtype);
     const std::size_t tiles = order::tile_count(ops.n), size = packed_partial_bytes(kind);
     CpuThreadState &mine = cpu_thread;
-    if (mine.partials.size() < tiles * size) mine.partials.resize(tiles * size);  // bad_alloc: OUT_OF_MEMORY
-    static const TestHooks defaults;
+    const std::size_t bytes = tiles * size;  // at most 2^51 tiles of 16 bytes: no overflow
+    if (mine.partials.size() < bytes)
+        if (cudot_status status = grow_partials(mine.partials, ops.n, bytes, size, call, err)) return status;
+    const PoolUse pool = cpu::pool_use(ops.x.dtype, ops.y.dtype);
     if (want == Want::Partials) {
-        cudot_status status = cpu::compute_packed_partials(ops, 0, tiles, mine.partials.data(), defaults);
+        cudot_status status = cpu::compute_packed_partials(ops, 0, tiles, mine.partials.data(), pool);
         if (status == CUDOT_OK) export_partials(mine.partials.data(), tiles, size, out);
         return status;
     }
-    return cpu::dot(ops, mine.partials.data(), defaults, &mine.where, static_cast<double *>(out));
+    return cpu::dot(ops, mine.partials.data(), pool, &mine.where, static_cast<double *>(out));
 }
 
 const char *out_name(Want want) {
@@ -210,7 +248,7 @@ cudot_status run(const cudot_arrays *request, Want want, void *out, const char *
     cpu::DefaultFpEnv fp_env;  // the caller's FTZ/DAZ or rounding mode must not change the result
     cudot_status status;
     if (device < 0) {
-        status = cpu_run(ops, want, out);
+        status = cpu_run(ops, want, out, call, err);
     } else {
         cuda::StreamCall c;
         c.stream = a.stream;
@@ -252,6 +290,15 @@ cudot_status register_host(const void *p, std::size_t bytes, ErrorSink err) {
     const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(p);
     if (start > UINTPTR_MAX - bytes)
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "cudot_register_host: the range passes the address space's end");
+    // Host memory is memory mapped in this process, every page of it: without a GPU nothing else would
+    // find out that a range is not (freed, or a device address). Device and managed memory are CUDA's
+    // to refuse, below.
+    Operand first = dense_operand(p, CUDOT_U8);
+    if (cudot_status status = cuda::locate(first, 1, "p", err)) return status;
+    if (!on_gpu(first) && !cpu::host_range_mapped(p, bytes))
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                    "cudot_register_host: [%p, +%zu) is not host memory: a page of it is not mapped in this process "
+                    "(freed, or a device address with no GPU or driver to know it)", p, bytes);
     std::lock_guard<std::mutex> lock(registered_mutex);
     auto &ranges = registered();
     auto next = ranges.lower_bound(start);

@@ -7,18 +7,14 @@
 // cannot fall on both tries of one path; its best time is kept); then the
 // fastest is taken, and one of the others runs again after 4, 8 and 16 dots and then every
 // kRecheckEvery, so the choice follows a change of machine load or of how the caller uses its buffers,
-// and an estimate left stale by its tries is corrected within a few dots. With tries back to back and
-// the first recheck at the 32nd dot, an AUTO context on both GPUs of the two-H100 host took the split in
-// 20 of 30 timed dots at f64 2^22 fresh, 325 us median against 262 us on its CPU road
-// (bench/experiments/multigpu_auto.cu).
+// and an estimate left stale by its tries (a try that met a cold cache or a sleeping thread) is
+// corrected within a few dots rather than after dozens.
 //
 // A path's estimate falls at once to a faster time and rises slowly toward slower ones. On a shared
 // machine noise only ever adds time (another process, an interrupt, a page fault), so a path's fast
-// times say what it can do. With a symmetric average, a path whose tries met a burst of noise kept a
-// poisoned estimate that each recheck (one dot in kRecheckEvery) only moved a quarter of the way: on
-// the two-H100 host, AUTO at f32 2^22 fresh ran mostly on the GPU (median 692 us) in one whole run of
-// cudot-bench while HOST took 231 us. A path that has really become slower is the one being chosen,
-// so its own dots raise its estimate within a few calls.
+// times say what it can do; with a symmetric average, one burst of noise during a path's tries would
+// keep it off for as long as its rechecks take to undo it. A path that has really become slower is the
+// one being chosen, so its own dots raise its estimate within a few calls.
 #pragma once
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // process_limits.cpp - see process_limits.hpp.
 #include "process_limits.hpp"
 
-#include "testing.hpp"
+#include "testing/seams.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -198,16 +198,11 @@ unsigned parse_thread_count(const char *text) {
 
 namespace {
 
-// testing::use_cgroup_tree: a fake tree and membership in place of the process's own. Published
-// through an atomic pointer, not under a lock: a fork() while another thread held that lock would
-// leave it held in the child, and the child's first init would wait for it forever.
-struct FakeCgroup {
-    std::string root, self;
-};
-std::atomic<const FakeCgroup *> fake_cgroup{nullptr};
-
 CgroupLimits own_cgroup_limits() {
-    if (const FakeCgroup *fake = fake_cgroup.load(std::memory_order_acquire)) return cgroup_limits(fake->root, fake->self);
+#if defined(CUDOT_TESTING)
+    std::string root, self;
+    if (seams::fake_cgroup(root, self)) return cgroup_limits(root, self);
+#endif
 #if defined(__linux__)
     return cgroup_limits("/sys/fs/cgroup", file_text("/proc/self/cgroup"));
 #else
@@ -271,18 +266,4 @@ std::size_t usable_memory() { return memory_for(physical_ram(), own_cgroup_limit
 
 }  // namespace limits
 
-namespace testing {
-void use_cgroup_tree(const char *root, const char *self_cgroup) {
-    // Every tree stays allocated until exit: a concurrent init may still be reading a replaced one.
-    static std::mutex mutex;
-    static std::vector<std::unique_ptr<limits::FakeCgroup>> trees;
-    std::lock_guard<std::mutex> lock(mutex);
-    const limits::FakeCgroup *fake = nullptr;
-    if (root) {
-        trees.push_back(std::unique_ptr<limits::FakeCgroup>(new limits::FakeCgroup{root, self_cgroup ? self_cgroup : ""}));
-        fake = trees.back().get();
-    }
-    limits::fake_cgroup.store(fake, std::memory_order_release);
-}
-}  // namespace testing
 }  // namespace cudot

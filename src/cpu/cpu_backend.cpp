@@ -194,10 +194,10 @@ struct Job {
     }
 };
 
-void run_on_pool(Job &job, std::size_t pair_bytes, const TestHooks &hooks) {
+void run_on_pool(Job &job, std::size_t pair_bytes, const PoolUse &use) {
     const std::size_t tiles = job.last - job.first;
     ThreadPool &pool = ThreadPool::instance();
-    const std::size_t threads = hooks.cpu_threads ? std::min(hooks.cpu_threads, pool.threads()) : pool.threads();
+    const std::size_t threads = std::min(use.max_threads, pool.threads());
     const std::size_t tile_bytes = order::kTile * pair_bytes;
     const std::size_t largest = std::max<std::size_t>(1, ParallelPolicy::kMaxTaskBytes / tile_bytes);
     const std::size_t wanted = threads * ParallelPolicy::kTasksPerThread;
@@ -207,50 +207,53 @@ void run_on_pool(Job &job, std::size_t pair_bytes, const TestHooks &hooks) {
 
 // Computes the job's partials on the calling thread or on the pool: by size, and in the band where
 // either can win, by the context's measurements (chooser; nullptr: by size alone).
-void compute_tiles(Job &job, std::size_t pair_bytes, types::Kind kind, const TestHooks &hooks,
-                   WhereChooser *chooser = nullptr) {
+void compute_tiles(Job &job, std::size_t pair_bytes, const PoolUse &use, WhereChooser *chooser = nullptr) {
     const std::size_t tiles = job.last - job.first;
     const std::size_t elements = std::min(job.ops->n, job.last * order::kTile) - job.first * order::kTile;
     const std::size_t bytes = elements * pair_bytes;
-    const bool forced = hooks.cpu_parallel_bytes || hooks.cpu_always_parallel;
-    if (tiles > 1 && chooser && !forced && bytes >= ParallelPolicy::kChooseFrom && bytes < ParallelPolicy::kChooseUpTo) {
+    if (tiles > 1 && chooser && use.measured && bytes >= ParallelPolicy::kChooseFrom && bytes < ParallelPolicy::kChooseUpTo) {
         auto any = [](int) { return true; };
         // Classes by bytes, not elements: a chooser may serve several pairs (own arrays: one per thread).
         const int where = chooser->choose(bytes, any);
         const auto start = std::chrono::steady_clock::now();
-        if (where == kPool) run_on_pool(job, pair_bytes, hooks);
+        if (where == kPool) run_on_pool(job, pair_bytes, use);
         else job.run_tiles(job.first, job.last);
         chooser->record(bytes, where,
                         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count(), any);
         return;
     }
-    const std::size_t threshold = hooks.cpu_parallel_bytes ? hooks.cpu_parallel_bytes : ParallelPolicy::threshold(kind);
-    if ((bytes < threshold && !hooks.cpu_always_parallel) || tiles == 1) job.run_tiles(job.first, job.last);
-    else run_on_pool(job, pair_bytes, hooks);
+    if (bytes < use.from_bytes || tiles == 1) job.run_tiles(job.first, job.last);
+    else run_on_pool(job, pair_bytes, use);
 }
 
 std::size_t pair_bytes(const Operands &ops) { return ops.x.size() + ops.y.size(); }
 
 }  // namespace
 
+PoolUse pool_use(int32_t x_dtype, int32_t y_dtype) {
+    PoolUse use;
+    use.from_bytes = ParallelPolicy::threshold(types::kind_of(x_dtype, y_dtype));
+    return use;
+}
+
 cudot_status compute_packed_partials(const Operands &ops, std::size_t first, std::size_t last, void *partials,
-                                     const TestHooks &hooks, WhereChooser *chooser) {
+                                     const PoolUse &pool, WhereChooser *chooser) {
     if (first >= last) return CUDOT_OK;
     const types::Kind kind = types::kind_of(ops.x.dtype, ops.y.dtype);
-    Job job{tile_kernels().get(ops.x.dtype, ops.y.dtype), &ops, first, last, partials, partial_bytes(kind)};
-    compute_tiles(job, pair_bytes(ops), kind, hooks, chooser);
+    Job job{tile_kernels().get(ops.x.dtype, ops.y.dtype, ops.n), &ops, first, last, partials, partial_bytes(kind)};
+    compute_tiles(job, pair_bytes(ops), pool, chooser);
     return job.out_of_memory.load(std::memory_order_relaxed) ? CUDOT_ERROR_OUT_OF_MEMORY : CUDOT_OK;
 }
 
 void *partial_scratch(cudot_ctx &ctx) { return ctx.host->partials; }
 
 cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
-    return dot(ctx.operands(n), ctx.host->partials, ctx.hooks(), &ctx.host->where, result);
+    return dot(ctx.operands(n), ctx.host->partials, ctx.pool, &ctx.host->where, result);
 }
 
-cudot_status dot(const Operands &ops, void *partials, const TestHooks &hooks, WhereChooser *chooser, double *result) {
+cudot_status dot(const Operands &ops, void *partials, const PoolUse &pool, WhereChooser *chooser, double *result) {
     const std::size_t tiles = order::tile_count(ops.n);
-    if (cudot_status status = compute_packed_partials(ops, 0, tiles, partials, hooks, chooser)) return status;
+    if (cudot_status status = compute_packed_partials(ops, 0, tiles, partials, pool, chooser)) return status;
     *result = order::join_packed_partials(types::kind_of(ops.x.dtype, ops.y.dtype), partials, tiles);
     return CUDOT_OK;
 }

@@ -25,13 +25,16 @@ using WhereChooser = PathChooser<kWheres>;
 // The canonical dot of two operand views of host memory (ops.n >= 1); `partials` holds the tile count's
 // packed partials. The road every CPU dot takes: a context's buffers, a caller's arrays, AUTO's CPU share.
 // OUT_OF_MEMORY only when a thread cannot get its gather buffers (views that are not dense).
-cudot_status dot(const Operands &ops, void *partials, const TestHooks &hooks, WhereChooser *chooser, double *result);
+cudot_status dot(const Operands &ops, void *partials, const PoolUse &pool, WhereChooser *chooser, double *result);
 // What dot() is made of, for AUTO's CPU+GPU split (src/auto_dot.cpp) and the tile partials: the
 // partials of tiles [first, last), on the pool when worth it, packed (each the size of the pair's
 // accumulator, unlike cudot_tile_partials's CUDOT_PARTIAL_BYTES slots); order::join_packed_partials
 // joins them.
 cudot_status compute_packed_partials(const Operands &ops, std::size_t first, std::size_t last, void *partials,
-                                     const TestHooks &hooks, WhereChooser *chooser = nullptr);
+                                     const PoolUse &pool, WhereChooser *chooser = nullptr);
+// The library's use of the pool for dots of this pair of element types: every thread, from the size at
+// which sharing pays, measured where either way can win.
+PoolUse pool_use(int32_t x_dtype, int32_t y_dtype);
 // A HOST context's scratch for the partials of up to its capacity's tiles (cudot_tile_partials).
 void *partial_scratch(cudot_ctx &ctx);
 

@@ -1,17 +1,16 @@
 // fma_mingw.cpp - fma for the MinGW build's baseline kernel copy (compiled without -mfma).
 //
-// There std::fma calls MinGW-w64's fma(), which is not correctly rounded: against glibc it disagreed
-// in 37,189 of 200,000 random cases, and in TwoProduct (fma(x, y, -x*y), order.hpp) 10.6 % of the
-// product errors came out wrong, so F64 dots differed from Linux's bits. The processor's FMA is used
-// where it has one (every x86-64 since 2013), so Windows gets exactly the instruction Linux uses;
-// without one, a software path that is exact for TwoProduct.
+// There std::fma calls MinGW-w64's fma(), which is not correctly rounded: it disagrees with glibc's in
+// many random cases, TwoProduct (fma(x, y, -x*y), order.hpp) among them, so F64 dots would differ from
+// Linux's bits. The processor's FMA is used where it has one (x86-64 processors from Intel's Haswell
+// and AMD's Piledriver on), so Windows gets exactly the instruction Linux uses; without one, a software
+// path that is exact for TwoProduct.
 #include "../order.hpp"
 
 #if defined(__MINGW32__)
-#include <atomic>
 #include <cmath>
 
-#include "../testing.hpp"
+#include "../testing/seams.hpp"
 
 namespace cudot {
 namespace order {
@@ -21,11 +20,12 @@ __attribute__((target("fma"))) double hardware_fma(double a, double b, double c)
     return __builtin_fma(a, b, c);  // one vfmadd instruction in a function built for FMA
 }
 
-std::atomic<bool> software_forced{false};  // testing::set_software_fma
-
 bool use_hardware_fma() {
     static const bool has_fma = __builtin_cpu_supports("fma");
-    return has_fma && !software_forced.load(std::memory_order_relaxed);
+#if defined(CUDOT_TESTING)
+    if (seams::software_fma()) return false;
+#endif
+    return has_fma;
 }
 
 // IEEE special cases first, then binary128: the product of two doubles (106 significant bits) is exact
@@ -47,8 +47,5 @@ double mingw_fma(double a, double b, double c) {
 
 }  // namespace order
 
-namespace testing {
-void set_software_fma(bool on) { order::software_forced.store(on, std::memory_order_relaxed); }
-}  // namespace testing
 }  // namespace cudot
 #endif

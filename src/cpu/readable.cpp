@@ -8,6 +8,7 @@
 #include <windows.h>
 #else
 #include <cerrno>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #endif
@@ -86,6 +87,35 @@ bool ask_system(const void *p, std::size_t bytes) {
 }  // namespace
 
 bool host_readable(const void *p, std::size_t bytes) { return ask_system(p, bytes); }
+
+bool host_range_mapped(const void *p, std::size_t bytes) {
+    const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(p), last = start + (bytes - 1);
+#if defined(_WIN32)
+    for (std::uintptr_t at = start;;) {  // one question per region of the address space
+        MEMORY_BASIC_INFORMATION region;
+        if (VirtualQuery(reinterpret_cast<const void *>(at), &region, sizeof region) == 0) return false;
+        if (region.State != MEM_COMMIT) return false;
+        const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(region.BaseAddress) + region.RegionSize;
+        if (end - 1 >= last) return true;  // end 0: the region reaches the top of the address space
+        at = end;
+    }
+#else
+    // mincore fails with ENOMEM where a page of its range is not mapped (qemu-user says so of a page
+    // mapped without access too); its own buffer is valid, so EFAULT can only be about the range. It
+    // wants a page-aligned start and fills a byte per page, so it is asked about kChunk pages at a time.
+    constexpr std::size_t kChunk = 4096;
+    unsigned char resident[kChunk];
+    const long page_size = sysconf(_SC_PAGESIZE);
+    const std::uintptr_t page = page_size > 0 ? static_cast<std::uintptr_t>(page_size) : kPage;
+    for (std::uintptr_t at = start & ~(page - 1); at <= last;) {
+        const std::uintptr_t chunk = last - at < kChunk * page ? last - at + 1 : kChunk * page;
+        if (mincore(reinterpret_cast<void *>(at), chunk, resident) != 0) return errno != ENOMEM && errno != EFAULT;
+        at += chunk;
+        if (at == 0) break;  // the range reached the top of the address space
+    }
+    return true;
+#endif
+}
 
 bool known_pageable(const HostRange *ranges, std::size_t count) {
     KnownPageable &mine = known;

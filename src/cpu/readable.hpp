@@ -12,6 +12,11 @@ namespace cpu {
 // the call), the memory is taken to be readable.
 bool host_readable(const void *p, std::size_t bytes);
 
+// Whether every page of the `bytes` (> 0) bytes at p is mapped in this process (on Windows: committed),
+// whatever its protection: the system's map of the address space answers, no page is read or faulted
+// in, so a range of any size costs little. Where the system will not say, the range is taken to be mapped.
+bool host_range_mapped(const void *p, std::size_t bytes);
+
 // A per-thread memory of pages found to be readable pageable host memory (CUDA did not know them), so that
 // repeated dots on the same host arrays ask neither CUDA nor the system again. Registering memory with
 // cudot (forget_pageable) clears every thread's memory; memory a caller page-locks itself behind cudot's

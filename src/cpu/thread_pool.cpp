@@ -14,7 +14,6 @@
 
 #include "fp_env.hpp"
 #include "../process_limits.hpp"
-#include "../testing.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -258,9 +257,3 @@ void ThreadPool::run(std::size_t count, unsigned max_threads, Task task, void *a
 }  // namespace cpu
 }  // namespace cudot
 
-namespace cudot {
-namespace testing {
-unsigned cpu_pool_threads() { return cpu::ThreadPool::instance().threads(); }
-unsigned long long cpu_pool_wakeups() { return cpu::ThreadPool::instance().wakeups(); }
-}  // namespace testing
-}  // namespace cudot

@@ -1,16 +1,13 @@
 // tile_kernels.cpp - the baseline copy of the CPU inner loop, and the run-time choice between copies.
 #include "tile_kernels.hpp"
 
-#include <atomic>
-#include <chrono>
-#include <thread>
 #include <type_traits>
 
 #if !defined(_WIN32)
 #include <pthread.h>
 #endif
 
-#include "../testing.hpp"
+#include "../testing/seams.hpp"
 
 #if defined(CUDOT_HAVE_AVX2_KERNELS)
 #include <cpuid.h>
@@ -25,13 +22,13 @@ namespace cpu {
 
 #if defined(CUDOT_HAVE_AVX2_KERNELS)
 namespace avx2 {
-void fill_table(PartialsFn (&table)[kTypes][kTypes]);
+template <bool kRowOrder> void fill_table(PartialsFn (&table)[kTypes][kTypes]);
 }
 namespace avx512 {
-void fill_table(PartialsFn (&table)[kTypes][kTypes]);
+template <bool kRowOrder> void fill_table(PartialsFn (&table)[kTypes][kTypes]);
 }
 namespace avx512_amd {
-void fill_table(PartialsFn (&table)[kTypes][kTypes]);
+template <bool kRowOrder> void fill_table(PartialsFn (&table)[kTypes][kTypes]);
 }
 // F16C from CPUID leaf 1 (ECX bit 29) directly: clang before 16 does not accept "f16c" in
 // __builtin_cpu_supports.
@@ -46,42 +43,49 @@ static bool cpu_has_avx512() {  // the features the AVX-512 copy is compiled for
     return cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
 }
-// Which AVX-512 copy a processor takes: AMD's take the one built for them (F32 x F32 row by row, Dot2
-// additions half on the fma units: tile_kernels_avx512_amd.cpp has the figures); the others (Intel's,
-// measured on the H100 hosts) take the plain copy, which reads F32 x F32 row by row only in dots of at
-// most 2048 elements (tile_kernels_avx512.cpp).
+// Which AVX-512 copy a processor takes: AMD's the one built for them (Dot2 additions half on the fma
+// units: add_on_fma in tile_kernels.inc), the others (Intel's) the plain copy.
 static bool amd_copy_preferred() { return __builtin_cpu_is("amd"); }
 #endif
 
-namespace {
-std::atomic<unsigned> build_delay_ms{0};  // testing::delay_tile_kernel_build
-}
-
-static TileKernels make(void (*fill)(PartialsFn (&)[kTypes][kTypes]), const char *isa) {
-    if (const unsigned ms = build_delay_ms.load(std::memory_order_relaxed))
-        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+// A copy's tables for dots of more than kSmallDot elements and for smaller ones. Each copy's fill_table
+// takes kRowOrder: whether the tiles it can read row by row (row_order_tiles.inc; kRowOrderPair in
+// tile_kernels.inc says which pairs) are read so, rather than with its other loops. The choice:
+//   - the AVX2 copy (F32 and F64 pairs) and the AVX-512 copy for AMD (F32 x F32): at every size. On AMD's
+//     cores the row-order loop was the faster one at every size measured.
+//   - the plain AVX-512 copy, which Intel's processors take (F32 x F32): in dots of at most kSmallDot
+//     elements only. The register-block loops slow down after any pause (their 512-bit units, most
+//     likely), the row-order loop far less, so in small dots the row-order loop was the faster one by
+//     every measure; in larger ones the register-block loops were faster run back to back.
+// (The baseline copy has no row-order loop.)
+using FillFn = void (*)(PartialsFn (&)[kTypes][kTypes]);
+static TileKernels make(FillFn fill, FillFn fill_small, const char *isa) {
+    CUDOT_TEST_SEAM(seams::kernel_table_build());
     TileKernels k{};
     fill(k.table);
+    fill_small(k.small_table);
     k.isa = isa;
     return k;
 }
 
 static const TileKernels &baseline_kernels() {
-    static const TileKernels k = make(baseline::fill_table, "baseline");
+    static const TileKernels k = make(baseline::fill_table<false>, baseline::fill_table<false>, "baseline");
     return k;
 }
 
 #if defined(CUDOT_HAVE_AVX2_KERNELS)
 static const TileKernels &avx2_kernels() {
-    static const TileKernels k = make(avx2::fill_table, "avx2+fma+f16c");
+    static const TileKernels k = make(avx2::fill_table<true>, avx2::fill_table<true>, "avx2+fma+f16c");
     return k;
 }
 static const TileKernels &avx512_kernels() {
-    static const TileKernels k = make(avx512::fill_table, "avx512 (F32 pairs row by row up to 2048)");
+    static const TileKernels k =
+        make(avx512::fill_table<false>, avx512::fill_table<true>, "avx512 (F32 pairs row by row up to 2048)");
     return k;
 }
 static const TileKernels &avx512_amd_kernels() {
-    static const TileKernels k = make(avx512_amd::fill_table, "avx512 for AMD (F32 pairs row by row, Dot2 adds on fma)");
+    static const TileKernels k = make(avx512_amd::fill_table<true>, avx512_amd::fill_table<true>,
+                                      "avx512 for AMD (F32 pairs row by row, Dot2 adds on fma)");
     return k;
 }
 #endif
@@ -124,9 +128,4 @@ void finish_tables_before_fork() {
 #endif
 
 }  // namespace cpu
-
-namespace testing {
-void delay_tile_kernel_build(unsigned ms) { cpu::build_delay_ms.store(ms, std::memory_order_relaxed); }
-}  // namespace testing
-
 }  // namespace cudot

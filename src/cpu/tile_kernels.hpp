@@ -10,15 +10,25 @@ namespace cpu {
 
 constexpr int kTypes = 6;  // CUDOT_F32 .. CUDOT_U8
 
+// Dots of at most this many elements may take other loops than larger ones (tile_kernels.cpp says
+// which, and why).
+constexpr std::size_t kSmallDot = 2048;
+
 // Computes the partials of tiles [first, last) of an n-element dot into out[first..last) (partials of
 // the pair's accumulator type).
 using PartialsFn = void (*)(const void *x, const void *y, std::size_t n, std::size_t first, std::size_t last,
                             void *out);
 
+// One copy's functions, indexed by [dtype - 1][y_dtype - 1]. Which loop reads which tiles is decided
+// when the table is built, by processor and, for small dots, by size; a dot picks its function once.
 struct TileKernels {
-    PartialsFn table[kTypes][kTypes];  // [dtype - 1][y_dtype - 1]
+    PartialsFn table[kTypes][kTypes];        // dots of more than kSmallDot elements
+    PartialsFn small_table[kTypes][kTypes];  // dots of at most kSmallDot elements
     const char *isa;
-    PartialsFn get(int32_t x_dtype, int32_t y_dtype) const { return table[x_dtype - 1][y_dtype - 1]; }
+    // The function for an n-element dot.
+    PartialsFn get(int32_t x_dtype, int32_t y_dtype, std::size_t n) const {
+        return (n <= kSmallDot ? small_table : table)[x_dtype - 1][y_dtype - 1];
+    }
 };
 
 // The table this processor runs (decided once): the widest copy it supports; on AMD processors with

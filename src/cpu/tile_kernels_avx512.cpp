@@ -15,16 +15,12 @@
 
 #include "tile_kernels.hpp"
 
-// Dots of at most 2048 elements read F32 x F32 tiles row by row, as AMD's copy does at every size: on the
-// H100 hosts' Xeons (issue 24; f32, one thread) the row-order loop was the faster one there by every
-// measure: back to back (bench/experiments/tile_copies.cpp, 0.82-0.92 of this copy's own loops' time at
-// 2^10-2^11), with other calls between (thread_cost.cpp, 0.64-0.89) and in cudot-bench's rounds (HOST
-// 2^10: 0.36-0.51 us resident against 0.49-0.74 before). At 2^12-2^13 the measures part: 1.20-1.29 x
-// back to back, 1.1-1.8 x in cudot-bench's rounds (HOST 2^12, runs against runs), 0.70-0.98 with other
-// calls between. The loops below slow down after any pause (their 512-bit units, most likely); the
-// row-order loop far less.
-#define CUDOT_ROW_ORDER_IN_AVX512 1
-#define CUDOT_ROW_ORDER_MAX_N 2048
 #define CUDOT_TILE_NS avx512
 #include "tile_kernels.inc"
 #undef CUDOT_TILE_NS
+
+// The tables tile_kernels.cpp builds from this copy (fill_table in tile_kernels.inc says why no other).
+namespace cudot::cpu::avx512 {
+template void fill_table<false>(PartialsFn (&)[kTypes][kTypes]);
+template void fill_table<true>(PartialsFn (&)[kTypes][kTypes]);
+}  // namespace cudot::cpu::avx512

@@ -27,7 +27,9 @@ static cudot_status check_devices(const cudot_ctx &ctx, DeviceState &s, ErrorSin
         CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, g.device));
         if (!managed) return fail(err, CUDOT_ERROR_UNSUPPORTED, "GPU %d does not support managed memory", g.device);
         CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, g.device));
-        if (no_concurrent_managed_pretended()) concurrent = 0;
+#if defined(CUDOT_TESTING)
+        if (seams::no_concurrent_managed()) concurrent = 0;
+#endif
         if (!concurrent && s.gpus.size() > 1)
             return fail(err, CUDOT_ERROR_UNSUPPORTED,
                         "GPU %d cannot share managed memory with other GPUs (no concurrent managed access): "
@@ -35,10 +37,7 @@ static cudot_status check_devices(const cudot_ctx &ctx, DeviceState &s, ErrorSin
                         g.device);
         // Without concurrent access the host may not touch managed memory while a kernel runs, and
         // prefetching is not available: every dot waits for its kernel to end, and none prefetches.
-        if (!concurrent) {
-            s.sync_after_dot = true;
-            s.prefetch = false;
-        }
+        if (!concurrent) s.sync_after_dot = true;
         std::size_t free_bytes = 0, total_bytes = 0;
         CUDOT_CUDA_TRY_AS(err, use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
         CUDOT_CUDA_TRY(err, cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -63,7 +62,7 @@ static std::size_t input_bytes(const cudot_ctx &ctx, int32_t dtype) {
 static cudot_status locked_buffer(std::size_t bytes, unsigned flags, void *&out, ErrorSink err) {
     void *p = buffers::map(bytes);
     if (!p) return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "cannot map %zu bytes of host memory", bytes);
-    const cudaError_t e = pass_or_inject(cudaHostRegister(p, bytes, flags));
+    const cudaError_t e = checked(cudaHostRegister(p, bytes, flags));
     if (e != cudaSuccess) {
         buffers::retire(p, bytes);
         return cuda_fail(err, e, "cudaHostRegister (an input buffer)");
@@ -108,17 +107,6 @@ static cudot_status allocate_inputs(cudot_ctx &ctx, std::size_t x_alloc, std::si
     return status;
 }
 
-// How many blocks of each size (one per slice choice) the device holds at once.
-static cudot_status measure_residency(DeviceState &s, Gpu &g, ErrorSink err) {
-    CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&g.sms, cudaDevAttrMultiProcessorCount, g.device));
-    for (int c = 0; c < kSliceChoices; ++c) {
-        int per_sm = 0;
-        CUDOT_CUDA_TRY(err, s.launcher.occupancy(kThreads >> c, &per_sm));
-        g.resident_blocks[c] = static_cast<unsigned>(std::max(1, g.sms * std::max(1, per_sm)));
-    }
-    return CUDOT_OK;
-}
-
 // Everything one GPU needs: its views of the shared buffers, its own buffers, its streams.
 static cudot_status create_gpu(cudot_ctx &ctx, DeviceState &s, Gpu &g, ErrorSink err) {
     CUDOT_CUDA_TRY_AS(err, use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
@@ -135,7 +123,7 @@ static cudot_status create_gpu(cudot_ctx &ctx, DeviceState &s, Gpu &g, ErrorSink
             CUDOT_CUDA_TRY(err, cudaMalloc(&g.d_x, std::max<std::size_t>(s.slice_elements * element_size(ctx.dtype), 256)));
             CUDOT_CUDA_TRY(err, cudaMalloc(&g.d_y, std::max<std::size_t>(s.slice_elements * element_size(ctx.y_dtype), 256)));
     }
-    cudot_status status = measure_residency(s, g, err);
+    cudot_status status = resident_blocks(g.device, ctx.dtype, ctx.y_dtype, &g.blocks, err);
     if (status != CUDOT_OK) return status;
 
     if (ctx.memory == CUDOT_MEMORY_PINNED && can_map(g.device)) {  // for reading the inputs in place
@@ -143,9 +131,9 @@ static cudot_status create_gpu(cudot_ctx &ctx, DeviceState &s, Gpu &g, ErrorSink
         CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&g.d_mapped_y, ctx.y, 0));
     }
     CUDOT_CUDA_TRY(err, cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
-    // Single-GPU dots keep one partial per item: at most kMaxSlices per tile.
+    // Single-GPU dots keep one partial per tile.
     const std::size_t tiles = std::max<std::size_t>(order::tile_count(s.slice_elements), 1);
-    CUDOT_CUDA_TRY(err, cudaMalloc(&g.scratch, kTicketBytes + tiles * kMaxSlices * order::kMaxPartialBytes));
+    CUDOT_CUDA_TRY(err, cudaMalloc(&g.scratch, kTicketBytes + tiles * order::kMaxPartialBytes));
     CUDOT_CUDA_TRY(err, cudaMemsetAsync(g.scratch, 0, kTicketBytes, g.stream));
     void *view = nullptr;
     CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&view, s.h_done, 0));
@@ -205,7 +193,7 @@ cudot_status create(cudot_ctx &ctx, ErrorSink err) {
 
 // Runs a freeing call, remembering only the first failure.
 static void free_checked(cudot_status &first, ErrorSink err, cudaError_t error, const char *call) {
-    error = pass_or_inject(error);
+    error = checked(error);
     if (error != cudaSuccess && first == CUDOT_OK) first = cuda_fail(err, error, call);
 }
 

@@ -28,7 +28,7 @@ namespace cuda {
 // on the way out the caller's context is made current again if cudot switched.
 // CUDA keeps one "last error" per thread, which any failing runtime call overwrites: if none of cudot's
 // calls failed, the caller's pending error (if any) is still there and is left alone; if one did, the
-// last error is cudot's own and is cleared on the way out (note() and pass_or_inject() record failures).
+// last error is cudot's own and is cleared on the way out (note() and checked() record failures).
 class CallerCudaState {
    public:
     CallerCudaState();

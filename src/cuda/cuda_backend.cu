@@ -5,10 +5,10 @@
 // Several GPUs, AUTO's CPU+GPU split and cudot_tile_partials: each GPU computes the partials of one
 // run of tiles into a mapped host array, and the host joins them (split_dot.cu). MANAGED decides per
 // dot whether to migrate first (managed_policy.cu). AUTO, which also has the CPU to choose from, sits
-// above both backends (src/auto_dot.cpp) and comes here for the GPU's roads: dot() and split_tiles().
-// What each strategy allocates: buffers.cu; probing: devices.cu; the kernels: launch.cu. Whose CUDA
-// context the work runs in: caller_state.cu; how long a wait may last, and GPUs that ran past it:
-// device_health.cu; checked calls and test hooks: cuda_check.cu.
+// above both backends (src/auto_dot.cpp) and comes here for the GPU's roads.
+// What each strategy allocates: buffers.cu; probing: devices.cu; the launches: launch.cu and kernels/.
+// Whose CUDA context the work runs in: caller_state.cu; how long a wait may last, and GPUs that ran
+// past it: device_health.cu.
 #include "cuda_backend.hpp"
 #include "cuda_check.hpp"
 #include "device_health.hpp"
@@ -16,6 +16,35 @@
 
 namespace cudot {
 namespace cuda {
+
+// A context's wait on GPU g: bounded by the call's bound; one that runs out leaves the context hung, able
+// only to be destroyed (its kernel may still run).
+static cudot_status context_wait(DeviceState &s, Gpu &g, const Completion *slot, bool whole_stream, const char *what,
+                                 double *result, ErrorSink err) {
+    GpuWait w;
+    w.device = g.device;
+    w.stream = g.stream;
+    w.slot = slot;
+    w.whole_stream = whole_stream;
+    w.deadline = deadline_in(s.wait_bound_ms);
+    w.bound_ms = s.wait_bound_ms;
+    w.what = what;
+    w.then = " (cudot_config.wait_ms): the context can only be destroyed now";
+    bool gave_up = false;
+    w.gave_up = &gave_up;
+    const cudot_status status = wait_gpu(w, result, err);
+    if (gave_up) s.hung = true;
+    return status;
+}
+
+cudot_status wait_for_result(cudot_ctx &ctx, DeviceState &s, Gpu &g, double *result) {
+    // Without concurrent managed access the kernel must have ended, not only written the result.
+    return context_wait(s, g, s.h_done, s.sync_after_dot, "the dot", result, ctx.sink());
+}
+
+cudot_status wait_stream(DeviceState &s, Gpu &g, ErrorSink err) {
+    return context_wait(s, g, nullptr, false, "the GPU's work", nullptr, err);
+}
 
 static cudot_status dot_once(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
     if (ctx.memory == CUDOT_MEMORY_MANAGED) return managed_dot(ctx, s, n, result);
@@ -59,71 +88,6 @@ static std::size_t input_bytes(const cudot_ctx &ctx, std::size_t n) {
     return n * (element_size(ctx.dtype) + element_size(ctx.y_dtype));
 }
 
-static cudot_status dot_in_own_context(cudot_ctx &ctx, std::size_t n, double *result) {
-    DeviceState &s = *ctx.gpu;
-    if (cudot_status refused = refuse_if_stuck(ctx, s, "cudot_dot")) return refused;
-    s.wait_bound_ms = wait_bound_ms(ctx, input_bytes(ctx, n));
-    InFlight in_flight(s);
-    cudot_status status = dot_once(ctx, s, n, result);
-    if (status != CUDOT_OK) settle_after_failure(s);
-    return status;
-}
-
-cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
-    CallerCudaState caller;
-    return caller.restore(dot_in_own_context(ctx, n, result), ctx.sink());
-}
-
-static cudot_status partials_in_own_context(cudot_ctx &ctx, std::size_t first, std::size_t n, void **partials) {
-    DeviceState &s = *ctx.gpu;
-    if (cudot_status refused = refuse_if_stuck(ctx, s, "cudot_tile_partials")) return refused;
-    s.wait_bound_ms = wait_bound_ms(ctx, input_bytes(ctx, n));
-    InFlight in_flight(s);
-    // MANAGED: one bulk migration beats page faults. AUTO's managed buffers are read where they are
-    // (mapped for the GPUs): only auto_dot.cpp moves them.
-    cudot_status status = queue_partials(ctx, s, first, n, order::tile_count(n), false, !s.sync_after_dot && !ctx.hybrid);
-    if (status == CUDOT_OK) status = wait_partials(ctx, s, nullptr);
-    if (status != CUDOT_OK) {
-        settle_after_failure(s);
-        return status;
-    }
-    *partials = s.h_partials;
-    return CUDOT_OK;
-}
-
-cudot_status tile_partials(cudot_ctx &ctx, std::size_t first, std::size_t n, void **partials) {
-    CallerCudaState caller;
-    return caller.restore(partials_in_own_context(ctx, first, n, partials), ctx.sink());
-}
-
-void *host_partials(cudot_ctx &ctx) { return ctx.gpu ? ctx.gpu->h_partials : nullptr; }
-
-static cudot_status split_in_own_context(cudot_ctx &ctx, std::size_t n, std::size_t gpu_tiles, const HostShare &host,
-                                         float *gpu_ms, void **partials) {
-    DeviceState &s = *ctx.gpu;
-    if (cudot_status refused = refuse_if_stuck(ctx, s, "cudot_dot")) return refused;
-    s.wait_bound_ms = wait_bound_ms(ctx, input_bytes(ctx, n));
-    InFlight in_flight(s);
-    cudot_status status = gpu_tiles > 0 ? queue_partials(ctx, s, 0, n, gpu_tiles, true, false) : CUDOT_OK;
-    if (status == CUDOT_OK) {
-        const cudot_status host_status = host.run(host.self, s.h_partials);
-        if (gpu_tiles > 0) status = wait_partials(ctx, s, gpu_ms);  // the GPUs' work ends before any return
-        if (status == CUDOT_OK) status = host_status;
-    }
-    if (status != CUDOT_OK) {
-        settle_after_failure(s);
-        return status;
-    }
-    *partials = s.h_partials;
-    return CUDOT_OK;
-}
-
-cudot_status split_tiles(cudot_ctx &ctx, std::size_t n, std::size_t gpu_tiles, const HostShare &host, float *gpu_ms,
-                         void **partials) {
-    CallerCudaState caller;
-    return caller.restore(split_in_own_context(ctx, n, gpu_tiles, host, gpu_ms, partials), ctx.sink());
-}
-
 // Runs op(s) as every GPU call of a context runs: refused on a stuck GPU, waits bounded for n elements'
 // bytes, settled after a failure, the caller's CUDA context restored.
 template <class Op> static cudot_status in_own_context(cudot_ctx &ctx, std::size_t n, const char *what, Op op) {
@@ -139,16 +103,45 @@ template <class Op> static cudot_status in_own_context(cudot_ctx &ctx, std::size
     return caller.restore(status, ctx.sink());
 }
 
+cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result) {
+    return in_own_context(ctx, n, "cudot_dot", [&](DeviceState &s) { return dot_once(ctx, s, n, result); });
+}
+
+cudot_status tile_partials(cudot_ctx &ctx, std::size_t first, std::size_t n, void **partials) {
+    return in_own_context(ctx, n, "cudot_tile_partials", [&](DeviceState &s) {
+        // MANAGED: one bulk migration beats page faults. AUTO's managed buffers are read where they are
+        // (mapped for the GPUs): only auto_dot.cpp moves them.
+        cudot_status status = queue_partials(ctx, s, first, n, order::tile_count(n), false, !s.sync_after_dot && !ctx.hybrid);
+        if (status == CUDOT_OK) status = wait_partials(ctx, s, nullptr);
+        if (status == CUDOT_OK) *partials = s.h_partials;
+        return status;
+    });
+}
+
+void *host_partials(cudot_ctx &ctx) { return ctx.gpu ? ctx.gpu->h_partials : nullptr; }
+
+cudot_status queue_tiles(cudot_ctx &ctx, std::size_t n, std::size_t gpu_tiles) {
+    return in_own_context(ctx, n, "cudot_dot", [&](DeviceState &s) {
+        cudot_status status = queue_partials(ctx, s, 0, n, gpu_tiles, true, false);
+        if (status == CUDOT_OK) s.queued.emplace(s);  // in flight until wait_tiles
+        return status;
+    });
+}
+
+cudot_status wait_tiles(cudot_ctx &ctx, std::size_t n, float *gpu_ms) {
+    return in_own_context(ctx, n, "cudot_dot", [&](DeviceState &s) {
+        const cudot_status status = wait_partials(ctx, s, gpu_ms);
+        s.queued.reset();
+        return status;
+    });
+}
+
 cudot_status auto_gpu_dot(cudot_ctx &ctx, std::size_t n, bool move, double *result) {
     return in_own_context(ctx, n, "cudot_dot", [&](DeviceState &s) { return auto_gpu_dot(ctx, s, n, move, result); });
 }
 
 cudot_status auto_to_host(cudot_ctx &ctx, std::size_t n) {
     return in_own_context(ctx, n, "cudot_dot", [&](DeviceState &s) { return auto_to_host(ctx, s, n); });
-}
-
-void tune(cudot_ctx &ctx, const GpuTuning &tuning) {
-    if (ctx.gpu) ctx.gpu->tuning = tuning;
 }
 
 }  // namespace cuda

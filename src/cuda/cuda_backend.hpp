@@ -36,32 +36,17 @@ cudot_status tile_partials(cudot_ctx &ctx, std::size_t first, std::size_t n, voi
 // For AUTO (src/auto_dot.cpp), which chooses between the CPU, the GPU and both:
 // the mapped host array the GPUs write tile partials into, also a CPU dot's scratch for such a context;
 void *host_partials(cudot_ctx &ctx);
-// the host's part of a split dot: run(self, partials) writes the partials of its tiles into the array;
-struct HostShare {
-    cudot_status (*run)(void *self, void *partials);
-    void *self;
-};
-// a dot split between the GPUs and the host: the GPUs compute the partials of tiles [0, gpu_tiles) of the
-// first n elements into host_partials(ctx) while host.run computes the others there. *gpu_ms gets the
-// slowest GPU's time, *partials the array that then holds every tile's partial, for the caller's join.
-cudot_status split_tiles(cudot_ctx &ctx, std::size_t n, std::size_t gpu_tiles, const HostShare &host, float *gpu_ms,
-                         void **partials);
+// the GPUs' part of a dot of the first n elements: queue_tiles queues the partials of tiles [0, gpu_tiles)
+// into host_partials(ctx) and returns at once (the host may compute the other tiles' partials there
+// meanwhile); wait_tiles waits for them, and *gpu_ms gets the slowest GPU's time (CUDA events, so no
+// launch latency or wake-up of the host's thread lengthens it).
+cudot_status queue_tiles(cudot_ctx &ctx, std::size_t n, std::size_t gpu_tiles);
+cudot_status wait_tiles(cudot_ctx &ctx, std::size_t n, float *gpu_ms);
 // AUTO on managed buffers: the GPUs' dot of the first n elements where they lie (HBM for pages in GPU
 // memory, over the bus for pages on the host), after migrating them to the GPUs if `move` (each GPU its
 // run of tiles); and the migration of the first n elements back to the host.
 cudot_status auto_gpu_dot(cudot_ctx &ctx, std::size_t n, bool move, double *result);
 cudot_status auto_to_host(cudot_ctx &ctx, std::size_t n);
-// Tests: make this thread's calls_before-th next checked CUDA call report cuda_error (0: cancel).
-void inject_fault(unsigned calls_before, int cuda_error);
-// Tests: whether the injected fault has not fired yet.
-bool fault_pending();
-// Tests: MANAGED inits on this thread treat every GPU as lacking concurrent managed access (as on
-// Windows, WSL2 and some embedded GPUs).
-void pretend_no_concurrent_managed(bool on);
-// Tests: while on, every dot kernel launched from now on does not finish (a hung GPU); off lets them end.
-void hold_kernels(bool on);
-// Tests: the same for the kernels of one device only.
-void hold_device_kernels(int device, bool on);
 // The default bound of a call's GPU waits when it reads `bytes`: CUDOT_DEFAULT_WAIT_MS plus the time to
 // read them at the slowest rate a healthy GPU reads its inputs (below a PCIe 3.0 x1 link, or managed
 // memory faulted in page by page on an embedded GPU). At that rate a 1 TiB context is read in about
@@ -70,20 +55,6 @@ constexpr double kSlowestHealthyRead = 512.0 * 1024 * 1024;  // bytes per second
 inline std::uint64_t default_wait_ms(std::size_t bytes) {
     return CUDOT_DEFAULT_WAIT_MS + static_cast<std::uint64_t>(static_cast<double>(bytes) / kSlowestHealthyRead * 1000.0);
 }
-bool no_concurrent_managed_pretended();
-// Knobs for experiments and tests (bench/experiments, tests/); zero or false: the normal choice.
-struct GpuTuning {
-    unsigned slices = 0;          // force the slices per tile (1, 2, 4, 8)
-    bool stream_sync = false;     // wait with cudaStreamSynchronize instead of polling the result's word
-    unsigned pinned_mode = 0;     // PINNED: 1 copy the inputs, 2 read them in place (0: measure and choose)
-    bool no_graph = false;        // launch every dot instead of replaying a captured CUDA graph
-    int managed_mode = 0;         // MANAGED: 1 always migrate, 2 always read in place (0: adapt)
-};
-// Sets a GPU context's knobs (no effect on HOST contexts).
-void tune(cudot_ctx &ctx, const GpuTuning &tuning);
-// Tests: the GPUs that CUDOT_DEVICE_ALL inits on this thread use (a GPU may repeat, so the split over
-// several GPUs runs on a machine with one); count 0 restores every visible GPU.
-void force_devices(const int *devices, int count);
 
 
 // ---- Dots of the caller's own arrays (cudot_dot_arrays; stream_dot.cu) ----
@@ -108,15 +79,10 @@ cudot_status stream_dot(const Operands &ops, int device, const StreamCall &call,
 // *locked says which).
 cudot_status register_host(const void *p, std::size_t bytes, bool *locked, ErrorSink err);
 cudot_status unregister_host(const void *p, ErrorSink err);
-// Tests and experiments: the slices per tile of dense dots of own arrays (0: the normal choice).
-void force_stream_slices(unsigned slices);
-// Tests and experiments: blocking dots of dense page-locked host arrays through the copy engines
-// (host_pipeline.cu): 0 from its size threshold, 1 never (the GPU reads them in place), 2 at any size.
-void force_host_pipeline(int mode);
-// Tests: how many per-stream workspaces dots of own arrays keep on GPU `device`.
+// How many per-stream workspaces dots of own arrays keep on GPU `device`.
 std::size_t kept_stream_workspaces(int device);
-// Tests: frees what dots of own arrays keep until the process ends (per-stream workspaces and graphs,
-// result slots), so that a leak checker at exit sees only real leaks. No dot may be running.
+// Frees what dots of own arrays keep until the process ends (per-stream workspaces and graphs, result
+// slots), so that a leak checker at exit sees only real leaks. No dot may be running.
 void release_stream_state();
 
 }  // namespace cuda

@@ -20,21 +20,15 @@
 namespace cudot {
 namespace cuda {
 
-// Test-only: the GPUs a CUDOT_DEVICE_ALL init on this thread uses instead of every visible one.
-static thread_local std::vector<int> forced_devices;
-
-void force_devices(const int *devices, int count) { forced_devices.assign(devices, devices + std::max(count, 0)); }
-
 cudot_status device_list(int32_t device, std::vector<int> &out, ErrorSink err) {
     out.clear();
     if (device != CUDOT_DEVICE_ALL) {
         out.push_back(device);
         return CUDOT_OK;
     }
-    if (!forced_devices.empty()) {
-        out = forced_devices;
-        return CUDOT_OK;
-    }
+#if defined(CUDOT_TESTING)
+    if (seams::forced_devices(out)) return CUDOT_OK;
+#endif
     int count = 0;
     CUDOT_CUDA_TRY(err, cudaGetDeviceCount(&count));
     for (int d = 0; d < count; ++d) out.push_back(d);
@@ -44,7 +38,7 @@ cudot_status device_list(int32_t device, std::vector<int> &out, ErrorSink err) {
 static cudot_status probe_one(int device, ErrorSink err) {
     CUDOT_CUDA_TRY_AS(err, use_primary_context(device), "cuCtxSetCurrent (the device's primary context)");
     if (is_stuck(device)) return refuse_stuck(err, device, "cudot_init");
-    const cudaError_t e = pass_or_inject(kernels_load());
+    const cudaError_t e = checked(kernels_load());
     // Only these say that the build has no code this GPU can run; anything else (a device context a
     // crashed kernel poisoned, no memory, ...) is reported as the CUDA failure it is.
     const bool no_code = e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction ||
@@ -157,7 +151,7 @@ bool managed_fits(std::size_t free_bytes, std::size_t x_bytes, std::size_t y_byt
 }
 
 // MAPPED, or PINNED where a GPU cannot map host memory. With CUDOT_AUTO_MANAGED=1 in the environment
-// (read at each init; an opt-in while it is measured, docs/PERFORMANCE.md): MANAGED where every GPU shares
+// (read at each init; an opt-in while it is measured): MANAGED where every GPU shares
 // managed memory with the host while kernels run and the buffers fit in every GPU's free memory
 // (auto_dot.cpp then keeps inputs the host leaves alone in GPU memory). A CUDA call that fails here only
 // narrows the choice: create() reports failures.
@@ -168,7 +162,10 @@ int32_t auto_strategy(int32_t device, std::size_t n, std::size_t x_size, std::si
     for (int d : devices)
         if (!can_map(d)) return CUDOT_MEMORY_PINNED;
     const char *opt_in = std::getenv("CUDOT_AUTO_MANAGED");
-    if (!opt_in || std::strcmp(opt_in, "1") != 0 || no_concurrent_managed_pretended()) return CUDOT_MEMORY_MAPPED;
+    if (!opt_in || std::strcmp(opt_in, "1") != 0) return CUDOT_MEMORY_MAPPED;
+#if defined(CUDOT_TESTING)
+    if (seams::no_concurrent_managed()) return CUDOT_MEMORY_MAPPED;  // as on a GPU without concurrent access
+#endif
     // Each GPU holds its run of the tiles (buffers.cu's slice_elements).
     const std::size_t count = devices.size(), tiles = order::tile_count(n);
     const std::size_t run = count == 1 ? n : std::min(n, (tiles + count - 1) / count * order::kTile);

@@ -1,73 +1,31 @@
 // gpu_state.hpp - the CUDA backend's part of a context (DeviceState, one Gpu per device it uses) and
-// the pieces the backend's files share: the typed launch, the grid plan, the completion wait.
+// the pieces of the contexts' strategies that their files share.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "../context.hpp"
 #include "cuda_backend.hpp"
-#include "kernels/dot_kernel.cuh"
+#include "device_health.hpp"
+#include "launch.hpp"
 
 namespace cudot {
 namespace cuda {
-
-// One launch of the dot kernel, without its element types (launch.cu restores them).
-struct LaunchArgs {
-    const void *x, *y;                  // element 0 of the dot, as the GPU sees it
-    std::size_t n;                      // elements of the whole dot
-    std::size_t items = 0;              // the items of the launch: tiles times slices
-    unsigned slices = 1;                // items per tile
-    unsigned blocks = 1;                // grid size
-    void *partials = nullptr;           // one partial per item
-    unsigned *ticket = nullptr;
-    Completion *done = nullptr;         // nullptr: partials only
-    const volatile unsigned *hold = nullptr;  // tests: the word a held launch waits on (launch() sets it)
-    // Views that are not dense (strided_dot_kernel; whole tiles, slices 1): byte strides from element i
-    // to i + 1, and whether each view's elements are aligned to their type.
-    bool dense = true;
-    long long x_stride = 0, y_stride = 0;
-    bool x_aligned = true, y_aligned = true;
-};
-
-// One launch's kernel and arguments, in storage of its own, as a CUDA graph's kernel node takes them
-// (node.kernelParams points into it: do not copy a KernelCall after prepare()).
-struct KernelCall {
-    alignas(16) unsigned char params[96];  // the pair's DotParams
-    StridedView x, y;                      // strided_dot_kernel's views
-    void *args[3];
-    cudaKernelNodeParams node;
-};
-
-// The typed launch and occupancy query, selected once per context from (dtype, y_dtype).
-struct Launcher {
-    cudaError_t (*launch)(const LaunchArgs &args, cudaStream_t stream) = nullptr;
-    void (*prepare)(const LaunchArgs &args, KernelCall &call) = nullptr;  // the same launch, not made
-    cudaError_t (*occupancy)(int threads, int *blocks_per_sm) = nullptr;
-    std::size_t partial_bytes = 0;  // one partial of the pair's kind, packed
-};
-Launcher launcher_for(int32_t x_dtype, int32_t y_dtype);
-// The pair's strided_dot_kernel (strided_kernels.cu, compiled beside launch.cu's dense kernels).
-void *strided_kernel_for(int32_t x_dtype, int32_t y_dtype);
-// Whether the current device can run this build's kernels (loads one of them).
-cudaError_t kernels_load();
 
 // The ordinals a context asked for: one, or every visible GPU (or the test override); devices.cu.
 cudot_status device_list(int32_t device, std::vector<int> &out, ErrorSink err);
 bool can_map(int device);
 
-constexpr int kSliceChoices = 4;  // slices per tile: 1, 2, 4, 8
-
 // What a captured dot depends on besides the context's buffers.
 struct GraphKey {
     std::size_t n = 0;
-    unsigned blocks = 0, slices = 0;
+    unsigned blocks = 0;
     bool in_place = false;
-    bool operator==(const GraphKey &o) const {
-        return n == o.n && blocks == o.blocks && slices == o.slices && in_place == o.in_place;
-    }
+    bool operator==(const GraphKey &o) const { return n == o.n && blocks == o.blocks && in_place == o.in_place; }
 };
 
 // One GPU's part of a context.
@@ -77,15 +35,14 @@ struct Gpu {
     void *d_y = nullptr;  //   elements it computes at offset 0), or its view of the whole host or managed buffers
     void *stage_x = nullptr;  // MAPPED/MANAGED: device copies for cudot_tile_partials starts that are not
     void *stage_y = nullptr;  //   16-byte aligned (the kernel's vector loads need it); made on first use
-    void *scratch = nullptr;  // the kernel's ticket, then one partial per item (single-GPU dots)
+    void *scratch = nullptr;  // the kernel's ticket, then one partial per tile (single-GPU dots)
     Completion *d_done = nullptr;  // this GPU's view of DeviceState::h_done
     void *d_partials = nullptr;    // this GPU's view of DeviceState::h_partials
     void *d_mapped_x = nullptr;  // PINNED: the GPU's (device) address of the page-locked inputs, for
     void *d_mapped_y = nullptr;  //   reading them in place over the bus
     cudaStream_t stream = nullptr;
     cudaEvent_t start = nullptr, stop = nullptr;  // hybrid dots time the GPUs' share
-    int sms = 1;
-    unsigned resident_blocks[kSliceChoices] = {1, 1, 1, 1};  // blocks held at once, per slice choice
+    unsigned blocks = 1;  // the grid of its launches: the blocks of the pair's kernel the device holds at once
     GraphKey graph_key, last_key;  // the shape of the captured dot, and of the last dot
     cudaGraphExec_t graph_exec = nullptr;
     std::size_t first_tile = 0, last_tile = 0;  // the run of tiles of the current operation
@@ -99,9 +56,7 @@ struct DeviceState {
     std::size_t slice_elements = 0;  // elements each GPU's own buffers (PINNED, staging) hold
     Completion *h_done = nullptr;    // mapped host word a single-GPU dot's last block writes
     void *h_partials = nullptr;      // mapped host array of tile partials, joined on the host
-    bool prefetch = true;  // MANAGED: whether the next dot first migrates the inputs in bulk (managed_dot)
     bool sync_after_dot = false;  // MANAGED without concurrent managed access: the kernel must have ended
-    GpuTuning tuning;
     PinnedPolicy *pinned_policy = nullptr;  // PINNED: copy or read in place, by measured times (one_gpu_dot.cu)
     bool in_place = false;          // MANAGED: the inputs are advised to stay on the host (managed_policy.cu),
     unsigned probe_every = 0;       //   how many in-place dots come between two probes, and how many
@@ -109,21 +64,15 @@ struct DeviceState {
     bool judging = false;           //   the last dot was a probe's migration, or the one after it
     bool hung = false;  // a wait gave up on the GPU (wait_ms): only destroy may follow
     std::uint64_t wait_bound_ms = CUDOT_DEFAULT_WAIT_MS;  // the bound of the current call's waits
+    std::optional<InFlight> queued;  // AUTO: the GPUs' tiles from queue_tiles until wait_tiles
 };
 
-// The head of a GPU's scratch: the join's ticket; 256 bytes keep the partials after it aligned.
-constexpr std::size_t kTicketBytes = 256;
-constexpr std::size_t kLoadAlign = 16;     // the kernel's widest load
-
-// How many items a tile is cut into and how many blocks take them, for a dot of `tiles` tiles joined
-// on the device (partials-only launches always use whole tiles: the host joins tile partials).
-struct GridPlan {
-    unsigned slices, blocks;
-};
-GridPlan plan_grid(const cudot_ctx &ctx, const DeviceState &s, const Gpu &g, std::size_t tiles, bool joined);
-
-// Launches one kernel; names the launch in the error.
-cudot_status launch(cudot_ctx &ctx, const DeviceState &s, const Gpu &g, cudaStream_t stream, LaunchArgs args);
+// Queues the launch on g's stream (all of the context's launches go there).
+inline cudot_status launch(cudot_ctx &ctx, const DeviceState &s, const Gpu &g, const LaunchArgs &args) {
+    KernelCall call;
+    s.launcher.prepare(args, call);
+    return launch(call, g.device, g.stream, ctx.sink());
+}
 
 // Marks the result slot empty; call before queueing a dot that joins on the device. No kernel that
 // could still write the slot may be pending then: a dot that fails drains its streams (cuda_backend.cu).
@@ -136,9 +85,6 @@ cudot_status wait_for_result(cudot_ctx &ctx, DeviceState &s, Gpu &g, double *res
 // Waits until everything queued on g's stream has run, as long as the call's bound allows; a failure's
 // message goes to err.
 cudot_status wait_stream(DeviceState &s, Gpu &g, ErrorSink err);
-// Tests (cuda_check.cu): the mapped word kernels on `device` wait on while it is non-zero; nullptr until
-// a test first holds kernels.
-const volatile unsigned *held_word(int device);
 
 // Where GPU g reads the elements [at, at + count) of x (or y, of element size `size`) from, after queueing
 // whatever copy that needs on `stream`: PINNED copies them into its device buffer at the same offset

@@ -2,8 +2,8 @@
 // the copy engines.
 //
 // A GPU can read page-locked host memory in place (stream_dot.cu's launch does), but its loads cross the
-// bus at 48-50 GB/s on an H100 host whose copy engines move 55 GB/s (docs/PERFORMANCE.md, issue 23's
-// target F). Here the arrays travel by cudaMemcpyAsync instead, in chunks of kChunkElements, into two
+// bus slower than its copy engines move the same bytes. Here the arrays travel by
+// cudaMemcpyAsync instead, in chunks of kChunkElements, into two
 // slots of device staging: while chunk k is copied on cudot's copy stream, the kernel computes the tile
 // partials of chunk k - 1 on the caller's stream, so the dot costs the copy plus one chunk's kernel. Each
 // chunk starts on a tile boundary and a tile's partial depends only on its elements, so the partials are
@@ -11,10 +11,7 @@
 #include "host_pipeline.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <mutex>
-#include <thread>
 
 #include "cuda_backend.hpp"
 #include "cuda_check.hpp"
@@ -30,8 +27,6 @@ constexpr std::size_t kPipelineMinElements = std::size_t(1) << 22;    // four ch
 constexpr int kSlots = 2;
 constexpr std::size_t kSlotBytes = kChunkElements * 8;                 // one operand's chunk of the widest type
 constexpr int kMaxDevices = 256;
-
-std::atomic<int> forced_mode{0};  // 0: by size; 1: never; 2: whenever both operands are dense page-locked
 
 struct Pipeline {
     std::mutex mutex;             // one pipelined dot at a time per GPU: they share the staging
@@ -75,15 +70,20 @@ cudot_status prepare(Pipeline &p, std::size_t partial_bytes, ErrorSink err) {
 
 // Waits, within the bound, until both streams have finished what this dot queued.
 cudot_status drain(int device, Pipeline &p, cudaStream_t stream, std::uint64_t bound_ms, ErrorSink err) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(bound_ms);
-    for (cudaStream_t s : {p.copy, stream})
-        if (cudot_status status = wait_stream_until(device, s, deadline, bound_ms, "the copy-engine pipeline", err))
-            return status;
+    GpuWait w;
+    w.device = device;
+    w.deadline = deadline_in(bound_ms);
+    w.bound_ms = bound_ms;
+    w.what = "the copy-engine pipeline";
+    for (cudaStream_t s : {p.copy, stream}) {
+        w.stream = s;
+        if (cudot_status status = wait_gpu(w, nullptr, err)) return status;
+    }
     return CUDOT_OK;
 }
 
 // Queues every chunk's copies and launch.
-cudot_status queue_chunks(const Operands &ops, Pipeline &p, cudaStream_t stream, const Launcher &launcher,
+cudot_status queue_chunks(const Operands &ops, int device, Pipeline &p, cudaStream_t stream, const Launcher &launcher,
                           unsigned blocks, void *partials_on_gpu, ErrorSink err) {
     const std::size_t sx = ops.x.size(), sy = ops.y.size();
     const auto *x = static_cast<const unsigned char *>(ops.x.data);
@@ -105,12 +105,13 @@ cudot_status queue_chunks(const Operands &ops, Pipeline &p, cudaStream_t stream,
         a.x = stage_x;
         a.y = stage_y;
         a.n = count;
-        a.items = order::tile_count(count);
-        a.slices = 1;
-        a.blocks = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(blocks, a.items)));
+        a.tiles = order::tile_count(count);
+        a.blocks = grid_blocks(blocks, a.tiles);
         a.partials = static_cast<unsigned char *>(partials_on_gpu) + (first / order::kTile) * launcher.partial_bytes;
         a.done = nullptr;  // partials only: the host joins them
-        CUDOT_CUDA_TRY(err, launcher.launch(a, stream));
+        KernelCall call;
+        launcher.prepare(a, call);
+        if (cudot_status status = launch(call, device, stream, err)) return status;
         CUDOT_CUDA_TRY(err, cudaEventRecord(p.used[s], stream));
     }
     return CUDOT_OK;
@@ -118,14 +119,13 @@ cudot_status queue_chunks(const Operands &ops, Pipeline &p, cudaStream_t stream,
 
 }  // namespace
 
-void force_host_pipeline(int mode) { forced_mode.store(mode, std::memory_order_relaxed); }
-
 bool pipeline_serves(const Operands &ops) {
-    const int mode = forced_mode.load(std::memory_order_relaxed);
-    if (mode == 1) return false;
     const bool locked = ops.x.place == Place::PageLocked && ops.y.place == Place::PageLocked;
     const bool dense = ops.x.stride == 1 && ops.y.stride == 1;
-    return locked && dense && (mode == 2 || ops.n >= kPipelineMinElements);
+#if defined(CUDOT_TESTING)
+    if (const int mode = seams::host_pipeline_mode()) return mode == 2 && locked && dense;
+#endif
+    return locked && dense && ops.n >= kPipelineMinElements;
 }
 
 cudot_status pipelined_host_dot(const Operands &ops, int device, cudaStream_t stream, const Launcher &launcher,
@@ -137,7 +137,7 @@ cudot_status pipelined_host_dot(const Operands &ops, int device, cudaStream_t st
     void *partials_on_gpu = nullptr;
     CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&partials_on_gpu, p.partials, 0));
     const std::uint64_t bound = default_wait_ms(ops.n * (ops.x.size() + ops.y.size()));
-    const cudot_status queued = queue_chunks(ops, p, stream, launcher, blocks, partials_on_gpu, err);
+    const cudot_status queued = queue_chunks(ops, device, p, stream, launcher, blocks, partials_on_gpu, err);
     // Whatever was queued ends before the staging can be used again, even after a failure.
     char why[256];  // after a failure to queue, that failure keeps the message
     const cudot_status drained = drain(device, p, stream, bound, queued == CUDOT_OK ? err : ErrorSink{why, sizeof why});

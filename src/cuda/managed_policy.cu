@@ -12,9 +12,8 @@
 //    decides. A failed probe doubles the wait before the next one.
 // Several GPUs follow the same policy: each reads its own run of tiles in place over its own link
 // (every GPU is advised to access the inputs), and a probe migrates each GPU's run to that GPU. Reading in
-// place is what lets fresh data scale with the GPUs' links: bulk migrations of host-written pages to two
-// GPUs at once reached 1.09-1.30 x one GPU at 2^24-2^26 on the two-H100 host (issue 24, M1); reading in
-// place, 1.62-1.98 x, as MAPPED's 1.72-1.97 x (docs/PERFORMANCE.md).
+// place is what lets fresh data scale with the GPUs' links: bulk migrations of host-written pages to
+// several GPUs at once scale far worse than each GPU reading its run over its own link, as MAPPED does.
 // Only timing changes, never the result. Devices without concurrent managed access take none of this:
 // no advice, no prefetch, and the host waits for every kernel to end (buffers.cu).
 #include <algorithm>
@@ -67,20 +66,6 @@ static cudot_status run_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool 
     return s.gpus.size() == 1 ? single_dot(ctx, s, n, prefetch, result) : multi_dot(ctx, s, n, prefetch, result);
 }
 
-// Devices without concurrent managed access, and the forced migrating mode of tuning: migrate when the
-// last dot found the pages away.
-static cudot_status prefetching_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
-    const std::size_t bytes = n * (element_size(ctx.dtype) + element_size(ctx.y_dtype));
-    const bool adapt = bytes >= kAdaptBytes && !s.sync_after_dot;
-    const bool prefetch = adapt && s.prefetch;
-    const auto start = std::chrono::steady_clock::now();
-    cudot_status status = run_dot(ctx, s, n, prefetch, result);
-    if (status != CUDOT_OK || !adapt) return status;
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    s.prefetch = ms > bytes / (kResidentGBps * 1e6 * s.gpus.size()) + kSlackMs;
-    return CUDOT_OK;
-}
-
 // AUTO's managed buffers stay advised to live on the host, mapped for every GPU, so that a GPU reads
 // pages the host wrote in place over the bus (as MAPPED does) and never faults them over; only AUTO's
 // explicit moves put them in GPU memory (src/auto_dot.cpp says when).
@@ -103,11 +88,8 @@ cudot_status auto_to_host(cudot_ctx &ctx, DeviceState &s, std::size_t n) {
 
 cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
     const std::size_t bytes = n * (element_size(ctx.dtype) + element_size(ctx.y_dtype));
-    if (s.sync_after_dot || s.tuning.managed_mode == 1) return prefetching_dot(ctx, s, n, result);
-    if (s.tuning.managed_mode == 2) {
-        cudot_status status = switch_to(ctx, s, true, ctx.sink());
-        return status == CUDOT_OK ? run_dot(ctx, s, n, false, result) : status;
-    }
+    // Without concurrent managed access nothing may prefetch, and a dot reads the pages where they are.
+    if (s.sync_after_dot) return run_dot(ctx, s, n, false, result);
     if (bytes < kAdaptBytes) return run_dot(ctx, s, n, false, result);
 
     bool probe = false;

@@ -11,17 +11,12 @@ int32_t auto_strategy(int32_t, std::size_t, std::size_t, std::size_t) { return C
 cudot_status create(cudot_ctx &, ErrorSink err) { return fail(err, CUDOT_ERROR_NO_DEVICE, "%s", kWhy); }
 cudot_status destroy(cudot_ctx &, ErrorSink) { return CUDOT_OK; }
 void *host_partials(cudot_ctx &) { return nullptr; }
-cudot_status split_tiles(cudot_ctx &ctx, std::size_t, std::size_t, const HostShare &, float *, void **) {
-    return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "a CPU+GPU split in a build without CUDA");
+cudot_status queue_tiles(cudot_ctx &ctx, std::size_t, std::size_t) {
+    return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU tiles in a build without CUDA");
 }
-void inject_fault(unsigned, int) {}
-bool fault_pending() { return false; }
-void pretend_no_concurrent_managed(bool) {}
-void hold_kernels(bool) {}
-void hold_device_kernels(int, bool) {}
-bool no_concurrent_managed_pretended() { return false; }
-void force_devices(const int *, int) {}
-void tune(cudot_ctx &, const GpuTuning &) {}
+cudot_status wait_tiles(cudot_ctx &ctx, std::size_t, float *) {
+    return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU tiles in a build without CUDA");
+}
 cudot_status auto_gpu_dot(cudot_ctx &ctx, std::size_t, bool, double *) {
     return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU dot in a build without CUDA");
 }
@@ -50,8 +45,6 @@ cudot_status register_host(const void *, std::size_t, bool *locked, ErrorSink) {
     return CUDOT_OK;
 }
 cudot_status unregister_host(const void *, ErrorSink) { return CUDOT_OK; }
-void force_stream_slices(unsigned) {}
-void force_host_pipeline(int) {}
 void release_stream_state() {}
 std::size_t kept_stream_workspaces(int) { return 0; }
 

@@ -46,7 +46,7 @@ cudot_status prefetch_run(cudot_ctx &ctx, Gpu &g, std::size_t at, std::size_t co
 // PINNED's two ways to the inputs: copy them into the GPU's buffers (copy engine), or let the kernel
 // read the page-locked buffers in place over the bus. Same bits either way; which is faster depends on
 // the machine and on whether the host just wrote the data (the copy engine slows down on pages the CPU
-// has just written: docs/PERFORMANCE.md), so a PathChooser measures per size.
+// has just written), so a PathChooser measures per size.
 enum PinnedPath { kCopy, kInPlace, kPinnedPaths };
 struct PinnedPolicy : PathChooser<kPinnedPaths> {};
 
@@ -58,14 +58,13 @@ static bool every_gpu_maps(const DeviceState &s) {
 
 bool pinned_in_place(DeviceState &s, std::size_t n) {
     if (!every_gpu_maps(s)) return false;
-    if (s.tuning.pinned_mode) return s.tuning.pinned_mode == 2;
     if (!s.pinned_policy) s.pinned_policy = new (std::nothrow) PinnedPolicy;
     if (!s.pinned_policy) return false;
     return s.pinned_policy->choose(n, [](int) { return true; }) == kInPlace;
 }
 
 void pinned_took(DeviceState &s, std::size_t n, bool in_place, double us) {
-    if (s.pinned_policy && !s.tuning.pinned_mode && every_gpu_maps(s))
+    if (s.pinned_policy && every_gpu_maps(s))
         s.pinned_policy->record(n, in_place ? kInPlace : kCopy, us, [](int) { return true; });
 }
 
@@ -93,19 +92,17 @@ static cudot_status bring_inputs(cudot_ctx &ctx, DeviceState &s, Gpu &g, std::si
 }
 
 // The whole dot, queued on g's stream: inputs, then one launch that joins on the device.
-static cudot_status queue_dot(cudot_ctx &ctx, DeviceState &s, Gpu &g, std::size_t n, bool prefetch, bool in_place,
-                              const GridPlan &grid) {
+static cudot_status queue_dot(cudot_ctx &ctx, DeviceState &s, Gpu &g, std::size_t n, bool prefetch, bool in_place) {
     LaunchArgs args;
     cudot_status status = bring_inputs(ctx, s, g, n, prefetch, in_place, args);
     if (status != CUDOT_OK) return status;
     args.n = n;
-    args.items = order::tile_count(n) * grid.slices;
-    args.slices = grid.slices;
-    args.blocks = grid.blocks;
+    args.tiles = order::tile_count(n);
+    args.blocks = grid_blocks(g.blocks, args.tiles);
     args.ticket = static_cast<unsigned *>(g.scratch);
     args.partials = static_cast<char *>(g.scratch) + kTicketBytes;
     args.done = g.d_done;
-    return launch(ctx, s, g, g.stream, args);
+    return launch(ctx, s, g, args);
 }
 
 // A CUDA graph of the dot (copies included), captured once and replayed: a replay costs the host and
@@ -114,18 +111,16 @@ static cudot_status queue_dot(cudot_ctx &ctx, DeviceState &s, Gpu &g, std::size_
 // every call never pay for captures.
 static cudot_status replay_or_queue(cudot_ctx &ctx, DeviceState &s, Gpu &g, std::size_t n, bool in_place) {
     ErrorSink err = ctx.sink();
-    const GridPlan grid = plan_grid(ctx, s, g, order::tile_count(n), true);
-    const GraphKey key{n, grid.blocks, grid.slices, in_place};
+    const GraphKey key{n, grid_blocks(g.blocks, order::tile_count(n)), in_place};
     const bool repeat = key == g.last_key;
     g.last_key = key;
-    if (s.tuning.no_graph || (!(key == g.graph_key && g.graph_exec) && !repeat))
-        return queue_dot(ctx, s, g, n, false, in_place, grid);
+    if (!(key == g.graph_key && g.graph_exec) && !repeat) return queue_dot(ctx, s, g, n, false, in_place);
     if (!(key == g.graph_key && g.graph_exec)) {
         if (g.graph_exec) CUDOT_CUDA_TRY(err, cudaGraphExecDestroy(g.graph_exec));
         g.graph_exec = nullptr;
         g.graph_key = GraphKey{};
         CUDOT_CUDA_TRY(err, cudaStreamBeginCapture(g.stream, cudaStreamCaptureModeThreadLocal));
-        const cudot_status status = queue_dot(ctx, s, g, n, false, in_place, grid);
+        const cudot_status status = queue_dot(ctx, s, g, n, false, in_place);
         cudaGraph_t graph = nullptr;
         const cudaError_t end = cudaStreamEndCapture(g.stream, &graph);  // ends the capture in any case
         if (status != CUDOT_OK) {
@@ -148,8 +143,7 @@ cudot_status single_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool pref
     const bool in_place = ctx.memory == CUDOT_MEMORY_PINNED && pinned_in_place(s, n);
     const auto start = std::chrono::steady_clock::now();
     expect_result(s);
-    cudot_status status = prefetch ? queue_dot(ctx, s, g, n, true, false, plan_grid(ctx, s, g, order::tile_count(n), true))
-                                   : replay_or_queue(ctx, s, g, n, in_place);
+    cudot_status status = prefetch ? queue_dot(ctx, s, g, n, true, false) : replay_or_queue(ctx, s, g, n, in_place);
     if (status == CUDOT_OK) status = wait_for_result(ctx, s, g, result);
     if (status == CUDOT_OK && ctx.memory == CUDOT_MEMORY_PINNED)
         pinned_took(s, n, in_place, std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());

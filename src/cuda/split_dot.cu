@@ -1,6 +1,7 @@
 // split_dot.cu - dots whose tile partials are joined on the host: over several GPUs (each one run of
-// tiles), the GPUs' share of AUTO's CPU+GPU split (cuda_backend.cu's split_tiles), and cudot_tile_partials. Who computes a tile never changes its partial,
-// so every way of splitting gives the same bits.
+// tiles), the GPUs' share of AUTO's CPU+GPU split (cuda_backend.cu's queue_tiles), and
+// cudot_tile_partials. Who computes a tile never changes its partial, so every way of splitting gives the
+// same bits.
 #include <algorithm>
 #include <chrono>
 
@@ -39,14 +40,11 @@ cudot_status queue_partials(cudot_ctx &ctx, DeviceState &s, std::size_t first, s
                 status = source(ctx, s, g, ctx.y, g.d_y, g.stage_y, sy, first + begin, elements, g.stream, args.y);
             if (status != CUDOT_OK) return status;
         }
-        const std::size_t tiles = g.last_tile - g.first_tile;
-        const GridPlan grid = plan_grid(ctx, s, g, tiles, false);
         args.n = elements;
-        args.items = tiles;
-        args.slices = 1;
-        args.blocks = grid.blocks;
+        args.tiles = g.last_tile - g.first_tile;
+        args.blocks = grid_blocks(g.blocks, args.tiles);
         args.partials = static_cast<char *>(g.d_partials) + g.first_tile * s.launcher.partial_bytes;
-        status = launch(ctx, s, g, g.stream, args);
+        status = launch(ctx, s, g, args);
         if (status != CUDOT_OK) return status;
         if (timed) CUDOT_CUDA_TRY(err, cudaEventRecord(g.stop, g.stream));
     }

@@ -86,9 +86,8 @@ PointerInfo pointer_info(const void *p) {
 // ---- per GPU: usability, launch shapes, result slots, workspaces ----
 
 // A one-kernel CUDA graph per kernel a stream has run, re-aimed at each launch's arguments: replaying
-// it reaches the GPU sooner than a kernel launch (bench/experiments/arrays_costs.cu measured 4.5 against
-// 7.4 us from launch to the host seeing the result), and a dot of the same arguments as the last one
-// replays it unchanged.
+// it reaches the GPU sooner than a kernel launch, and a dot of the same arguments
+// as the last one replays it unchanged.
 struct StreamGraph {
     cudaGraph_t graph = nullptr;
     cudaGraphNode_t node = nullptr;
@@ -109,14 +108,11 @@ struct Workspace {
 constexpr std::size_t kKeptWorkspaces = 64;
 
 struct ArrayGpu {
-    static constexpr int kTypesSquare = 36;
     std::once_flag probed;
     cudot_status usable = CUDOT_ERROR_NO_DEVICE;
     char why[256] = {0};
     int pageable = 0;  // cudaDevAttrPageableMemoryAccess
-    int sms = 1;
     std::mutex mutex;  // guards everything below
-    unsigned resident[kTypesSquare][kSliceChoices] = {};  // blocks kept resident, per pair and slices (0: not asked)
     std::vector<Completion *> free_slots;  // mapped result slots (host addresses == device addresses, UVA)
     std::vector<void *> slot_pages;        // the pages they are carved from
     std::unordered_map<unsigned long long, Workspace> workspaces;  // by stream id
@@ -144,32 +140,9 @@ cudot_status check_device(int device, ErrorSink err) {
         g.usable = probe(device, ErrorSink{g.why, sizeof g.why});
         if (note(cudaDeviceGetAttribute(&g.pageable, cudaDevAttrPageableMemoryAccess, device)) != cudaSuccess)
             g.pageable = 0;
-        if (note(cudaDeviceGetAttribute(&g.sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) g.sms = 1;
     });
     if (g.usable != CUDOT_OK) return fail(err, g.usable, "%s", g.why);
     return CUDOT_OK;
-}
-
-unsigned resident_blocks(ArrayGpu &g, int32_t xd, int32_t yd, const Launcher &l, int choice) {
-    unsigned &r = g.resident[(xd - 1) * 6 + (yd - 1)][choice];
-    if (r == 0) {
-        int per_sm = 0;
-        if (l.occupancy(kThreads >> choice, &per_sm) != cudaSuccess || per_sm < 1) per_sm = 1;
-        r = static_cast<unsigned>(per_sm * std::max(g.sms, 1));
-    }
-    return r;
-}
-
-std::atomic<unsigned> forced_slices{0};
-
-// Slices per tile: one. Cutting the tiles of a small dot into 2, 4 or 8 slices (more blocks on more
-// multiprocessors) measured slower at every size from 2^10 to 2^20 on an H100, as it did for contexts
-// (bench/experiments/stream_slices.cu; docs/PERFORMANCE.md): tests and experiments may force it.
-int slice_choice(std::size_t /*tiles*/, bool dense) {
-    const unsigned forced = forced_slices.load(std::memory_order_relaxed);
-    int choice = 0;
-    while (dense && (1u << choice) < forced && choice < kSliceChoices - 1) ++choice;
-    return choice;
 }
 
 Completion *take_slot(ArrayGpu &g, ErrorSink err, cudot_status &status) {
@@ -177,7 +150,7 @@ Completion *take_slot(ArrayGpu &g, ErrorSink err, cudot_status &status) {
     if (g.free_slots.empty()) {
         constexpr std::size_t kSlots = 4096 / sizeof(Completion);
         void *page = nullptr;
-        const cudaError_t e = pass_or_inject(cudaHostAlloc(&page, 4096, cudaHostAllocMapped | cudaHostAllocPortable));
+        const cudaError_t e = checked(cudaHostAlloc(&page, 4096, cudaHostAllocMapped | cudaHostAllocPortable));
         if (e != cudaSuccess) {
             status = cuda_fail(err, e, "cudaHostAlloc (result slots)");
             return nullptr;
@@ -280,46 +253,18 @@ cudot_status wait_ready(ArrayGpu &g, void *ready, cudaStream_t stream, ErrorSink
     return CUDOT_OK;
 }
 
-// Polls the slot until the result is there, the stream reports an error, or the bound passes.
-cudot_status wait_slot(int device, cudaStream_t stream, Completion *slot, std::uint64_t bound_ms, double *result,
-                       ErrorSink err) {
-    using Clock = std::chrono::steady_clock;
-    const auto start = Clock::now(), bound = start + std::chrono::milliseconds(bound_ms);
-    auto next_query = start + std::chrono::microseconds(20);
-    const volatile std::uint64_t *word = &slot->result_bits;
-    for (;;) {
-        for (int i = 0; i < 64; ++i) {
-            const std::uint64_t bits = *word;
-            if (bits != kNoResult) {
-                std::memcpy(result, &bits, sizeof bits);
-                return CUDOT_OK;
-            }
-        }
-        const auto now = Clock::now();
-        if (now < next_query) continue;
-        next_query = now + std::chrono::microseconds(20);
-        const cudaError_t e = note(cudaStreamQuery(stream));
-        if (e == cudaSuccess) {
-            const std::uint64_t bits = *word;
-            if (bits == kNoResult) return fail(err, CUDOT_ERROR_INTERNAL, "dot_kernel ended without its result");
-            std::memcpy(result, &bits, sizeof bits);
-            return CUDOT_OK;
-        }
-        if (e != cudaErrorNotReady) return cuda_fail(err, e, "dot_kernel (cudaStreamQuery)");
-        if (now > bound) {
-            mark_stuck(device, stream);
-            return fail(err, CUDOT_ERROR_CUDA, "GPU %d did not finish the dot within %llu ms", device,
-                        static_cast<unsigned long long>(bound_ms));
-        }
-        if (now - start > std::chrono::microseconds(200)) std::this_thread::yield();
-    }
+// A blocking dot's wait: for its result in `slot`, or (no slot) for its partials' copy to the host.
+cudot_status wait_dot(int device, cudaStream_t stream, const Completion *slot, std::uint64_t bound_ms, double *result,
+                      ErrorSink err) {
+    GpuWait w;
+    w.device = device;
+    w.stream = stream;
+    w.slot = slot;
+    w.deadline = deadline_in(bound_ms);
+    w.bound_ms = bound_ms;
+    w.what = slot ? "the dot" : "the partials";
+    return wait_gpu(w, result, err);
 }
-
-cudot_status wait_stream_bounded(int device, cudaStream_t stream, std::uint64_t bound_ms, ErrorSink err) {
-    return wait_stream_until(device, stream, std::chrono::steady_clock::now() + std::chrono::milliseconds(bound_ms),
-                             bound_ms, "the partials", err);
-}
-
 
 // ---- workspaces of captured dots ----
 
@@ -357,7 +302,7 @@ cudot_status captured_workspace(ArrayGpu &g, cudaStream_t stream, std::size_t by
     void *memory = nullptr;
     cudaError_t e = cudaSuccess;
     if (!g.own_stream) e = note(cudaStreamCreateWithFlags(&g.own_stream, cudaStreamNonBlocking));
-    if (e == cudaSuccess) e = pass_or_inject(cudaMallocAsync(&memory, bytes, g.own_stream));
+    if (e == cudaSuccess) e = checked(cudaMallocAsync(&memory, bytes, g.own_stream));
     if (e == cudaSuccess) e = note(cudaMemsetAsync(memory, 0, kTicketBytes, g.own_stream));
     if (e == cudaSuccess) e = note(cudaStreamSynchronize(g.own_stream));  // cudot's own stream only
     (void)cudaThreadExchangeStreamCaptureMode(&mode);                      // the caller's mode again
@@ -380,10 +325,6 @@ cudot_status captured_workspace(ArrayGpu &g, cudaStream_t stream, std::size_t by
     }
     out = memory;
     return CUDOT_OK;
-}
-
-bool dense_on_gpu(const Operand &o) {
-    return o.stride == 1 && reinterpret_cast<std::uintptr_t>(o.gpu_data) % kLoadAlign == 0;
 }
 
 cudot_status check_result_pointer(double *p, int device, ErrorSink err) {
@@ -432,15 +373,15 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
     if (cudot_status status = wait_ready(g, call.x_ready, stream, err)) return status;
     if (cudot_status status = wait_ready(g, call.y_ready, stream, err)) return status;
     const Launcher launcher = launcher_for(ops.x.dtype, ops.y.dtype);
+    unsigned resident = 0;
+    if (cudot_status status = resident_blocks(device, ops.x.dtype, ops.y.dtype, &resident, err)) return status;
     if (blocking && !call.partials && pipeline_serves(ops)) {  // large page-locked host arrays: copy engines
-        const unsigned blocks = resident_blocks(g, ops.x.dtype, ops.y.dtype, launcher, 0);
         lock.unlock();
-        return pipelined_host_dot(ops, device, stream, launcher, blocks, call.host_result, err);
+        return pipelined_host_dot(ops, device, stream, launcher, resident, call.host_result, err);
     }
     const std::size_t tiles = order::tile_count(ops.n);
-    const bool dense = dense_on_gpu(ops.x) && dense_on_gpu(ops.y);
-    const int choice = call.partials ? 0 : slice_choice(tiles, dense);  // the host joins whole tiles' partials
-    const std::size_t bytes = kTicketBytes + (tiles << choice) * launcher.partial_bytes;
+    const bool dense = dense_on_gpu(ops.x.gpu_data, ops.x.stride) && dense_on_gpu(ops.y.gpu_data, ops.y.stride);
+    const std::size_t bytes = kTicketBytes + tiles * launcher.partial_bytes;
     void *workspace = nullptr;
     Workspace *w = nullptr;
     if (!capturing) free_released(g);
@@ -462,15 +403,13 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
         if (blocking) ++w->running;
         else w->served_async = true;
     }
-    const unsigned resident = resident_blocks(g, ops.x.dtype, ops.y.dtype, launcher, choice);
 
     LaunchArgs args;
     args.x = ops.x.gpu_data;
     args.y = ops.y.gpu_data;
     args.n = ops.n;
-    args.slices = 1u << choice;
-    args.items = tiles << choice;
-    args.blocks = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(resident, args.items)));
+    args.tiles = tiles;
+    args.blocks = grid_blocks(resident, tiles);
     args.ticket = static_cast<unsigned *>(workspace);
     args.partials = static_cast<char *>(workspace) + kTicketBytes;
     args.done = call.partials ? nullptr : call.device_result ? reinterpret_cast<Completion *>(call.device_result) : slot;
@@ -479,27 +418,31 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
     args.y_stride = ops.y.stride_bytes();
     args.x_aligned = reinterpret_cast<std::uintptr_t>(ops.x.gpu_data) % ops.x.size() == 0;
     args.y_aligned = reinterpret_cast<std::uintptr_t>(ops.y.gpu_data) % ops.y.size() == 0;
-    args.hold = held_word(device);
     // Inside a capture the launch itself is what gets captured; otherwise the stream's graph replays it.
     KernelCall kernel;
     launcher.prepare(args, kernel);
-    cudaError_t launched = pass_or_inject(
-        capturing ? cudaLaunchKernel(kernel.node.func, kernel.node.gridDim, kernel.node.blockDim, kernel.args, 0, stream)
-                  : replay(*w, kernel, stream));
-    cudot_status status = launched == cudaSuccess ? CUDOT_OK : cuda_fail(err, launched, "dot_kernel launch");
+    cudot_status status = CUDOT_OK;
+    if (capturing) {
+        status = launch(kernel, device, stream, err);
+    } else {
+        CUDOT_TEST_SEAM(seams::before_launch(device, stream));
+        const cudaError_t e = checked(replay(*w, kernel, stream));
+        if (e != cudaSuccess) status = cuda_fail(err, e, "dot_kernel launch (a CUDA graph)");
+    }
+    const bool launched = status == CUDOT_OK;
     const std::uint64_t bound = default_wait_ms(ops.n * (ops.x.size() + ops.y.size()));
     cudaError_t copied = cudaSuccess;
     if (status == CUDOT_OK && call.partials)  // queued before another thread could grow (free) the workspace
-        copied = pass_or_inject(cudaMemcpyAsync(call.partials, args.partials, tiles * launcher.partial_bytes,
+        copied = checked(cudaMemcpyAsync(call.partials, args.partials, tiles * launcher.partial_bytes,
                                                 cudaMemcpyDeviceToHost, stream));
     lock.unlock();
     if (status == CUDOT_OK && call.partials)
-        status = copied == cudaSuccess ? wait_stream_bounded(device, stream, bound, err)
+        status = copied == cudaSuccess ? wait_dot(device, stream, nullptr, bound, nullptr, err)
                                        : cuda_fail(err, copied, "cudaMemcpyAsync (the partials to the host)");
-    if (slot && status == CUDOT_OK) status = wait_slot(device, stream, slot, bound, call.host_result, err);
+    if (slot && status == CUDOT_OK) status = wait_dot(device, stream, slot, bound, call.host_result, err);
     // A slot whose kernel may still write it is not reused; a workspace is idle once its blocking dot's
     // result (or partials) came back, and not after a failure (a kernel may still be running).
-    const bool slot_free = slot && (status == CUDOT_OK || launched != cudaSuccess);
+    const bool slot_free = slot && (status == CUDOT_OK || !launched);
     const bool workspace_idle = w && blocking && status == CUDOT_OK;
     if (slot_free || workspace_idle) {
         lock.lock();
@@ -546,8 +489,6 @@ bool reads_pageable(int device) {
     char why[256];
     return check_device(device, ErrorSink{why, sizeof why}) == CUDOT_OK && array_gpu(device).pageable != 0;
 }
-
-void force_stream_slices(unsigned slices) { forced_slices.store(slices, std::memory_order_relaxed); }
 
 std::size_t kept_stream_workspaces(int device) {
     if (device < 0 || device >= kMaxDevices) return 0;
@@ -597,7 +538,7 @@ cudot_status register_host(const void *p, std::size_t bytes, bool *locked, Error
     cudot_status status = CUDOT_OK;
     cudaError_t e = use_primary_context(host_reader_device());
     if (e == cudaSuccess)
-        e = pass_or_inject(cudaHostRegister(const_cast<void *>(p), bytes, cudaHostRegisterMapped | cudaHostRegisterPortable));
+        e = checked(cudaHostRegister(const_cast<void *>(p), bytes, cudaHostRegisterMapped | cudaHostRegisterPortable));
     if (e != cudaSuccess) status = cuda_fail(err, e, "cudaHostRegister");
     else *locked = true;
     return caller.restore(status, err);
@@ -607,7 +548,7 @@ cudot_status unregister_host(const void *p, ErrorSink err) {
     CallerCudaState caller;
     cudot_status status = CUDOT_OK;
     cudaError_t e = use_primary_context(host_reader_device());
-    if (e == cudaSuccess) e = pass_or_inject(cudaHostUnregister(const_cast<void *>(p)));
+    if (e == cudaSuccess) e = checked(cudaHostUnregister(const_cast<void *>(p)));
     if (e != cudaSuccess) status = cuda_fail(err, e, "cudaHostUnregister");
     return caller.restore(status, err);
 }

@@ -1,11 +1,14 @@
-// testing.hpp - knobs for the test suite only. Not exported from the shared library: tests that use
-// them link the static library. Each must be set before the calls it should affect.
+// testing.hpp - what tests reach inside the library: knobs, counters and fault injection. Only the test
+// build has them (CMake's cudot_testing: the library compiled with the seams of seams.hpp, and this
+// unit); the shipped library has none. Each knob must be set before the calls it should affect, and set
+// back before the test case ends (tests/support checks the process-wide ones after every case).
 #pragma once
 
 #include <atomic>
 #include <cstddef>
+#include <string>
 
-#include "auto_dot.hpp"
+#include "../auto_dot.hpp"
 #include "cudot.h"
 
 namespace cudot {
@@ -63,8 +66,6 @@ unsigned long long default_gpu_wait_ms(std::size_t bytes);
 // The GPUs that CUDOT_DEVICE_ALL inits on the calling thread use instead of every visible GPU; a GPU
 // may repeat (two "GPUs" on one device run the several-GPU split with one). count 0: every visible GPU.
 void force_all_devices(const int *devices, int count);
-// Dots of own arrays on a GPU: force the slices per tile of dense dots (1, 2, 4, 8; 0: the normal choice).
-void set_stream_slices(unsigned slices);
 // Dots of own arrays: blocking dots of dense page-locked host arrays through the copy engines: 0 from
 // the size threshold (2^22 elements), 1 never (a GPU reads them in place), 2 at any size.
 void set_host_pipeline(int mode);
@@ -80,5 +81,8 @@ std::size_t kept_buffer_ranges();
 // buffer ranges: which = 0) or cudot_register_host (registered ranges: which = 1) would; `held` turns
 // true once it is held. For the fork tests: a child forked meanwhile must not inherit it held.
 void hold_library_lock(int which, unsigned ms, std::atomic<bool> *held);
+// The process-wide knobs above that are not at their defaults, by name, comma-separated ("" when all are;
+// the calling thread's own for the thread-local ones). Per-context knobs end with their context.
+std::string changed_knobs();
 }  // namespace testing
 }  // namespace cudot

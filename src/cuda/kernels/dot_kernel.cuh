@@ -1,17 +1,13 @@
 // dot_kernel.cuh - the one kernel of a GPU dot: tile partials, then the join, in a single launch.
 //
-// Work comes in items: an item is one tile (src/order.hpp), or one of `slices` equal runs of a tile's
-// lanes (a knob for tests and experiments: more blocks for a dot of few tiles, measured slower). A block of
-// 256 / slices threads computes one item at a time (grid-stride over items); each thread owns four
-// canonical lanes, chosen so every load instruction of a warp reads contiguous bytes (LaneMap below).
-// The lane tree is walked exactly as order.hpp prescribes: the first level(s) inside the thread, then
-// warp shuffles, then the levels across the block's warps. An item's lanes are a whole subtree of the
-// tile's tree, so a slice's root is a node of that tree, and the join finishes the tile's tree from
-// its slices' roots: the same operations on the same values as one block per tile.
+// A block of 256 threads computes one tile (src/order.hpp) at a time (grid-stride over tiles); each
+// thread owns four canonical lanes, chosen so every load instruction of a warp reads contiguous bytes
+// (LaneMap below). The lane tree is walked exactly as order.hpp prescribes: the first level(s) inside the
+// thread, then warp shuffles, then the levels across the block's warps.
 // Each block then takes a ticket; the block that draws the last one joins all partials in the
 // canonical order and writes the result straight into mapped host memory, where the host polls it
 // (Completion below). No managed memory, no second launch, and the result does not depend on the grid
-// size, the slices or how the launches of one dot were cut.
+// size or how the launches of one dot were cut.
 #pragma once
 
 #include <cstddef>
@@ -23,10 +19,9 @@
 namespace cudot {
 namespace cuda {
 
-constexpr int kThreads = 256;  // threads of a block that takes whole tiles (slices == 1)
-constexpr int kMaxWarps = kThreads / 32;
+constexpr int kThreads = 256;  // threads of a block: one tile's lanes, four per thread
+constexpr int kWarps = kThreads / 32;
 constexpr int kLanesPerThread = 4;
-constexpr unsigned kMaxSlices = 8;  // a slice is at least one warp
 static_assert(kThreads * kLanesPerThread == static_cast<int>(order::kLanes), "a block spans one tile's lanes");
 
 template <class Tx, class Ty> using PairOf = order::Pair<Tx, Ty>;
@@ -34,7 +29,7 @@ template <class Tx, class Ty> using PairOf = order::Pair<Tx, Ty>;
 // Where the last block leaves the result, in mapped host memory. Before each launch the host sets the
 // slot to kNoResult, a signalling NaN, and polls until the slot holds anything else: the result is one
 // aligned 8-byte store, so the host sees all of it or none, and needs no second word written after a
-// system-wide fence, which costs the kernel more than the store (docs/PERFORMANCE.md). No dot can produce
+// system-wide fence, which costs the kernel more than the store itself. No dot can produce
 // kNoResult, since every result passes through an addition, which quiets a signalling NaN; publish()
 // still maps it to the default NaN, so the protocol does not rest on that.
 struct Completion {
@@ -43,21 +38,17 @@ struct Completion {
 constexpr std::uint64_t kNoResult = 0x7ff4000000000001ull;
 constexpr std::uint64_t kDefaultNaN = 0x7ff8000000000000ull;
 
-// One launch's arguments: one launch computes every item of a dot (or of a run of tiles whose partials
+// One launch's arguments: one launch computes every tile of a dot (or of a run of tiles whose partials
 // the host joins).
 template <class Tx, class Ty> struct DotParams {
     using Acc = typename PairOf<Tx, Ty>::Acc;
     const Tx *x;  // element 0 of the dot (16-byte aligned)
     const Ty *y;
-    std::size_t n;                      // elements of the whole dot (>= 1)
-    std::size_t items;                  // items of the dot: tiles << slice_shift
-    unsigned slice_shift;               // items per tile: 1 << slice_shift (1, 2, 4 or 8); blockDim.x ==
-                                        //   kThreads >> slice_shift
-    Acc *partials;                      // one per item: item = (tile << slice_shift) + slice
-    unsigned *ticket;                   // 0 before the launch; the join leaves it 0
-    Completion *done;                   // nullptr: partials only (the host joins them)
-    const volatile unsigned *hold;      // tests only: while this mapped word is non-zero, the launch
-                                        //   does not finish (a GPU that hangs); nullptr otherwise
+    std::size_t n;       // elements of the whole dot (>= 1)
+    std::size_t tiles;   // tiles of this launch, from tile 0 of x and y
+    Acc *partials;       // one per tile
+    unsigned *ticket;    // 0 before the launch; the join leaves it 0
+    Completion *done;    // nullptr: partials only (the host joins them)
 };
 
 __device__ __forceinline__ order::SumDouble shuffle_down(order::SumDouble a, int offset) {
@@ -113,7 +104,7 @@ __device__ __forceinline__ void load_run(const T *p, T (&v)[N]) {
     memcpy(v, &w, sizeof w);
 }
 
-// Which four canonical lanes thread t of a tile owns (t = slice * blockDim.x + threadIdx.x; k = 0..3),
+// Which four canonical lanes thread t of a tile owns (k = 0..3),
 // and how it loads them.
 //  Adjacent: lanes 4t..4t+3, one load per array per step (16 bytes of F32, 8 of F16/BF16, 4 of I8/U8):
 //            a warp instruction covers 128 contiguous lanes.
@@ -170,20 +161,19 @@ __device__ __forceinline__ typename A::Acc warp_tree(const typename A::Acc (&lan
 }
 
 // Joins the block's lane values (four per thread) by the canonical tree; the root lands in thread 0.
-// The block's warps (a power of two, at most 8) are adjacent subtrees: their roots meet in the next
-// levels of the same tree. Ends with a barrier so `warp_roots` can be reused.
+// The block's 8 warps are adjacent subtrees: their roots meet in the next levels of the same tree.
+// Ends with a barrier so `warp_roots` can be reused.
 template <class A, bool Split>
 __device__ __forceinline__ typename A::Acc block_tree(const typename A::Acc (&lane)[kLanesPerThread],
                                                       typename A::Acc *warp_roots) {
     typename A::Acc v = warp_tree<A, Split>(lane);
-    const int warps = blockDim.x / 32, warp = threadIdx.x / 32, lane_id = threadIdx.x % 32;
-    if (warps > 1) {
-        if (lane_id == 0) warp_roots[warp] = v;
-        __syncthreads();
-        if (warp == 0) {
-            v = lane_id < warps ? warp_roots[lane_id] : A::zero();
-            for (int offset = 1; offset < warps; offset *= 2) v = A::merge(v, shuffle_down(v, offset));
-        }
+    const int warp = threadIdx.x / 32, lane_id = threadIdx.x % 32;
+    if (lane_id == 0) warp_roots[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane_id < kWarps ? warp_roots[lane_id] : A::zero();
+#pragma unroll
+        for (int offset = 1; offset < kWarps; offset *= 2) v = A::merge(v, shuffle_down(v, offset));
     }
     __syncthreads();
     return v;
@@ -244,7 +234,7 @@ __device__ __forceinline__ void full_tile_pair(const Tx *__restrict__ xa, const 
 }
 
 // Pairs of at most 6 bytes an element take two tiles at a time; wider pairs already have 8 steps x 16
-// bytes or more in flight per thread (docs/PERFORMANCE.md has the measurements behind this).
+// bytes or more in flight per thread, enough to cover memory latency.
 template <class Tx, class Ty> struct Narrow {
     static constexpr bool value = sizeof(Tx) + sizeof(Ty) <= 6;
 };
@@ -281,34 +271,6 @@ __device__ __forceinline__ void partial_tile(const Tx *__restrict__ x, const Ty 
         if (Map::lane(t, k) < rest) add_one<Tx, Ty>(lane[k], x[at + Map::lane(t, k)], y[at + Map::lane(t, k)]);
 }
 
-// The remaining levels of a lane tree above `count` (1, 2, 4 or 8) adjacent subtree roots v[0..count),
-// in order; the root lands in v[0]. (Unrolled over the largest count, so v stays in registers.)
-template <class A>
-__device__ __forceinline__ typename A::Acc join_roots(typename A::Acc (&v)[kMaxSlices], unsigned count) {
-#pragma unroll
-    for (unsigned width = kMaxSlices; width > 1; width /= 2)
-        if (width <= count)
-#pragma unroll
-            for (unsigned i = 0; i < width / 2; ++i) v[i] = A::merge(v[2 * i], v[2 * i + 1]);
-    return v[0];
-}
-
-// Where slices were used, each tile's partial from its slices' roots (adjacent subtrees of its lane
-// tree, in order), written in place of its first slice's root. Ends with a barrier: the join reads them.
-template <class A>
-__device__ __forceinline__ void join_slices(typename A::Acc *partials, std::size_t tiles, unsigned slices) {
-    if (slices > 1) {
-        for (std::size_t tile = threadIdx.x; tile < tiles; tile += blockDim.x) {
-            typename A::Acc v[kMaxSlices];
-#pragma unroll
-            for (unsigned s = 0; s < kMaxSlices; ++s) v[s] = s < slices ? load_partial(partials + tile * slices + s) : A::zero();
-            partials[tile * slices] = join_roots<A>(v, slices);
-        }
-        __threadfence_block();
-    }
-    __syncthreads();
-}
-
 // Writes the result where the host polls for it, in one store (Completion).
 __device__ __forceinline__ void publish(Completion *done, double result) {
     std::uint64_t bits = static_cast<std::uint64_t>(__double_as_longlong(result));
@@ -317,63 +279,37 @@ __device__ __forceinline__ void publish(Completion *done, double result) {
 }
 
 // The join (order.hpp, step 4): tile partials dealt to the kLanes join lanes, then the lane tree; the
-// root lands in thread 0 (the other threads get zero). The tree wants 256 threads of four lanes; a
-// smaller block plays them in turns of blockDim.x threads, each turn an adjacent subtree whose roots
-// meet as slices do.
+// root lands in thread 0.
 template <class Tx, class Ty>
 __device__ typename PairOf<Tx, Ty>::Acc join_partials(const DotParams<Tx, Ty> &p,
                                                       typename PairOf<Tx, Ty>::Acc *warp_roots) {
     using A = typename PairOf<Tx, Ty>::A;
     using Acc = typename A::Acc;
     constexpr bool kSplit = SplitLanes<Tx, Ty>::value;
-    __shared__ Acc turn_roots[kMaxSlices];
-    const std::size_t tiles = order::tile_count(p.n);
-    join_slices<A>(p.partials, tiles, 1u << p.slice_shift);
-    const unsigned turns = kThreads / blockDim.x;
-    for (unsigned turn = 0; turn < turns; ++turn) {
-        const unsigned t = turn * blockDim.x + threadIdx.x;
-        Acc lane[kLanesPerThread];
+    Acc lane[kLanesPerThread];
 #pragma unroll
-        for (int k = 0; k < kLanesPerThread; ++k) lane[k] = A::zero();
-        for (std::size_t round = 0; round * order::kLanes < tiles; ++round)
+    for (int k = 0; k < kLanesPerThread; ++k) lane[k] = A::zero();
+    for (std::size_t round = 0; round * order::kLanes < p.tiles; ++round)
 #pragma unroll
-            for (int k = 0; k < kLanesPerThread; ++k) {
-                const std::size_t tile = round * order::kLanes + LaneMap<kSplit>::lane(t, k);
-                if (tile < tiles) lane[k] = A::merge(lane[k], load_partial(p.partials + (tile << p.slice_shift)));
-            }
-        const Acc root = block_tree<A, kSplit>(lane, warp_roots);
-        if (threadIdx.x == 0) turn_roots[turn] = root;
-    }
-    // Thread 0 wrote every turn's root itself, so it reads them without a barrier. The other threads
-    // must not read them at all: with no barrier after the last write that was a shared-memory race
-    // (harmless to the result, which only thread 0 uses, but racecheck's hazard all the same).
-    if (threadIdx.x != 0) return A::zero();
-    Acc v[kMaxSlices];
-#pragma unroll
-    for (unsigned k = 0; k < kMaxSlices; ++k) v[k] = k < turns ? turn_roots[k] : A::zero();
-    return join_roots<A>(v, turns);
+        for (int k = 0; k < kLanesPerThread; ++k) {
+            const std::size_t tile = round * order::kLanes + LaneMap<kSplit>::lane(threadIdx.x, k);
+            if (tile < p.tiles) lane[k] = A::merge(lane[k], load_partial(p.partials + tile));
+        }
+    return block_tree<A, kSplit>(lane, warp_roots);
 }
 
-// The tile of an item, and which of its tile's 256 threads `threadIdx.x` plays for it (a block plays
-// one slice).
-__device__ __forceinline__ std::size_t tile_of(std::size_t item, unsigned slice_shift) { return item >> slice_shift; }
-__device__ __forceinline__ unsigned tile_thread(std::size_t item, unsigned slice_shift) {
-    const unsigned slice = static_cast<unsigned>(item) & ((1u << slice_shift) - 1);
-    return slice * blockDim.x + threadIdx.x;
-}
-
-// Narrow pairs take their items two at a time, item and item + gridDim.x (the same items per block as
-// one at a time), so twice the bytes are in flight; each item is still reduced on its own. They pair
-// up only where the second item is in this launch and in a full tile (then the first one is too).
+// Narrow pairs take their tiles two at a time, tile and tile + gridDim.x (the same tiles per block as
+// one at a time), so twice the bytes are in flight; each tile is still reduced on its own. They pair
+// up only where the second tile is in this launch and full (then the first one is too).
 template <class Tx, class Ty>
-__device__ __forceinline__ bool pairs_up(const DotParams<Tx, Ty> &p, std::size_t item) {
-    const std::size_t other = item + gridDim.x;
-    return Narrow<Tx, Ty>::value && other < p.items && p.n - tile_of(other, p.slice_shift) * order::kTile >= order::kTile;
+__device__ __forceinline__ bool pairs_up(const DotParams<Tx, Ty> &p, std::size_t tile) {
+    const std::size_t other = tile + gridDim.x;
+    return Narrow<Tx, Ty>::value && other < p.tiles && p.n - other * order::kTile >= order::kTile;
 }
 
-// After a launch's items: the test hold, then, for a launch that joins on the device, the ticket and the
-// join by the block that finishes last.
-// `root` is the last item's root (thread 0's): a dot of one item in one block (one tile, n <= 8192)
+// After a launch's tiles, for a launch that joins on the device: the ticket and the join by the block
+// that finishes last.
+// `root` is the last tile's root (thread 0's): a dot of one tile in one block (n <= 8192)
 // publishes it without reading it back, as the join of one partial computes it (the partial merged into
 // an empty join lane: order.hpp; the CPU joins one tile the same way).
 template <class Tx, class Ty>
@@ -382,11 +318,8 @@ __device__ __forceinline__ void finish_dot(const DotParams<Tx, Ty> &p, typename 
     using A = typename PairOf<Tx, Ty>::A;
     using Acc = typename PairOf<Tx, Ty>::Acc;
     __shared__ bool is_last;
-    if (p.hold && threadIdx.x == 0)  // tests: a GPU that does not finish (DotParams::hold)
-        while (*p.hold != 0) {
-        }
     if (!p.done) return;
-    if (p.items == 1 && gridDim.x == 1) {
+    if (p.tiles == 1 && gridDim.x == 1) {
         if (threadIdx.x == 0) publish(p.done, A::finish(A::merge(A::zero(), root_of_last)));
         return;
     }
@@ -411,11 +344,10 @@ __device__ __forceinline__ void finish_dot(const DotParams<Tx, Ty> &p, typename 
     }
 }
 
-// Blocks take the items blockIdx.x, then every gridDim.x-th one, below items.
+// Blocks take the tiles blockIdx.x, then every gridDim.x-th one, below tiles.
 // kMinBlocksPerSM: told that two blocks per SM are enough, the compiler keeps a whole tile's loads in
 // registers and issues them before the first addition; left to itself it held 48 registers and
-// interleaved loads with additions, several dependent round trips to memory per tile
-// (docs/PERFORMANCE.md has the A/B).
+// interleaved loads with additions, several dependent round trips to memory per tile.
 constexpr int kMinBlocksPerSM = 2;
 template <class Tx, class Ty>
 __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM) dot_kernel(const DotParams<Tx, Ty> p) {
@@ -423,23 +355,22 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM) dot_kernel(const Do
     using A = typename P::A;
     using Acc = typename P::Acc;
     constexpr bool kSplit = SplitLanes<Tx, Ty>::value;
-    __shared__ Acc warp_roots[kMaxWarps];
+    __shared__ Acc warp_roots[kWarps];
     Acc root_of_last = A::zero();
+    const unsigned t = threadIdx.x;
 
-    for (std::size_t item = blockIdx.x; item < p.items;
-         item += (pairs_up(p, item) ? 2 : 1) * gridDim.x) {
-        const std::size_t begin = tile_of(item, p.slice_shift) * order::kTile;
-        const unsigned t = tile_thread(item, p.slice_shift);
+    for (std::size_t tile = blockIdx.x; tile < p.tiles; tile += (pairs_up(p, tile) ? 2 : 1) * gridDim.x) {
+        const std::size_t begin = tile * order::kTile;
         Acc lane[kLanesPerThread];
 #pragma unroll
         for (int k = 0; k < kLanesPerThread; ++k) lane[k] = A::zero();
-        if (pairs_up(p, item)) {
-            const std::size_t other = item + gridDim.x, other_begin = tile_of(other, p.slice_shift) * order::kTile;
+        if (pairs_up(p, tile)) {
+            const std::size_t other = tile + gridDim.x, other_begin = other * order::kTile;
             Acc lane_b[kLanesPerThread];
 #pragma unroll
             for (int k = 0; k < kLanesPerThread; ++k) lane_b[k] = A::zero();
-            full_tile_pair<Tx, Ty>(p.x + begin, p.y + begin, p.x + other_begin, p.y + other_begin, t,
-                                   tile_thread(other, p.slice_shift), lane, lane_b);
+            full_tile_pair<Tx, Ty>(p.x + begin, p.y + begin, p.x + other_begin, p.y + other_begin, t, t, lane,
+                                   lane_b);
             const Acc root_b = block_tree<A, kSplit>(lane_b, warp_roots);
             if (threadIdx.x == 0) p.partials[other] = root_b;
         } else if (p.n - begin >= order::kTile) {
@@ -448,7 +379,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM) dot_kernel(const Do
             partial_tile<Tx, Ty>(p.x + begin, p.y + begin, p.n - begin, t, lane);
         }
         const Acc root = block_tree<A, kSplit>(lane, warp_roots);
-        if (threadIdx.x == 0) p.partials[item] = root;
+        if (threadIdx.x == 0) p.partials[tile] = root;
         root_of_last = root;
     }
     finish_dot(p, warp_roots, root_of_last);
@@ -456,7 +387,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM) dot_kernel(const Do
 
 // Views that are not dense (a stride other than 1, or an address not 16-byte aligned): one element per
 // load, at element i * stride (bytes) from element 0, and any address at all (an element not aligned to
-// its type is read byte by byte). The same items (whole tiles), lanes, trees and join as dot_kernel,
+// its type is read byte by byte). The same tiles, lanes, trees and join as dot_kernel,
 // so the same bits; the vector loads are what it gives up.
 struct StridedView {
     const unsigned char *data;  // element 0
@@ -484,11 +415,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
     using Acc = typename P::Acc;
     constexpr bool kSplit = SplitLanes<Tx, Ty>::value;
     using Map = LaneMap<kSplit>;
-    __shared__ Acc warp_roots[kMaxWarps];
+    __shared__ Acc warp_roots[kWarps];
     Acc root_of_last = A::zero();
 
-    for (std::size_t item = blockIdx.x; item < p.items; item += gridDim.x) {  // one item per tile
-        const std::size_t begin = item * order::kTile;
+    for (std::size_t tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+        const std::size_t begin = tile * order::kTile;
         const std::size_t count = p.n - begin < order::kTile ? p.n - begin : order::kTile;
         Acc lane[kLanesPerThread];
 #pragma unroll
@@ -501,7 +432,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
                 if (e < count) add_one<Tx, Ty>(lane[k], load_element<Tx>(x, begin + e), load_element<Ty>(y, begin + e));
             }
         const Acc root = block_tree<A, kSplit>(lane, warp_roots);
-        if (threadIdx.x == 0) p.partials[item] = root;
+        if (threadIdx.x == 0) p.partials[tile] = root;
         root_of_last = root;
     }
     finish_dot(p, warp_roots, root_of_last);

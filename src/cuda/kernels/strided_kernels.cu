@@ -1,8 +1,7 @@
-// strided_kernels.cu - the instantiations of strided_dot_kernel (views that are not dense: strides,
-// broadcasts, misaligned addresses). They live apart from launch.cu, which instantiates dot_kernel, so
-// that a build compiles the two sets of 36 pairs for every architecture side by side, not one after the
-// other: together they are most of the library's build time.
-#include "gpu_state.hpp"
+// strided_kernels.cu - strided_dot_kernel for every pair of element types (views that are not dense:
+// strides, broadcasts, misaligned addresses). Apart from dot_kernels.cu so that the two sets compile
+// side by side.
+#include "launchers.hpp"
 
 namespace cudot {
 namespace cuda {

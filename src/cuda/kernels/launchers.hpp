@@ -1,0 +1,55 @@
+// launchers.hpp - the dot kernel's launches without their element types: what the host code builds for
+// a launch (LaunchArgs), the launch made ready for a stream or a CUDA graph node (KernelCall), and the
+// typed functions of one pair of element types (Launcher). The instantiations live in dot_kernels.cu and
+// strided_kernels.cu beside this file.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "dot_kernel.cuh"
+
+namespace cudot {
+namespace cuda {
+
+// One launch of the dot kernel, without its element types.
+struct LaunchArgs {
+    const void *x, *y;              // element 0 of the dot, as the GPU sees it
+    std::size_t n;                  // elements of the whole dot
+    std::size_t tiles = 0;          // tiles of the launch, from tile 0
+    unsigned blocks = 1;            // grid size
+    void *partials = nullptr;       // one partial per tile
+    unsigned *ticket = nullptr;
+    Completion *done = nullptr;     // nullptr: partials only
+    // Views that are not dense (strided_dot_kernel): byte strides from element i to i + 1, and whether
+    // each view's elements are aligned to their type.
+    bool dense = true;
+    long long x_stride = 0, y_stride = 0;
+    bool x_aligned = true, y_aligned = true;
+};
+
+// One launch's kernel and arguments, in storage of its own, as a CUDA graph's kernel node takes them
+// (node.kernelParams points into it: do not copy a KernelCall after prepare()).
+struct KernelCall {
+    alignas(16) unsigned char params[96];  // the pair's DotParams
+    StridedView x, y;                      // strided_dot_kernel's views
+    void *args[3];
+    cudaKernelNodeParams node;
+};
+
+// The typed functions of one pair of element types.
+struct Launcher {
+    void (*prepare)(const LaunchArgs &args, KernelCall &call) = nullptr;
+    cudaError_t (*occupancy)(int *blocks_per_sm) = nullptr;  // dot_kernel's, at kThreads threads
+    std::size_t partial_bytes = 0;  // one partial of the pair's kind, packed
+};
+Launcher launcher_for(int32_t x_dtype, int32_t y_dtype);
+// The pair's strided_dot_kernel (strided_kernels.cu).
+void *strided_kernel_for(int32_t x_dtype, int32_t y_dtype);
+// Whether the current device can run this build's kernels (loads one of them).
+cudaError_t kernels_load();
+
+}  // namespace cuda
+}  // namespace cudot
