@@ -24,9 +24,13 @@
 #                                        case counts as not clean); a case whose tool failed itself
 #                                        ("Internal Sanitizer Error") is run again alone, and that run
 #                                        decides; sanitize-summary.txt has the totals.
+# After CTest (one process per test case), each Catch2 test program runs once more with all its cases in
+# one process, as no case may depend on another (whole-process.txt: each run's cases passed, skipped and
+# failed). A GPU case that skips fails the check, unless it needs a second GPU on a machine with one.
 # Then cudot_mpi_dot with GPU contexts on 2 ranks (where mpirun exists, or .mpi-carry was carried), and
 # the bindings against the GPU strategies (CUDOT_TEST_GPU=1: a missing GPU fails them) where their
-# runtimes exist: Python (any python3 with numpy and pytest), Go and C# (the prepared binaries).
+# runtimes exist: Python (any python3 with numpy and pytest; also tests/python/own_arrays_check.py), Go
+# and C# (the prepared binaries).
 # Logs go to $OUT (if set) or ./gpu-check-logs. CUDOT_CTEST_ARGS adds arguments to ctest (e.g. -E bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -147,10 +151,83 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used --format=csv
 export CUDOT_CLASSIC_TEST_GPU=1  # the classic C test also runs its GPU strategies
 status=0
 (cd "$build" && ctest --output-on-failure -j4 ${CUDOT_CTEST_ARGS:-} 2>&1) | tee "$logs/ctest.log" || status=1
-if grep -q "gpu:.*(Skipped)" "$logs/ctest.log"; then
-  echo "gpu-check: GPU tests were skipped on a machine with a GPU" >&2
-  status=1
-fi
+# A GPU case skipped on a GPU machine did not run: a failure, unless it needs a second GPU and this machine
+# has one (such a case prints "SKIPPED: needs two GPUs ..."; CTest keeps each test's output in LastTest.log).
+gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
+output_of() {  # CTest test name -> its output in LastTest.log
+  awk -v name="$1" '
+    !found && index($0, " Testing: ") && substr($0, index($0, " Testing: ") + 10) == name { found = 1; next }
+    found && !reading && /^Output:$/ { reading = 1; getline; next }
+    reading && /^<end of output>$/ { exit }
+    reading { print }' "$build/Testing/Temporary/LastTest.log"
+}
+while IFS= read -r name; do
+  if [[ $gpus -lt 2 ]] && output_of "$name" | grep -q "^SKIPPED: needs two GPUs"; then
+    echo "gpu-check: skipped here (one GPU): $name"
+  else
+    echo "gpu-check: GPU test skipped on a machine with $gpus GPU(s): $name" >&2
+    status=1
+  fi
+done < <(sed -n 's/^[[:space:]]*[0-9]* - \(gpu:.*\) (Skipped)$/\1/p' "$logs/ctest.log")
+
+# ---- each Catch2 test program once as one process ----
+# CTest runs each case in a process of its own, which hides a case that leaves the process changed for
+# the cases after it (the current GPU, an environment variable, a test knob); here every program runs
+# all its cases in one process, as a user's program would run its calls: no case may depend on another.
+# tests/support/isolation.cpp fails a case that leaves such state changed, naming what. One program at a
+# time, after CTest: the fault cases compare the GPU's free memory, so nothing may run beside them.
+whole_counts() {  # a Catch2 console log -> "N test cases: P passed, S skipped, F failed; A assertions"
+  local log=$1 line cases=0 passed=0 failed=0 skipped=0 assertions=0
+  line=$(grep -E '^test cases skipped: [0-9]+ of ' "$log" | tail -1 || true)
+  [[ $line =~ skipped:\ ([0-9]+) ]] && skipped=${BASH_REMATCH[1]}
+  line=$(grep -E '^All tests passed' "$log" | tail -1 || true)
+  if [[ $line =~ \(([0-9]+)\ assertions?\ in\ ([0-9]+)\ test\ cases?\) ]]; then
+    assertions=${BASH_REMATCH[1]} cases=${BASH_REMATCH[2]} passed=${BASH_REMATCH[2]}
+  else
+    line=$(grep -E '^test cases: ' "$log" | tail -1 || true)
+    [[ $line =~ cases:\ +([0-9]+) ]] && cases=${BASH_REMATCH[1]}
+    [[ $line =~ ([0-9]+)\ passed ]] && passed=${BASH_REMATCH[1]}
+    [[ $line =~ ([0-9]+)\ failed ]] && failed=${BASH_REMATCH[1]}
+    line=$(grep -E '^assertions: ' "$log" | tail -1 || true)
+    [[ $line =~ assertions:\ +([0-9]+) ]] && assertions=${BASH_REMATCH[1]}
+  fi
+  # Catch2 counts a skipped case as passed (tests/support/isolation.hpp): the listener's line says which.
+  echo "$cases test cases: $((passed - skipped)) passed, $skipped skipped, $failed failed; $assertions assertions"
+}
+failed_cases() {  # the names (and sections) of the cases with a failure in a Catch2 console log
+  awk 'length($0) == 79 && /^-+$/ { header = !header; if (header) name = ""; next }
+       header { name = name (name == "" ? "" : " / ") $0; next }
+       /: FAILED:$/ && name != "" && !(name in seen) { seen[name] = 1; print "  " name }' "$1"
+}
+for program in tests/test_cpu tests/test_pool_limits tests/test_gpu tests/reliability/test_bad_input \
+               tests/reliability/test_stress tests/reliability/test_stress_gpu; do
+  name=$(basename "$program")
+  if [[ ! -x "$build/$program" ]]; then
+    echo "==== whole process: $name NOT RUN (not in this build)" | tee -a "$logs/whole-process.txt"
+    continue
+  fi
+  echo "==== whole process: $name (every case in one process; log: whole-$name.log)"
+  rc=0
+  (cd "$(dirname "$build/$program")" && "./$name" 2>&1) > "$logs/whole-$name.log" || rc=$?
+  echo "whole process: $name: $(whole_counts "$logs/whole-$name.log") (exit $rc)" | tee -a "$logs/whole-process.txt"
+  if [[ $rc != 0 ]]; then
+    failures=$(failed_cases "$logs/whole-$name.log")
+    [[ -n $failures ]] || failures=$(tail -n 5 "$logs/whole-$name.log")  # no case failed: none ran
+    printf 'whole process: %s failed in:\n%s\n' "$name" "$failures" | tee -a "$logs/whole-process.txt"
+    status=1
+  fi
+  # The same rule as for CTest's GPU cases: on a GPU machine only a case that needs a second GPU may
+  # skip, and only where there is one GPU.
+  if [[ $name == *gpu* ]]; then
+    skips=$(grep "^SKIPPED: " "$logs/whole-$name.log" || true)
+    [[ $gpus -lt 2 ]] && skips=$(grep -v "^SKIPPED: needs two GPUs" <<<"$skips" || true)
+    if [[ -n $skips ]]; then
+      echo "gpu-check: $name skipped GPU cases on a machine with $gpus GPU(s):" >&2
+      echo "$skips" >&2
+      status=1
+    fi
+  fi
+done
 
 # ---- cudot_mpi_dot with GPU contexts: 2 ranks, rank r on GPU r % (number of GPUs) ----
 # MPI: the machine's own, or a copy of Debian's carried in .mpi-carry (scripts/mpi-carry.sh).
@@ -181,8 +258,8 @@ done
 if [[ -n "$python" ]]; then
   echo "==== python binding on the GPU ($python)"
   PYTHON=$python bindings/python/test.sh 2>&1 | tee "$logs/python.log" || status=1
-  echo "==== the outside check of own arrays: numpy, CuPy, PyTorch, raw cudaMalloc (checks/own_arrays_check.py)"
-  PYTHONPATH=$root/bindings/python "$python" checks/own_arrays_check.py 2>&1 | tee "$logs/outside-check.log" || status=1
+  echo "==== the outside check of own arrays: numpy, CuPy, PyTorch, raw cudaMalloc (tests/python/own_arrays_check.py)"
+  PYTHONPATH=$root/bindings/python "$python" tests/python/own_arrays_check.py 2>&1 | tee "$logs/outside-check.log" || status=1
 else
   echo "==== python binding: NOT RUN (no python3 with numpy and pytest here)"
 fi

@@ -1,5 +1,5 @@
 // test_buffers.cpp - the input buffers a context hands out: zero when made, and harmless to a view that
-// outlives the context (src/input_buffers.hpp), on the HOST backend. The GPU strategies' buffers are
+// outlives the context (src/process/input_buffers.hpp), on the HOST backend. The GPU strategies' buffers are
 // checked in tests/test_gpu.cpp.
 #include <catch2/catch.hpp>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "input_buffers.hpp"
+#include "process/input_buffers.hpp"
 #include "reference.hpp"
 #include "testing.hpp"
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "caller_fp_mode.h"
+#include "isolation.hpp"
 #include "reference.hpp"
 
 #if defined(__has_include)
@@ -26,6 +27,21 @@ namespace {
 
 // valgrind emulates neither MXCSR's FTZ, DAZ and rounding bits nor the exception flags.
 bool fp_environment_emulated() { return !RUNNING_ON_VALGRIND; }
+
+#if CALLER_FP_MODE_AVAILABLE
+// Sets the calling thread's floating-point control register for the scope and gives the caller's back
+// when it ends, however it ends (a failed REQUIRE throws): a mode left set would change the cases after.
+class FpControl {
+   public:
+    explicit FpControl(std::uint64_t mode) : callers_(caller_fp_control()) { caller_fp_set_control(mode); }
+    ~FpControl() { caller_fp_set_control(callers_); }
+    FpControl(const FpControl &) = delete;
+    FpControl &operator=(const FpControl &) = delete;
+
+   private:
+    std::uint64_t callers_;
+};
+#endif
 
 // A vector whose element i is the subnormal (or, for y_int, integer) value k_i * 2^e, written as bits:
 // a subnormal's bits are its multiple of the smallest subnormal.
@@ -84,10 +100,7 @@ void dot_and_partials(const Ctx &c, const SubnormalCase &s, std::size_t n, doubl
 #if CALLER_FP_MODE_AVAILABLE
 TEST_CASE("HOST: all-subnormal inputs give the exact bits under the caller's flush-to-zero and rounding mode",
           "[host][determinism][fp_env]") {
-    if (!fp_environment_emulated()) {
-        WARN("not checked under valgrind: it ignores the floating-point modes this test sets");
-        return;
-    }
+    if (!fp_environment_emulated()) TEST_SKIP("valgrind ignores the floating-point modes this case sets");
     const std::size_t n = 3 * CUDOT_TILE_ELEMENTS + 5;  // a short last tile; on the calling thread
     for (const SubnormalCase &s : kSubnormalCases) {
         INFO(s.name << " under " << CALLER_FP_MODE_NAME);
@@ -96,12 +109,13 @@ TEST_CASE("HOST: all-subnormal inputs give the exact bits under the caller's flu
         const double expected = fill_subnormal(c, s, n);
         REQUIRE(expected != 0.0);  // flushing anything would show
 
-        const std::uint64_t callers = caller_fp_control();
-        caller_fp_set_control(caller_fp_flush_toward_zero());
         double dot = 0, joined = 0;
-        dot_and_partials(c, s, n, &dot, &joined);
-        const std::uint64_t after = caller_fp_control();
-        caller_fp_set_control(callers);
+        std::uint64_t after = 0;
+        {
+            const FpControl flush(caller_fp_flush_toward_zero());
+            dot_and_partials(c, s, n, &dot, &joined);
+            after = caller_fp_control();
+        }
 
         CHECK(test::bits(dot) == test::bits(expected));
         CHECK(test::bits(joined) == test::bits(expected));
@@ -110,10 +124,7 @@ TEST_CASE("HOST: all-subnormal inputs give the exact bits under the caller's flu
 }
 
 TEST_CASE("HOST: the caller's rounding mode does not change a rounded result", "[host][determinism][fp_env]") {
-    if (!fp_environment_emulated()) {
-        WARN("not checked under valgrind: it ignores the floating-point modes this test sets");
-        return;
-    }
+    if (!fp_environment_emulated()) TEST_SKIP("valgrind ignores the floating-point modes this case sets");
     const std::size_t n = 300000;  // large enough for the thread pool
     for (int32_t dtype : {CUDOT_F32, CUDOT_F64, CUDOT_F16}) {
         INFO(test::dtype_name(dtype) << " under " << CALLER_FP_MODE_NAME);
@@ -122,12 +133,14 @@ TEST_CASE("HOST: the caller's rounding mode does not change a rounded result", "
         test::fill_random_any(dtype, c.x(), n, 3);
         test::fill_random_any(dtype, c.y(), n, 4);
         const double expected = c.dot();
-        const std::uint64_t callers = caller_fp_control();
-        caller_fp_set_control(caller_fp_flush_toward_zero());
         double r = 0;
-        const cudot_status status = cudot_dot(c.ctx, &r);
-        const std::uint64_t after = caller_fp_control();
-        caller_fp_set_control(callers);
+        cudot_status status = CUDOT_ERROR_INTERNAL;
+        std::uint64_t after = 0;
+        {
+            const FpControl flush(caller_fp_flush_toward_zero());
+            status = cudot_dot(c.ctx, &r);
+            after = caller_fp_control();
+        }
         REQUIRE(status == CUDOT_OK);
         CHECK(test::bits(r) == test::bits(expected));
         CHECK(after == caller_fp_flush_toward_zero());
@@ -136,10 +149,7 @@ TEST_CASE("HOST: the caller's rounding mode does not change a rounded result", "
 #endif
 
 TEST_CASE("HOST: a call leaves the caller's exception flags exactly as they were", "[host][fp_env]") {
-    if (!fp_environment_emulated()) {
-        WARN("not checked under valgrind: it does not emulate the exception flags");
-        return;
-    }
+    if (!fp_environment_emulated()) TEST_SKIP("valgrind does not emulate the exception flags");
     // Dots whose arithmetic raises flags of its own: inexact sums (on the pool too), and an Inf - Inf
     // inside Dot2's compensation (invalid) next to a product that overflows.
     const std::size_t n = 300000;

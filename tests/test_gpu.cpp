@@ -10,6 +10,8 @@
 
 #include "checks.hpp"
 #include "gendot.hpp"
+#include "isolation.hpp"
+#include "knobs.hpp"
 #include "testing.hpp"
 #include "threads.hpp"
 
@@ -125,17 +127,17 @@ TEST_CASE("GPU: AUTO picks a GPU strategy and says which", "[gpu]") {
     CHECK(memory == CUDOT_MEMORY_MAPPED);
     CHECK(device == 0);
     {  // opted in: managed memory on a GPU that shares it with the host (an H100)
-        setenv("CUDOT_AUTO_MANAGED", "1", 1);
+        const test::EnvVar opt_in("CUDOT_AUTO_MANAGED", "1");
         Ctx m(10, CUDOT_F32, CUDOT_MEMORY_AUTO);
         REQUIRE(m.status == CUDOT_OK);
         REQUIRE(cudot_get_memory(m.ctx, &memory, &device) == CUDOT_OK);
         CHECK(memory == CUDOT_MEMORY_MANAGED);
     }
     {  // opted in, on a GPU without concurrent managed access (Windows, WSL2, some Jetsons): MAPPED
-        cudot::testing::pretend_no_concurrent_managed(true);
+        const test::EnvVar opt_in("CUDOT_AUTO_MANAGED", "1");
+        test::NoConcurrentManaged pretend;
         Ctx m(10, CUDOT_F32, CUDOT_MEMORY_AUTO);
-        cudot::testing::pretend_no_concurrent_managed(false);
-        unsetenv("CUDOT_AUTO_MANAGED");
+        pretend.release();
         REQUIRE(m.status == CUDOT_OK);
         REQUIRE(cudot_get_memory(m.ctx, &memory, &device) == CUDOT_OK);
         CHECK(memory == CUDOT_MEMORY_MAPPED);
@@ -363,7 +365,7 @@ TEST_CASE("GPU: after fork, GPU contexts are refused with a clear status and the
 
 // Every strategy's buffers read zero when the context is made (cudot.h, since 1.8), and PINNED and MAPPED
 // buffers, like HOST's, stay mapped as zero pages after deinit: a stale view reads zeros and its writes
-// reach no other context (src/input_buffers.hpp). MANAGED buffers are CUDA's and are freed at deinit.
+// reach no other context (src/process/input_buffers.hpp). MANAGED buffers are CUDA's and are freed at deinit.
 TEST_CASE("GPU: buffers start at zero; a stale PINNED or MAPPED view is harmless", "[gpu][buffers]") {
     for (int32_t memory : {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED})
         for (std::size_t n : {std::size_t(1000), std::size_t(1) << 22}) {

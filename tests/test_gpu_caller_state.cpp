@@ -8,6 +8,9 @@
 #include <cstring>
 #include <vector>
 
+#include "current_device.hpp"
+#include "isolation.hpp"
+#include "knobs.hpp"
 #include "reference.hpp"
 #include "testing.hpp"
 
@@ -52,12 +55,9 @@ TEST_CASE("GPU: an error the caller left pending stays pending, and cudot adds n
 }
 
 TEST_CASE("GPU: the caller's current device is the same after every call", "[gpu][caller]") {
-    int count = 0;
-    REQUIRE(cudaGetDeviceCount(&count) == cudaSuccess);
-    if (count < 2) {
-        WARN("one GPU: cudot cannot switch away from the caller's device here; this case needs two");
-        return;
-    }
+    const int gpus = test::visible_gpus();
+    if (gpus < 2) TEST_SKIP("needs two GPUs (with one, cudot has no other device to go to); " << gpus << " visible");
+    const test::CurrentDevice callers;  // the case plays a caller that changes it: given back at the end
     for (int32_t memory : kGpu)
         for (int32_t device : {0, 1, CUDOT_DEVICE_ALL}) {
             INFO("memory " << memory << ", device " << device);
@@ -73,10 +73,7 @@ TEST_CASE("GPU: the caller's current device is the same after every call", "[gpu
 
 TEST_CASE("GPU: MANAGED without concurrent managed access never prefetches and keeps HOST's bits",
           "[gpu][managed]") {
-    struct Pretend {
-        Pretend() { cudot::testing::pretend_no_concurrent_managed(true); }
-        ~Pretend() { cudot::testing::pretend_no_concurrent_managed(false); }
-    } pretend;
+    const test::NoConcurrentManaged pretend;
     // Sizes below and above the 8 MiB from which MANAGED adapts (and with concurrent access, prefetches).
     for (std::size_t n : {std::size_t(1000), std::size_t(1) << 21, (std::size_t(1) << 23) + 5}) {
         INFO("n = " << n);
@@ -98,10 +95,9 @@ TEST_CASE("GPU: MANAGED without concurrent managed access never prefetches and k
         }
     }
     // Several GPUs cannot share managed memory without concurrent access: refused at init.
-    const int twice[] = {0, 0};
-    cudot::testing::force_all_devices(twice, 2);
+    test::ForcedDevices twice({0, 0});
     Ctx all(1000, CUDOT_F32, CUDOT_MEMORY_MANAGED, CUDOT_DEVICE_ALL);
-    cudot::testing::force_all_devices(nullptr, 0);
+    twice.release();
     CHECK(all.status == CUDOT_ERROR_UNSUPPORTED);
     CHECK(all.init_error.find("concurrent managed access") != std::string::npos);
 }
@@ -123,7 +119,7 @@ TEST_CASE("GPU: a dot the GPU never finishes returns after wait_ms, and the cont
                           {CUDOT_MEMORY_MANAGED, CUDOT_DEVICE_ALL, {0, 0}}};
     for (const Case &k : cases) {
         INFO("memory " << k.memory << ", device " << k.device);
-        cudot::testing::force_all_devices(k.forced.data(), static_cast<int>(k.forced.size()));
+        test::ForcedDevices forced(k.forced);  // for the init only
         cudot_config c = CUDOT_CONFIG_INIT;
         c.memory = k.memory;
         c.device = k.device;
@@ -131,7 +127,7 @@ TEST_CASE("GPU: a dot the GPU never finishes returns after wait_ms, and the cont
         cudot_ctx *ctx = nullptr;
         const std::size_t n = 100000;
         REQUIRE(cudot_init(&ctx, n, &c) == CUDOT_OK);
-        cudot::testing::force_all_devices(nullptr, 0);
+        forced.release();
         void *x = nullptr, *y = nullptr;
         REQUIRE(cudot_get_inputs(ctx, &x, &y) == CUDOT_OK);
         for (std::size_t i = 0; i < n; ++i) static_cast<float *>(x)[i] = static_cast<float *>(y)[i] = 1.0f;
@@ -139,7 +135,7 @@ TEST_CASE("GPU: a dot the GPU never finishes returns after wait_ms, and the cont
         REQUIRE(cudot_dot(ctx, &r) == CUDOT_OK);
         REQUIRE(r == static_cast<double>(n));
 
-        cudot::testing::hold_gpu_kernels(true);
+        test::HeldGpuKernels held;
         // A second thread calls in while the first waits: it must come back too, not hang on the lock.
         cudot_status other = CUDOT_OK;
         double other_seconds = 0;
@@ -166,7 +162,7 @@ TEST_CASE("GPU: a dot the GPU never finishes returns after wait_ms, and the cont
         const auto before_deinit = Clock::now();
         CHECK(cudot_deinit(ctx) == CUDOT_OK);
         CHECK(std::chrono::duration<double>(Clock::now() - before_deinit).count() < 5.0);
-        cudot::testing::hold_gpu_kernels(false);  // the GPU finishes the held kernels
+        held.release();  // the GPU finishes the held kernels
 
         // The GPU and the library go on: once the held kernels have ended, a new context on the same
         // device works (until then the device is refused: it is stuck for the whole process).
@@ -225,14 +221,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Whether two GPUs are visible (holding one GPU of several needs two); says so when not.
-bool two_gpus() {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) == cudaSuccess && count >= 2) return true;
-    WARN("fewer than two GPUs: this case holds one GPU of several and needs two");
-    return false;
-}
-
 // Runs `call` on a thread and gives it `seconds`. If it has not returned by then, the case fails, the
 // held kernels are let go (so the call can end), and the thread is joined: a wait that would never end
 // shows as a failure, not as a test that hangs.
@@ -282,7 +270,8 @@ cudot_ctx *filled(int32_t memory, int32_t device, std::size_t n, uint32_t wait_m
 
 TEST_CASE("GPU: one GPU hung behind CUDOT_DEVICE_ALL: every later wait on it, by any context, is bounded",
           "[gpu][hang][deliberate]") {
-    if (!two_gpus()) return;
+    const int gpus = test::visible_gpus();
+    if (gpus < 2) TEST_SKIP("needs two GPUs (it holds one of several); " << gpus << " visible");
     const std::size_t n = 1 << 20;
     cudot_ctx *all = filled(CUDOT_MEMORY_MAPPED, CUDOT_DEVICE_ALL, n, 300);
     cudot_ctx *same = filled(CUDOT_MEMORY_PINNED, 1, n, 300);   // another context on the hung GPU
@@ -294,7 +283,7 @@ TEST_CASE("GPU: one GPU hung behind CUDOT_DEVICE_ALL: every later wait on it, by
     REQUIRE(cudot_dot(all, &r) == CUDOT_OK);
     REQUIRE(cudot_dot(same, &r) == CUDOT_OK);
 
-    cudot::testing::hold_gpu_device_kernels(1, true);
+    test::HeldGpuKernels held(1);
     cudot_status s = CUDOT_OK;
     returns_within(10, [&] { s = cudot_dot(all, &r); }, "the DEVICE_ALL dot with GPU 1 hung");
     CHECK(s == CUDOT_ERROR_CUDA);
@@ -331,32 +320,33 @@ TEST_CASE("GPU: one GPU hung behind CUDOT_DEVICE_ALL: every later wait on it, by
     returns_within(10, [&] { s = cudot_deinit(other); }, "the deinit of a context on the healthy GPU");
     CHECK(s == CUDOT_OK);
 
-    cudot::testing::hold_gpu_device_kernels(1, false);
+    held.release();
     CHECK(usable_again(1));
 }
 
 TEST_CASE("GPU: a failure on GPU 0 while GPU 1 hangs: the clean-up after it is bounded too",
           "[gpu][hang][deliberate]") {
-    if (!two_gpus()) return;
+    const int gpus = test::visible_gpus();
+    if (gpus < 2) TEST_SKIP("needs two GPUs (it holds one of several); " << gpus << " visible");
     const std::size_t n = 1 << 20;
     cudot_ctx *all = filled(CUDOT_MEMORY_MAPPED, CUDOT_DEVICE_ALL, n, 300);
     REQUIRE(all);
     double r = 0;
     REQUIRE(cudot_dot(all, &r) == CUDOT_OK);
-    cudot::testing::hold_gpu_device_kernels(1, true);
+    test::HeldGpuKernels held(1);
     cudot_status s = CUDOT_OK;
     std::string message;
     // The checked calls of a MAPPED dot on two GPUs: GPU 0 current, its launch, GPU 1 current, its launch,
     // then GPU 0 current again for the wait: that fifth call fails, after GPU 1's kernel is queued.
     returns_within(10, [&] {
-        cudot::testing::inject_cuda_fault(4, cudaErrorLaunchFailure);
+        test::InjectedCudaFault fault(4, cudaErrorLaunchFailure);  // on the thread that makes the dot
         s = cudot_dot(all, &r);
-        cudot::testing::inject_cuda_fault(0, 0);
+        fault.cancel();
         message = cudot_last_error(all);
     }, "a failed dot whose clean-up waits on a hung GPU");
     CHECK(s == CUDOT_ERROR_CUDA);
     CHECK(message.find("cudaErrorLaunchFailure") != std::string::npos);  // the failure itself is what is reported
     returns_within(10, [&] { s = cudot_deinit(all); }, "the deinit after it");
-    cudot::testing::hold_gpu_device_kernels(1, false);
+    held.release();
     CHECK(usable_again(1));
 }

@@ -1,5 +1,5 @@
 // test_gpu_faults.cpp - what a caller sees when a CUDA call fails: inside cudot_init, inside a dot,
-// inside cudot_deinit. Failures are injected through a test-only hook (src/testing.hpp) that makes
+// inside cudot_deinit. Failures are injected through a test-only hook (testing.hpp) that makes
 // the k-th checked CUDA call report an error after it was really made, so every clean-up path runs
 // with whatever that call did take. Each case walks k over every CUDA call of the operation.
 #include <catch2/catch.hpp>
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "knobs.hpp"
 #include "reference.hpp"
 #include "testing.hpp"
 
@@ -27,13 +28,6 @@ struct Placement {
     const char *name;
 };
 const Placement kPlacements[] = {{0, {}, "device 0"}, {CUDOT_DEVICE_ALL, {0, 0}, "device 0 twice as ALL"}};
-
-struct ForcedDevices {
-    explicit ForcedDevices(const Placement &p) {
-        cudot::testing::force_all_devices(p.forced.data(), static_cast<int>(p.forced.size()));
-    }
-    ~ForcedDevices() { cudot::testing::force_all_devices(nullptr, 0); }
-};
 
 std::size_t device_free_bytes() {
     std::size_t free_bytes = 0, total = 0;
@@ -81,20 +75,20 @@ TEST_CASE("GPU faults: a CUDA failure at any call of cudot_init frees everything
     const std::size_t n = (std::size_t(1) << 24) + 3;  // 64 MiB a buffer: a leak would show in free memory
     for (const Placement &place : kPlacements)
     for (int32_t memory : kStrategies) {
-        ForcedDevices forced(place);
+        const test::ForcedDevices forced(place.forced);
         const std::size_t before = free_bytes_after_one_context(memory, place.device, n);
         unsigned fired = 0;
         for (unsigned k = 0;; ++k) {
             INFO(test::memory_name(memory) << ", " << place.name << ": fault at CUDA call " << k << " of init");
             const int code = k % 2 ? cudaErrorMemoryAllocation : cudaErrorInvalidValue;
-            cudot::testing::inject_cuda_fault(k, code);
+            test::InjectedCudaFault fault(k, code);
             cudot_config c = CUDOT_CONFIG_INIT;
             c.memory = memory;
             c.device = place.device;
             cudot_ctx *ctx = reinterpret_cast<cudot_ctx *>(std::uintptr_t(0x1));
             const cudot_status s = cudot_init(&ctx, n, &c);
             if (cudot::testing::cuda_fault_pending()) {  // init made fewer than k + 1 CUDA calls: done
-                cudot::testing::inject_cuda_fault(0, 0);
+                fault.cancel();
                 REQUIRE(s == CUDOT_OK);
                 cudot_deinit(ctx);
                 break;
@@ -130,7 +124,7 @@ TEST_CASE("GPU faults: a dot whose CUDA call fails reports it, and the context a
     const double expected = expected_counts(n);
     for (const Placement &place : kPlacements)
     for (int32_t memory : kStrategies) {
-        ForcedDevices forced(place);
+        const test::ForcedDevices forced(place.forced);
         Ctx c(n, CUDOT_F32, memory, place.device);
         Ctx other(n, CUDOT_F32, memory, place.device);
         REQUIRE(c.status == CUDOT_OK);
@@ -141,11 +135,11 @@ TEST_CASE("GPU faults: a dot whose CUDA call fails reports it, and the context a
         unsigned fired = 0;
         for (unsigned k = 0;; ++k) {
             INFO(test::memory_name(memory) << ", " << place.name << ": fault at CUDA call " << k << " of a dot");
-            cudot::testing::inject_cuda_fault(k, cudaErrorLaunchFailure);
+            test::InjectedCudaFault fault(k, cudaErrorLaunchFailure);
             double r = -1;
             const cudot_status s = cudot_dot(c.ctx, &r);
             if (cudot::testing::cuda_fault_pending()) {
-                cudot::testing::inject_cuda_fault(0, 0);
+                fault.cancel();
                 CHECK(s == CUDOT_OK);
                 CHECK(r == expected);
                 break;
@@ -168,7 +162,7 @@ TEST_CASE("GPU faults: deinit that meets a CUDA failure still destroys the conte
     const std::size_t n = (std::size_t(1) << 24) + 3;
     for (const Placement &place : kPlacements)
     for (int32_t memory : kStrategies) {
-        ForcedDevices forced(place);
+        const test::ForcedDevices forced(place.forced);
         const std::size_t before = free_bytes_after_one_context(memory, place.device, n);
         unsigned fired = 0;
         for (unsigned k = 0;; ++k) {
@@ -178,11 +172,11 @@ TEST_CASE("GPU faults: deinit that meets a CUDA failure still destroys the conte
             c.device = place.device;
             cudot_ctx *ctx = nullptr;
             REQUIRE(cudot_init(&ctx, n, &c) == CUDOT_OK);
-            cudot::testing::inject_cuda_fault(k, cudaErrorInvalidValue);
+            test::InjectedCudaFault fault(k, cudaErrorInvalidValue);
             const cudot_status s = cudot_deinit(ctx);
             const std::string message = cudot_last_error(nullptr);  // before the next deinit rewrites it
             const bool pending = cudot::testing::cuda_fault_pending();
-            cudot::testing::inject_cuda_fault(0, 0);
+            fault.cancel();
             // Gone either way: the registry refuses the stale handle without reading it.
             CHECK(cudot_deinit(ctx) == CUDOT_ERROR_INVALID_ARGUMENT);
             if (pending) {
@@ -218,9 +212,9 @@ TEST_CASE("GPU faults: the probe says 'cannot run this build's kernels' only whe
                           {cudaErrorMemoryAllocation, CUDOT_ERROR_OUT_OF_MEMORY, "loading the dot kernel) failed"}};
     for (const Case &c : cases) {
         INFO("injected " << cudaGetErrorName(static_cast<cudaError_t>(c.code)));
-        cudot::testing::inject_cuda_fault(1, c.code);
+        test::InjectedCudaFault fault(1, c.code);
         Ctx ctx(1000, CUDOT_F32, CUDOT_MEMORY_PINNED);
-        cudot::testing::inject_cuda_fault(0, 0);
+        fault.cancel();
         CHECK(ctx.status == c.status);
         CHECK(ctx.init_error.find(c.says) != std::string::npos);
         if (c.status != CUDOT_ERROR_NO_DEVICE)

@@ -16,6 +16,9 @@
 #include <thread>
 #include <vector>
 
+#include "current_device.hpp"
+#include "isolation.hpp"
+#include "knobs.hpp"
 #include "own_arrays.hpp"
 #include "reference.hpp"
 #include "testing.hpp"
@@ -107,17 +110,6 @@ TEST_CASE("gpu own arrays: device memory, every pair, contiguous and strided", "
             check_kinds(Kind::Device, Kind::Device, d, d, 3 * 8192 + 5, l, l, 99);
 }
 
-TEST_CASE("gpu own arrays: tiles cut into 1, 2, 4 or 8 slices give the same bits", "[gpu][own]") {
-    for (unsigned slices : {1u, 2u, 4u, 8u, 0u}) {
-        cudot::testing::set_stream_slices(slices);
-        INFO("slices " << slices);
-        for (int32_t d : {CUDOT_F32, CUDOT_F64, CUDOT_F16, CUDOT_I8})
-            for (std::size_t n : {std::size_t(1000), std::size_t(8193), std::size_t(100000), std::size_t(1) << 20})
-                check_kinds(Kind::Device, Kind::Device, d, d == CUDOT_I8 ? CUDOT_U8 : d, n, {1, 0}, {1, 0}, n + d);
-    }
-    cudot::testing::set_stream_slices(0);
-}
-
 TEST_CASE("gpu own arrays: managed, page-locked and mixed operands", "[gpu][own]") {
     for (int32_t d : {CUDOT_F32, CUDOT_F64, CUDOT_BF16, CUDOT_U8})
         for (std::size_t n : {std::size_t(1000), std::size_t(1) << 20, (std::size_t(1) << 21) + 3}) {
@@ -135,7 +127,7 @@ TEST_CASE("gpu own arrays: managed, page-locked and mixed operands", "[gpu][own]
 TEST_CASE("gpu own arrays: page-locked host arrays through the copy engines, every pair", "[gpu][own][pipeline]") {
     const std::size_t chunk = std::size_t(1) << 20;
     for (int mode : {2, 1}) {
-        cudot::testing::set_host_pipeline(mode);
+        const test::HostPipeline pipeline(mode);
         INFO("pipeline mode " << mode);
         for (int32_t xd : test::all_dtypes())
             for (int32_t yd : test::all_dtypes()) {
@@ -147,7 +139,6 @@ TEST_CASE("gpu own arrays: page-locked host arrays through the copy engines, eve
             check_kinds(Kind::Pinned, Kind::Pinned, d, CUDOT_F32, 1, {1, 0}, {1, 0}, 42);
         }
     }
-    cudot::testing::set_host_pipeline(0);
     // The size threshold alone: below it in place, from it the pipeline; the same bits either way.
     for (std::size_t n : {(std::size_t(1) << 22) - 1, (std::size_t(1) << 22) + 5})
         check_kinds(Kind::Pinned, Kind::Pinned, CUDOT_F64, CUDOT_F64, n, {1, 0}, {1, 0}, n);
@@ -460,25 +451,27 @@ TEST_CASE("gpu own arrays: bad device operands get a status, never a crash", "[g
         CHECK(cudot_dot_arrays_async(&a, &host_result) == CUDOT_ERROR_INVALID_ARGUMENT);
         CHECK(std::string(cudot_last_error(nullptr)).find("device_result") != std::string::npos);
     }
-    SECTION("two GPUs, and a stream of the other GPU") {
-        int count = 0;
-        REQUIRE(cudaGetDeviceCount(&count) == cudaSuccess);
-        if (count < 2) {
-            SUCCEED("one GPU: nothing to check");
-            return;
-        }
+}
+
+TEST_CASE("gpu own arrays: an operand or a stream of another GPU is refused", "[gpu][own][errors]") {
+    const int gpus = test::visible_gpus();
+    if (gpus < 2) TEST_SKIP("needs two GPUs; " << gpus << " visible");
+    DeviceVector v(1000, 9);  // on GPU 0
+    float *other = nullptr;
+    cudaStream_t other_stream;
+    {
+        const test::CurrentDevice callers;  // GPU 1 current only while its memory and stream are made
         REQUIRE(cudaSetDevice(1) == cudaSuccess);
-        float *other = nullptr;
-        cudaStream_t other_stream;
         REQUIRE(cudaMalloc(&other, 1000 * sizeof(float)) == cudaSuccess);
         REQUIRE(cudaStreamCreate(&other_stream) == cudaSuccess);
-        cudot_arrays a = v.self_dot(nullptr);
-        a.y.data = other;
-        check_refused(a, CUDOT_ERROR_UNSUPPORTED, "copy one");
-        a = v.self_dot(other_stream);
-        check_refused(a, CUDOT_ERROR_INVALID_ARGUMENT, "stream belongs to GPU 1");
-        cudaStreamDestroy(other_stream);
-        cudaFree(other);
-        REQUIRE(cudaSetDevice(0) == cudaSuccess);
     }
+    cudot_arrays a = v.self_dot(nullptr);
+    a.y.data = other;
+    check_refused(a, CUDOT_ERROR_UNSUPPORTED, "copy one");
+    a = v.self_dot(other_stream);
+    check_refused(a, CUDOT_ERROR_INVALID_ARGUMENT, "stream belongs to GPU 1");
+    const test::CurrentDevice callers;  // and current again to free them
+    REQUIRE(cudaSetDevice(1) == cudaSuccess);
+    cudaStreamDestroy(other_stream);
+    cudaFree(other);
 }

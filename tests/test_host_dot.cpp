@@ -11,7 +11,9 @@
 
 #include "checks.hpp"
 #include "cpu/tile_kernels.hpp"
-#include "order.hpp"
+#include "isolation.hpp"
+#include "knobs.hpp"
+#include "core/order.hpp"
 #include "testing.hpp"
 
 using test::Ctx;
@@ -79,6 +81,7 @@ TEST_CASE("HOST: every instruction-set variant of the inner loop gives the same 
     int count = cpu::tile_kernel_variants(variants, 4);
     REQUIRE(count >= 1);
     WARN("CPU inner-loop variants on this machine: " << count << " (in use: " << cpu::tile_kernels().isa << ")");
+    if (count < 2) TEST_SKIP("one inner-loop variant here (" << cpu::tile_kernels().isa << "): nothing to compare");
     const std::size_t n = 5 * order::kTile + 1234, tiles = order::tile_count(n);
     for (int32_t xd : test::all_dtypes())
         for (int32_t yd : test::all_dtypes()) {
@@ -89,10 +92,10 @@ TEST_CASE("HOST: every instruction-set variant of the inner loop gives the same 
                 for (std::size_t i = 0; i < n; i += 7)
                     reinterpret_cast<double *>(x.data())[i] *= std::ldexp(1.0, static_cast<int>(i % 120) - 60);
             std::vector<unsigned char> p0(tiles * order::kMaxPartialBytes), p(tiles * order::kMaxPartialBytes);
-            variants[0]->get(xd, yd)(x.data(), y.data(), n, 0, tiles, p0.data());
+            variants[0]->get(xd, yd, n)(x.data(), y.data(), n, 0, tiles, p0.data());
             for (int v = 1; v < count; ++v) {
                 INFO(variants[v]->isa << " " << test::dtype_name(xd) << " x " << test::dtype_name(yd));
-                variants[v]->get(xd, yd)(x.data(), y.data(), n, 0, tiles, p.data());
+                variants[v]->get(xd, yd, n)(x.data(), y.data(), n, 0, tiles, p.data());
                 CHECK(std::memcmp(p.data(), p0.data(), p.size()) == 0);
             }
         }
@@ -128,6 +131,7 @@ TEST_CASE("HOST: instruction-set variants agree on every bit pattern (subnormals
     using namespace cudot;
     const cpu::TileKernels *variants[4];
     const int count = cpu::tile_kernel_variants(variants, 4);
+    if (count < 2) TEST_SKIP("one inner-loop variant here (" << cpu::tile_kernels().isa << "): nothing to compare");
     const std::size_t n = 3 * order::kTile + 77, tiles = order::tile_count(n);
     std::uint64_t state = 0x9e3779b97f4a7c15ULL;
     for (int32_t xd : test::all_dtypes())
@@ -145,19 +149,18 @@ TEST_CASE("HOST: instruction-set variants agree on every bit pattern (subnormals
             set_special(xd, x.data(), 2 * order::kTile + 3, std::numeric_limits<double>::infinity());
             set_special(yd, y.data(), 3 * order::kTile + 5, std::numeric_limits<double>::quiet_NaN());
             std::vector<double> p0(tiles * 2), p(tiles * 2);
-            variants[0]->get(xd, yd)(x.data(), y.data(), n, 0, tiles, p0.data());
+            variants[0]->get(xd, yd, n)(x.data(), y.data(), n, 0, tiles, p0.data());
             const bool exact = types::kind_of(xd, yd) == types::Kind::Exact;
             for (int v = 1; v < count; ++v) {
                 INFO(variants[v]->isa << " " << test::dtype_name(xd) << " x " << test::dtype_name(yd));
                 std::fill(p.begin(), p.end(), 0.0);
-                variants[v]->get(xd, yd)(x.data(), y.data(), n, 0, tiles, p.data());
+                variants[v]->get(xd, yd, n)(x.data(), y.data(), n, 0, tiles, p.data());
                 for (std::size_t i = 0; i < p.size(); ++i) {
                     const bool both_nan = !exact && std::isnan(p[i]) && std::isnan(p0[i]);
                     if (!both_nan) REQUIRE(test::bits(p[i]) == test::bits(p0[i]));
                 }
             }
         }
-    if (count < 2) WARN("only one inner-loop variant on this machine: nothing to compare");
 }
 
 // The AVX2 copy starts each lane of an F32/F64 tile at its first product instead of at +0 + product
@@ -194,7 +197,7 @@ TEST_CASE("HOST: variants agree where lanes start with -0, Inf or NaN, at every 
                     }
                     const std::size_t tiles = order::tile_count(n);
                     std::vector<double> p0(tiles * 2, 7.0), p(tiles * 2, 7.0);
-                    variants[0]->get(xd, yd)(x.data(), y.data(), n, 0, tiles, p0.data());
+                    variants[0]->get(xd, yd, n)(x.data(), y.data(), n, 0, tiles, p0.data());
                     if (pattern == 0) {  // the canonical partial of all -0 products is +0 (lanes start at +0)
                         INFO(test::dtype_name(xd) << " x " << test::dtype_name(yd) << " n=" << n);
                         CHECK(test::bits(p0[0]) == test::bits(0.0));
@@ -202,7 +205,7 @@ TEST_CASE("HOST: variants agree where lanes start with -0, Inf or NaN, at every 
                     for (int v = 1; v < count; ++v) {
                         INFO(variants[v]->isa << " " << test::dtype_name(xd) << " x " << test::dtype_name(yd) << " n=" << n
                                               << " pattern " << pattern);
-                        variants[v]->get(xd, yd)(x.data(), y.data(), n, 0, tiles, p.data());
+                        variants[v]->get(xd, yd, n)(x.data(), y.data(), n, 0, tiles, p.data());
                         for (std::size_t i = 0; i < p.size(); ++i) {
                             const bool both_nan = std::isnan(p[i]) && std::isnan(p0[i]);
                             if (!both_nan) REQUIRE(test::bits(p[i]) == test::bits(p0[i]));
@@ -265,10 +268,8 @@ TEST_CASE("HOST: arrays that end where their allocation ends are read no further
 // instruction's bits, so the baseline copy matches the AVX2 copy, which uses the instruction.
 TEST_CASE("HOST (MinGW): the software fma gives the FMA instruction's bits", "[host][determinism]") {
     using namespace cudot;
-    if (!__builtin_cpu_supports("fma")) {
-        WARN("this processor has no FMA instruction to compare the software path with");
-        return;
-    }
+    if (!__builtin_cpu_supports("fma"))
+        TEST_SKIP("this processor has no FMA instruction to compare the software path with");
     // TwoProduct's errors, fma(x, y, -x*y), on random finite bit patterns: subnormals, huge and tiny.
     std::uint64_t state = 0x2545f4914f6cdd1dULL;
     auto next_bits = [&] {
@@ -283,11 +284,12 @@ TEST_CASE("HOST (MinGW): the software fma gives the FMA instruction's bits", "[h
         return v;
     };
     int differ = 0;
+    test::SoftwareFma software(false);
     for (int i = 0; i < 200000; ++i) {
         const double x = next(), y = next(), p = order::mul_rn(x, y);
-        testing::set_software_fma(false);
+        software.set(false);
         const double hw = order::fma_rn(x, y, -p);
-        testing::set_software_fma(true);
+        software.set(true);
         const double sw = order::fma_rn(x, y, -p);
         if (test::bits(hw) != test::bits(sw) && !(std::isnan(hw) && std::isnan(sw))) ++differ;
     }
@@ -304,11 +306,11 @@ TEST_CASE("HOST (MinGW): the software fma gives the FMA instruction's bits", "[h
     };
     for (std::size_t i = 0; i < n; ++i) x[i] = moderate(i), y[i] = moderate(i * 7 + 3);
     std::vector<double> p0(tiles * 2), p(tiles * 2);
-    variants[0]->get(CUDOT_F64, CUDOT_F64)(x.data(), y.data(), n, 0, tiles, p0.data());
-    testing::set_software_fma(false);
+    variants[0]->get(CUDOT_F64, CUDOT_F64, n)(x.data(), y.data(), n, 0, tiles, p0.data());
+    software.set(false);
     for (int v = 1; v < count; ++v) {
         INFO(variants[v]->isa);
-        variants[v]->get(CUDOT_F64, CUDOT_F64)(x.data(), y.data(), n, 0, tiles, p.data());
+        variants[v]->get(CUDOT_F64, CUDOT_F64, n)(x.data(), y.data(), n, 0, tiles, p.data());
         CHECK(std::memcmp(p.data(), p0.data(), p.size() * sizeof(double)) == 0);
     }
     if (count < 2) WARN("only one inner-loop variant on this machine: partials not compared");
@@ -365,7 +367,7 @@ TEST_CASE("HOST: a large vector (2^24 + 3)", "[host][large]") {
     test::check_accuracy<double>(CUDOT_MEMORY_HOST, CUDOT_F64, n, 12);
 }
 
-// The canonical order of src/order.hpp written out literally: every lane of every tile (zeros
+// The canonical order of src/core/order.hpp written out literally: every lane of every tile (zeros
 // included), every level of both trees. The library's CPU path skips zero lanes and the GPU uses
 // shuffles; both must agree with this bit for bit.
 template <class Tx, class Ty>

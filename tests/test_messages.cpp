@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "messages.hpp"
+#include "api/messages.hpp"
 #include "reference.hpp"
 #include "testing.hpp"
 

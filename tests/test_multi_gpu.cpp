@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "checks.hpp"
+#include "knobs.hpp"
 #include "testing.hpp"
 
 using test::Ctx;
@@ -46,12 +47,7 @@ std::string list_name(const std::vector<int> &list) {
     return s;
 }
 
-struct ForcedDevices {  // scoped test hook
-    explicit ForcedDevices(const std::vector<int> &list) {
-        cudot::testing::force_all_devices(list.data(), static_cast<int>(list.size()));
-    }
-    ~ForcedDevices() { cudot::testing::force_all_devices(nullptr, 0); }
-};
+using test::ForcedDevices;
 
 // A HOST context with random inputs of the pair, and its dot.
 struct HostCase {

@@ -4,9 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #if !defined(_WIN32)
@@ -15,6 +17,7 @@
 
 #include "own_arrays.hpp"
 #include "reference.hpp"
+#include "windows_h.hpp"
 
 using test::bits;
 
@@ -224,4 +227,167 @@ TEST_CASE("own arrays: an unknown element type is refused even when n is 0", "[o
     a.y.dtype = 0;
     CHECK(cudot_dot_arrays(&a, &r) == CUDOT_ERROR_INVALID_ARGUMENT);
     CHECK(r == 5);
+}
+
+namespace {
+
+// Pages of our own whose access the tests change: read-write at first; a page made unreadable stands for
+// a freed array (unmapped) or a device address, which the process cannot read either.
+struct Pages {
+    static constexpr std::size_t kPage = 4096;
+    unsigned char *start = nullptr;
+    std::size_t count;
+    explicit Pages(std::size_t pages) : count(pages) {
+#if defined(_WIN32)
+        start = static_cast<unsigned char *>(
+            VirtualAlloc(nullptr, pages * kPage, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE));
+#else
+        void *p = mmap(nullptr, pages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        start = p == MAP_FAILED ? nullptr : static_cast<unsigned char *>(p);
+#endif
+        REQUIRE(start);
+    }
+    ~Pages() {
+#if defined(_WIN32)
+        VirtualFree(start, 0, MEM_RELEASE);
+#else
+        munmap(start, count * kPage);
+#endif
+    }
+    unsigned char *page(std::size_t i) const { return start + i * kPage; }
+    void make_unreadable(std::size_t i) const {
+#if defined(_WIN32)
+        DWORD old;
+        REQUIRE(VirtualProtect(page(i), kPage, PAGE_NOACCESS, &old));
+#else
+        REQUIRE(mprotect(page(i), kPage, PROT_NONE) == 0);
+#endif
+    }
+    void unmap(std::size_t i) const {  // as a free that gives the pages back to the system does
+#if defined(_WIN32)
+        REQUIRE(VirtualFree(page(i), kPage, MEM_DECOMMIT));
+#else
+        REQUIRE(munmap(page(i), kPage) == 0);
+#endif
+    }
+};
+
+}  // namespace
+
+// Not on Windows: under Wine, ReadProcessMemory reads a PAGE_NOACCESS page of the process itself, so the
+// check finds it readable and the dot's read faults.
+#if !defined(_WIN32)
+TEST_CASE("own arrays: host pages are checked once per thread; a thread new to them finds them unreadable",
+          "[own][errors][threads]") {
+    // The check of a host operand's ends costs a system call, several times a small dot, so a thread
+    // makes it once per page and remembers the answer (cudot.h says what it does not detect). A thread
+    // that has not met the pages makes it, and gets a status where a read would have crashed.
+    Pages pages(1);
+    float *x = reinterpret_cast<float *>(pages.page(0));
+    for (int i = 0; i < 1024; ++i) x[i] = 0.5f;
+    const std::vector<float> y(1024, 2.0f);
+    const cudot_arrays a = test::arrays_of(1024, CUDOT_F32, x, 1, CUDOT_F32, y.data(), 1);
+    CHECK(dot_arrays(a) == 1024.0);
+    pages.make_unreadable(0);  // as a free that unmaps it would
+    cudot_status other = CUDOT_OK;
+    std::string message;
+    double r = 12345.0;
+    std::thread([&] {
+        other = cudot_dot_arrays(&a, &r);
+        message = cudot_last_error(nullptr);
+    }).join();
+    INFO(message);
+    CHECK(other == CUDOT_ERROR_INVALID_ARGUMENT);
+    CHECK(message.find("can read") != std::string::npos);
+    CHECK(r == 12345.0);
+}
+#endif
+
+TEST_CASE("own arrays: cudot_register_host refuses a range the process has not mapped, whole or in part",
+          "[own][register][errors]") {
+    Pages pages(3);
+    pages.unmap(1);
+    const auto refused = [](const void *p, std::size_t bytes) {
+        const cudot_status s = cudot_register_host(p, bytes);
+        const std::string message = cudot_last_error(nullptr);
+        INFO(message);
+        CHECK(s == CUDOT_ERROR_INVALID_ARGUMENT);
+        CHECK(message.find("not host memory") != std::string::npos);
+    };
+    refused(pages.page(1), Pages::kPage);            // wholly unmapped
+    refused(pages.page(0), 3 * Pages::kPage);        // a hole in the middle
+    refused(pages.page(0) + 100, Pages::kPage);      // mapped start, unmapped end
+    refused(pages.page(1) + Pages::kPage - 1, 2);    // unmapped start, mapped end
+    // The mapped pages alone, and a range of one byte, are host memory.
+    CHECK(cudot_register_host(pages.page(0), Pages::kPage) == CUDOT_OK);
+    CHECK(cudot_unregister_host(pages.page(0)) == CUDOT_OK);
+    CHECK(cudot_register_host(pages.page(2) + Pages::kPage - 1, 1) == CUDOT_OK);
+    CHECK(cudot_unregister_host(pages.page(2) + Pages::kPage - 1) == CUDOT_OK);
+    // A refused range was not recorded: nothing to unregister.
+    CHECK(cudot_unregister_host(pages.page(1)) == CUDOT_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("own arrays: cudot_register_host checks every page of a large range", "[own][register]") {
+    // More pages than one question to the system covers (4096 on Linux), the unmapped one last.
+    const std::size_t count = 5000;
+    Pages pages(count);
+    pages.unmap(count - 1);
+    CHECK(cudot_register_host(pages.page(0), count * Pages::kPage) == CUDOT_ERROR_INVALID_ARGUMENT);
+    CHECK(cudot_register_host(pages.page(0), (count - 1) * Pages::kPage) == CUDOT_OK);
+    CHECK(cudot_unregister_host(pages.page(0)) == CUDOT_OK);
+}
+
+TEST_CASE("F64 dots that overflow give NaN or Inf, whatever the exact value", "[own][api][accuracy]") {
+    // Dot2's compensation needs every product and partial sum within the double range; past it the
+    // result is the plain double sum's, which cudot.h and docs/ACCURACY.md state. These pin it, through
+    // own arrays and a HOST context alike.
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    struct Case {
+        std::vector<double> x, y;
+        double want;
+    };
+    const Case cases[] = {
+        {{1e300, 1e300, -1e300}, {1e10, 1e10, 1e10}, nan},  // exactly 1e310: +Inf once rounded
+        {{1e308, 1e308}, {10, -10}, nan},                    // exactly 0
+        {{1e308, 1e308, -1e308}, {1, 1, 1}, inf},            // exactly 1e308: a partial sum overflows
+        {{1e300}, {1e10}, inf},                              // a lone overflowing product
+        {{-1e300, -1e300}, {1e10, 1e10}, -inf},
+    };
+    for (const Case &c : cases) {
+        const std::size_t n = c.x.size();
+        INFO("x[0] = " << c.x[0] << ", y[0] = " << c.y[0] << ", n = " << n);
+        CHECK(bits(dot_arrays(test::arrays_of(n, CUDOT_F64, c.x.data(), 1, CUDOT_F64, c.y.data(), 1))) ==
+              bits(c.want));
+        CHECK(bits(test::host_context_dot(CUDOT_F64, CUDOT_F64, c.x.data(), c.y.data(), n)) == bits(c.want));
+    }
+    // Mixed with F32: the pair is Dot2 all the same.
+    const float xf[] = {3e38f, 3e38f};
+    const double yd[] = {1e300, -1e300};
+    CHECK(bits(dot_arrays(test::arrays_of(2, CUDOT_F32, xf, 1, CUDOT_F64, yd, 1))) == bits(nan));
+}
+
+TEST_CASE("own arrays: an n whose tile partials cannot fit in memory gets OUT_OF_MEMORY saying so",
+          "[own][errors]") {
+    // Two stride-0 operands read one element each, so any n is a valid request; but the CPU keeps one
+    // partial per 8192 elements, and SIZE_MAX elements would need 2^51 of them.
+    const float f = 1.5f;
+    const double d = 1.5;
+    struct Pair {
+        int32_t dtype;
+        const void *value;
+        std::size_t partial_bytes;  // F32 pairs keep a double per tile, F64 pairs two
+    };
+    for (const Pair &p : {Pair{CUDOT_F32, &f, 8}, Pair{CUDOT_F64, &d, 16}}) {
+        const cudot_arrays a = test::arrays_of(SIZE_MAX, p.dtype, p.value, 0, p.dtype, p.value, 0);
+        const std::size_t tiles = std::size_t(1) << 51;  // ceil((2^64 - 1) / 8192)
+        check_refused(&a, CUDOT_ERROR_OUT_OF_MEMORY, "tile partials");
+        const std::string message = cudot_last_error(nullptr);
+        CHECK(message.find("n = " + std::to_string(SIZE_MAX) + " needs " + std::to_string(tiles * p.partial_bytes) +
+                           " bytes") != std::string::npos);
+        unsigned char out[CUDOT_PARTIAL_BYTES] = {7};
+        CHECK(cudot_tile_partials_arrays(&a, out) == CUDOT_ERROR_OUT_OF_MEMORY);
+        CHECK(out[0] == 7);
+    }
+    // A smaller n of the same operands is computed: n copies of 1.5 * 1.5.
+    CHECK(dot_arrays(test::arrays_of(std::size_t(1) << 20, CUDOT_F64, &d, 0, CUDOT_F64, &d, 0)) == 2.25 * (1 << 20));
 }

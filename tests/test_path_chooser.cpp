@@ -3,7 +3,7 @@
 // change, and is not held on a slow path by a burst of noise in the first measurements (issue 24, T5).
 #include <catch2/catch.hpp>
 
-#include "path_chooser.hpp"
+#include "core/path_chooser.hpp"
 
 namespace {
 

@@ -11,7 +11,8 @@
 #include <string>
 #include <thread>
 
-#include "process_limits.hpp"
+#include "knobs.hpp"
+#include "process/process_limits.hpp"
 #include "testing.hpp"
 
 #if !defined(_WIN32)
@@ -305,7 +306,7 @@ TEST_CASE("a signal the application blocks stays pending until it unblocks it", 
 // CTest runs this in a fresh process: the kernel tables must not have been built yet.
 TEST_CASE("a fork while another thread builds the kernel tables leaves a working child", "[.fork-first-build]") {
     constexpr int kBuildMs = 1000;
-    cudot::testing::delay_tile_kernel_build(kBuildMs);
+    test::DelayedKernelBuild delay(kBuildMs);
     std::atomic<double> init_ms{0};
     std::thread first([&] {
         const auto start = std::chrono::steady_clock::now();
@@ -317,7 +318,7 @@ TEST_CASE("a fork while another thread builds the kernel tables leaves a working
     const pid_t pid = fork();
     if (pid == 0) {
         alarm(10);  // a child stuck on the half-built table dies of SIGALRM
-        cudot::testing::delay_tile_kernel_build(0);
+        delay.release();
         cudot_ctx *ctx = pooled_context(1000);
         _exit(ctx && dot_is(ctx, 1000) && cudot_deinit(ctx) == CUDOT_OK ? 0 : 1);
     }
@@ -335,14 +336,17 @@ TEST_CASE("HOST inits honour the cgroup's memory limit", "[limits]") {
     FakeCgroupTree tree;
     tree.write("cgroup.controllers", "memory");
     tree.write("box/memory.max", std::to_string(768u << 20));
-    cudot::testing::use_cgroup_tree(tree.path().c_str(), "0::/box\n");
     cudot_config c = CUDOT_CONFIG_INIT;
     c.memory = CUDOT_MEMORY_HOST;
     cudot_ctx *ctx = nullptr;
-    // 512 MiB each for x and y: more than half of the 768 MiB limit, far less than any CI machine's RAM.
-    const cudot_status status = cudot_init(&ctx, std::size_t(1) << 27, &c);
-    const std::string message = cudot_last_error(nullptr);
-    cudot::testing::use_cgroup_tree(nullptr, nullptr);
+    cudot_status status = CUDOT_ERROR_INTERNAL;
+    std::string message;
+    {
+        const test::LimitsFromCgroupTree limits(tree.path().c_str(), "0::/box\n");
+        // 512 MiB each for x and y: more than half of the 768 MiB limit, far less than any CI machine's RAM.
+        status = cudot_init(&ctx, std::size_t(1) << 27, &c);
+        message = cudot_last_error(nullptr);
+    }
     if (ctx) cudot_deinit(ctx);
     CHECK(status == CUDOT_ERROR_OUT_OF_MEMORY);
     CHECK(message.find("805306368 bytes") != std::string::npos);

@@ -17,18 +17,18 @@
 #include <unordered_set>
 #include <vector>
 
-#include "auto_dot.hpp"
-#include "context.hpp"
-#include "input_buffers.hpp"
+#include "../auto/auto_dot.hpp"
+#include "../core/context.hpp"
+#include "../process/input_buffers.hpp"
 #include "messages.hpp"
-#include "order.hpp"
+#include "../core/order.hpp"
 #include "own_arrays.hpp"
-#include "cpu/cpu_backend.hpp"
-#include "cpu/fp_env.hpp"
-#include "cpu/thread_pool.hpp"
-#include "cuda/cuda_backend.hpp"
-#include "testing/seams.hpp"
-#include "types.hpp"
+#include "../cpu/cpu_backend.hpp"
+#include "../cpu/fp_env.hpp"
+#include "../cpu/thread_pool.hpp"
+#include "../cuda/cuda_backend.hpp"
+#include "../testing/seams.hpp"
+#include "../core/types.hpp"
 
 namespace cudot {
 

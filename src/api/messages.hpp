@@ -10,7 +10,7 @@
 #include <cstdarg>
 #include <cstdint>
 
-#include "context.hpp"
+#include "../core/context.hpp"
 
 namespace cudot {
 namespace messages {

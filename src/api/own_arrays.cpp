@@ -15,12 +15,12 @@
 #include <thread>
 #include <vector>
 
-#include "order.hpp"
-#include "process_limits.hpp"
-#include "cpu/cpu_backend.hpp"
-#include "cpu/fp_env.hpp"
-#include "cpu/readable.hpp"
-#include "cuda/cuda_backend.hpp"
+#include "../core/order.hpp"
+#include "../process/process_limits.hpp"
+#include "../cpu/cpu_backend.hpp"
+#include "../cpu/fp_env.hpp"
+#include "../cpu/readable.hpp"
+#include "../cuda/cuda_backend.hpp"
 
 namespace cudot {
 namespace arrays {

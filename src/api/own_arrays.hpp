@@ -6,7 +6,7 @@
 #include <atomic>
 #include <cstddef>
 
-#include "context.hpp"
+#include "../core/context.hpp"
 
 namespace cudot {
 namespace arrays {

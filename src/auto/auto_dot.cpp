@@ -31,12 +31,12 @@
 #include <cstring>
 #include <new>
 
-#include "cpu/cpu_backend.hpp"
-#include "cuda/cuda_backend.hpp"
-#include "order.hpp"
-#include "path_chooser.hpp"
-#include "testing/seams.hpp"
-#include "types.hpp"
+#include "../cpu/cpu_backend.hpp"
+#include "../cuda/cuda_backend.hpp"
+#include "../core/order.hpp"
+#include "../core/path_chooser.hpp"
+#include "../testing/seams.hpp"
+#include "../core/types.hpp"
 
 namespace cudot {
 

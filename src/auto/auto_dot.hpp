@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "context.hpp"
+#include "../core/context.hpp"
 
 namespace cudot {
 

@@ -14,7 +14,7 @@
 namespace cudot {
 
 // Where a failing call writes its message. A context's message (ctx set, by cudot_ctx::sink()) goes
-// through src/messages.hpp, which keeps it for the failing thread and for the context; a call without a
+// through src/api/messages.hpp, which keeps it for the failing thread and for the context; a call without a
 // context (init, deinit, join) writes into `text`, a buffer of the calling thread; neither: dropped.
 struct ErrorSink {
     char *text;
@@ -34,7 +34,7 @@ cudot_status fail(ErrorSink err, cudot_status status, const char *format, ...)
 
 std::size_t element_size(int32_t dtype);
 
-struct AutoState;  // what AUTO learned about a context with a GPU (src/auto_dot.cpp)
+struct AutoState;  // what AUTO learned about a context with a GPU (src/auto/auto_dot.cpp)
 namespace cuda {
 struct DeviceState;  // the CUDA backend's part of a context (src/cuda/gpu_state.hpp)
 }
@@ -70,7 +70,7 @@ struct cudot_ctx {
     cudot::AutoState *auto_state = nullptr;     // AUTO with a GPU, from its first timed dot
     cudot::PoolUse pool;                        // how its CPU dots use the thread pool (set by init)
     // Unique in the process, unlike the address (which a later cudot_init may reuse): it tags the
-    // messages a thread keeps for this context (src/messages.hpp).
+    // messages a thread keeps for this context (src/api/messages.hpp).
     std::uint64_t serial = 0;
     std::mutex message_mutex;  // guards last_message; not `mutex`, so reading it never waits for a dot
     char last_message[512] = {0};  // the latest failure's message on this context, from any thread

@@ -100,7 +100,7 @@ template <> struct Traits<std::uint8_t> { static constexpr int32_t id = CUDOT_U8
 template <class T>
 constexpr bool kExactFloatProduct = Traits<T>::id == CUDOT_F16 || Traits<T>::id == CUDOT_I8 || Traits<T>::id == CUDOT_U8;
 
-// The arithmetic a pair of element types is summed with (src/order.hpp):
+// The arithmetic a pair of element types is summed with (src/core/order.hpp):
 //  Dot2   - either side F64: products need 106 bits, so compensated (TwoProduct + TwoSum).
 //  Exact  - both sides integer: 64-bit integer sums, exact.
 //  Double - everything else: every product of two of F32/F16/BF16/I8/U8 fits in 53 bits, so products

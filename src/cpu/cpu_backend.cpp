@@ -13,9 +13,9 @@
 #include <malloc.h>
 #endif
 
-#include "../order.hpp"
-#include "../input_buffers.hpp"
-#include "../process_limits.hpp"
+#include "../core/order.hpp"
+#include "../process/input_buffers.hpp"
+#include "../process/process_limits.hpp"
 #include "thread_pool.hpp"
 #include "tile_kernels.hpp"
 

@@ -3,10 +3,10 @@
 
 #include <cstddef>
 
-#include "../context.hpp"
-#include "../operands.hpp"
-#include "../path_chooser.hpp"
-#include "../types.hpp"
+#include "../core/context.hpp"
+#include "../core/operands.hpp"
+#include "../core/path_chooser.hpp"
+#include "../core/types.hpp"
 
 namespace cudot {
 namespace cpu {
@@ -26,7 +26,7 @@ using WhereChooser = PathChooser<kWheres>;
 // packed partials. The road every CPU dot takes: a context's buffers, a caller's arrays, AUTO's CPU share.
 // OUT_OF_MEMORY only when a thread cannot get its gather buffers (views that are not dense).
 cudot_status dot(const Operands &ops, void *partials, const PoolUse &pool, WhereChooser *chooser, double *result);
-// What dot() is made of, for AUTO's CPU+GPU split (src/auto_dot.cpp) and the tile partials: the
+// What dot() is made of, for AUTO's CPU+GPU split (src/auto/auto_dot.cpp) and the tile partials: the
 // partials of tiles [first, last), on the pool when worth it, packed (each the size of the pair's
 // accumulator, unlike cudot_tile_partials's CUDOT_PARTIAL_BYTES slots); order::join_packed_partials
 // joins them.

@@ -5,7 +5,7 @@
 // Linux's bits. The processor's FMA is used where it has one (x86-64 processors from Intel's Haswell
 // and AMD's Piledriver on), so Windows gets exactly the instruction Linux uses; without one, a software
 // path that is exact for TwoProduct.
-#include "../order.hpp"
+#include "../core/order.hpp"
 
 #if defined(__MINGW32__)
 #include <cmath>

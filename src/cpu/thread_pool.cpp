@@ -13,7 +13,7 @@
 #include "thread_pool.hpp"
 
 #include "fp_env.hpp"
-#include "../process_limits.hpp"
+#include "../process/process_limits.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -3,7 +3,7 @@
 
 #include <cstddef>
 
-#include "../order.hpp"
+#include "../core/order.hpp"
 
 namespace cudot {
 namespace cpu {

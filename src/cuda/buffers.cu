@@ -4,8 +4,8 @@
 #include <new>
 #include <vector>
 
-#include "../input_buffers.hpp"
-#include "../process_limits.hpp"
+#include "../process/input_buffers.hpp"
+#include "../process/process_limits.hpp"
 #include "cuda_backend.hpp"
 #include "cuda_check.hpp"
 #include "device_health.hpp"
@@ -174,7 +174,7 @@ static cudot_status create_state(cudot_ctx &ctx, DeviceState &s, ErrorSink err) 
         status = create_gpu(ctx, s, g, err);
         if (status != CUDOT_OK) return status;
     }
-    if (ctx.hybrid && ctx.memory == CUDOT_MEMORY_MANAGED) {  // AUTO: src/auto_dot.cpp moves them
+    if (ctx.hybrid && ctx.memory == CUDOT_MEMORY_MANAGED) {  // AUTO: src/auto/auto_dot.cpp moves them
         CUDOT_CUDA_TRY_AS(err, use_primary_context(s.gpus[0].device), "cuCtxSetCurrent (the GPU's primary context)");
         return auto_advise(ctx, s, err);
     }

@@ -17,7 +17,7 @@
 
 #include <cuda_runtime.h>
 
-#include "../context.hpp"
+#include "../core/context.hpp"
 
 namespace cudot {
 namespace cuda {

@@ -5,7 +5,7 @@
 // Several GPUs, AUTO's CPU+GPU split and cudot_tile_partials: each GPU computes the partials of one
 // run of tiles into a mapped host array, and the host joins them (split_dot.cu). MANAGED decides per
 // dot whether to migrate first (managed_policy.cu). AUTO, which also has the CPU to choose from, sits
-// above both backends (src/auto_dot.cpp) and comes here for the GPU's roads.
+// above both backends (src/auto/auto_dot.cpp) and comes here for the GPU's roads.
 // What each strategy allocates: buffers.cu; probing: devices.cu; the launches: launch.cu and kernels/.
 // Whose CUDA context the work runs in: caller_state.cu; how long a wait may last, and GPUs that ran
 // past it: device_health.cu.

@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "../context.hpp"
-#include "../operands.hpp"
+#include "../core/context.hpp"
+#include "../core/operands.hpp"
 
 namespace cudot {
 namespace cuda {
@@ -33,7 +33,7 @@ cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result);
 // The partials of the tiles of elements [first, first + n) (n >= 1), computed on the context's GPU(s);
 // *partials points to them, packed, in the context's own host array (valid until the next call).
 cudot_status tile_partials(cudot_ctx &ctx, std::size_t first, std::size_t n, void **partials);
-// For AUTO (src/auto_dot.cpp), which chooses between the CPU, the GPU and both:
+// For AUTO (src/auto/auto_dot.cpp), which chooses between the CPU, the GPU and both:
 // the mapped host array the GPUs write tile partials into, also a CPU dot's scratch for such a context;
 void *host_partials(cudot_ctx &ctx);
 // the GPUs' part of a dot of the first n elements: queue_tiles queues the partials of tiles [0, gpu_tiles)

@@ -4,7 +4,7 @@
 
 #include <cuda_runtime.h>
 
-#include "../context.hpp"
+#include "../core/context.hpp"
 #include "../testing/seams.hpp"
 #include "caller_state.hpp"
 

@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "../context.hpp"
+#include "../core/context.hpp"
 #include "cuda_backend.hpp"
 #include "kernels/dot_kernel.cuh"
 

@@ -11,7 +11,7 @@
 #include <dlfcn.h>
 #endif
 
-#include "../order.hpp"
+#include "../core/order.hpp"
 #include "cuda_backend.hpp"
 #include "cuda_check.hpp"
 #include "device_health.hpp"

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "../context.hpp"
+#include "../core/context.hpp"
 #include "cuda_backend.hpp"
 #include "device_health.hpp"
 #include "launch.hpp"

@@ -3,7 +3,7 @@
 
 #include <cuda_runtime.h>
 
-#include "../operands.hpp"
+#include "../core/operands.hpp"
 #include "launch.hpp"
 
 namespace cudot {

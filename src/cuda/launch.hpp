@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "../context.hpp"
+#include "../core/context.hpp"
 #include "kernels/launchers.hpp"
 
 namespace cudot {

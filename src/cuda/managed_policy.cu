@@ -68,7 +68,7 @@ static cudot_status run_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool 
 
 // AUTO's managed buffers stay advised to live on the host, mapped for every GPU, so that a GPU reads
 // pages the host wrote in place over the bus (as MAPPED does) and never faults them over; only AUTO's
-// explicit moves put them in GPU memory (src/auto_dot.cpp says when).
+// explicit moves put them in GPU memory (src/auto/auto_dot.cpp says when).
 cudot_status auto_advise(cudot_ctx &ctx, DeviceState &s, ErrorSink err) { return switch_to(ctx, s, true, err); }
 
 cudot_status auto_gpu_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool move, double *result) {

@@ -6,7 +6,7 @@
 
 #include "cuda_check.hpp"
 #include "gpu_state.hpp"
-#include "../path_chooser.hpp"
+#include "../core/path_chooser.hpp"
 
 namespace cudot {
 namespace cuda {

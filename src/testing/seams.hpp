@@ -35,7 +35,7 @@ int host_pipeline_mode();
 // src/cuda/launch.cu, before each dot kernel is queued on `stream` (a cudaStream_t) of GPU `device`: a
 // kernel that spins while a test holds the device's kernels (a GPU that hangs).
 void before_launch(int device, void *stream);
-// src/auto_dot.cpp: true, with the GPUs' share, when a test fixed the CPU+GPU split of ctx's dots.
+// src/auto/auto_dot.cpp: true, with the GPUs' share, when a test fixed the CPU+GPU split of ctx's dots.
 bool fixed_split(const cudot_ctx &ctx, double *share);
 }  // namespace seams
 }  // namespace cudot

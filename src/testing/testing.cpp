@@ -12,12 +12,12 @@
 #include <thread>
 #include <vector>
 
-#include "../context.hpp"
+#include "../core/context.hpp"
 #include "../cpu/cpu_backend.hpp"
 #include "../cpu/thread_pool.hpp"
 #include "../cuda/cuda_backend.hpp"
-#include "../input_buffers.hpp"
-#include "../own_arrays.hpp"
+#include "../process/input_buffers.hpp"
+#include "../api/own_arrays.hpp"
 #include "seams.hpp"
 #include "testing_cuda.hpp"
 

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string>
 
-#include "../auto_dot.hpp"
+#include "../auto/auto_dot.hpp"
 #include "cudot.h"
 
 namespace cudot {
@@ -75,7 +75,7 @@ void release_own_array_state();
 // How many per-stream workspaces dots of own arrays keep on GPU `device` (at most 64 of streams whose
 // dots were all blocking; streams that had an asynchronous dot keep theirs). Without CUDA: 0.
 std::size_t kept_stream_workspaces(int device);
-// Input buffers kept, as zero pages, after their contexts were destroyed (src/input_buffers.hpp).
+// Input buffers kept, as zero pages, after their contexts were destroyed (src/process/input_buffers.hpp).
 std::size_t kept_buffer_ranges();
 // Holds one of the library's own locks for `ms` milliseconds, as a thread inside cudot_deinit (kept
 // buffer ranges: which = 0) or cudot_register_host (registered ranges: which = 1) would; `held` turns

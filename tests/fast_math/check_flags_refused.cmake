@@ -1,6 +1,6 @@
 # check_flags_refused.cmake - the flags that would change cudot's numbers are refused, with a message that
 # names the flag (cmake/ieee_flags.cmake), and a source compiled with them some other way stops at the
-# #error in src/types.hpp. Run by CTest: cmake -DSOURCE_DIR= -DWORK_DIR= -DCXX= -DGENERATOR= -P this.
+# #error in src/core/types.hpp. Run by CTest: cmake -DSOURCE_DIR= -DWORK_DIR= -DCXX= -DGENERATOR= -P this.
 # Each case configures the project alone (no tests, examples, MPI or CUDA language), which stops before
 # anything is built.
 set(quiet_options -DCUDOT_BUILD_TESTS=OFF -DCUDOT_BUILD_EXAMPLES=OFF -DCUDOT_WITH_MPI=OFF -DCUDOT_BUILD_BENCH=OFF)
@@ -56,16 +56,16 @@ foreach(case IN LISTS refused)
 endforeach()
 
 # The last line of defence: a source that includes the arithmetic's types with fast math on does not compile.
-file(WRITE ${WORK_DIR}/uses_types.cpp "#include \"types.hpp\"\nint main() { return 0; }\n")
+file(WRITE ${WORK_DIR}/uses_types.cpp "#include \"core/types.hpp\"\nint main() { return 0; }\n")
 foreach(flags "-O2" "-ffast-math" "-Ofast")
   execute_process(COMMAND ${CXX} -std=c++17 ${flags} -I${SOURCE_DIR}/include -I${SOURCE_DIR}/src -fsyntax-only
                           ${WORK_DIR}/uses_types.cpp RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(flags STREQUAL "-O2")
     if(NOT rc EQUAL 0)
-      message(FATAL_ERROR "src/types.hpp does not compile with ${flags}:\n${out}${err}")
+      message(FATAL_ERROR "src/core/types.hpp does not compile with ${flags}:\n${out}${err}")
     endif()
   elseif(rc EQUAL 0 OR NOT err MATCHES "cudot must not be compiled with -ffast-math")
-    message(FATAL_ERROR "src/types.hpp compiled with ${flags} without the #error:\n${out}${err}")
+    message(FATAL_ERROR "src/core/types.hpp compiled with ${flags} without the #error:\n${out}${err}")
   endif()
 endforeach()
-message(STATUS "build flags: all refused, and src/types.hpp stops a fast-math compile")
+message(STATUS "build flags: all refused, and src/core/types.hpp stops a fast-math compile")

@@ -114,7 +114,7 @@ namespace {
 
 constexpr int kSlots = 4;
 constexpr std::size_t kMaxN = (std::size_t(1) << 16) + 64;  // largest capacity ever requested successfully
-constexpr std::size_t kTile = 8192;                         // the library's tile (src/order.hpp), for boundaries
+constexpr std::size_t kTile = 8192;                         // the library's tile (src/core/order.hpp), for boundaries
 constexpr std::size_t kBudget = std::size_t(1) << 19;       // element-operations per input (keeps runs fast)
 constexpr int kMaxOps = 128;
 constexpr std::size_t kHugeAllocLimit = std::size_t(1) << 20;  // what a refused huge init may allocate at most
@@ -1372,12 +1372,12 @@ void op_kernels(State &st, Reader &in) {
     const Kind kind = kind_of(s.dx, s.dy);
     const std::size_t words = kind == Kind::Dot2 ? 2 : 1;  // 8-byte words per partial
     std::vector<uint64_t> first(tiles * words), other(tiles * words);
-    variants[0]->get(s.dx, s.dy)(s.sx.data(), s.sy.data(), n, 0, tiles, first.data());
+    variants[0]->get(s.dx, s.dy, n)(s.sx.data(), s.sy.data(), n, 0, tiles, first.data());
     trace("kernels: %d variants, %s x %s, n=%zu", count, dname(s.dx), dname(s.dy), n);
     auto is_nan = [](uint64_t b) { return (b & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (b << 12) != 0; };
     auto finite = [](uint64_t b) { return (b & 0x7ff0000000000000ull) != 0x7ff0000000000000ull; };
     for (int v = 1; v < count; ++v) {
-        variants[v]->get(s.dx, s.dy)(s.sx.data(), s.sy.data(), n, 0, tiles, other.data());
+        variants[v]->get(s.dx, s.dy, n)(s.sx.data(), s.sy.data(), n, 0, tiles, other.data());
         for (std::size_t t = 0; t < tiles; ++t) {
             const uint64_t a = first[t * words], b = other[t * words];
             bool same;

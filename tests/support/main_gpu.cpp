@@ -1,4 +1,6 @@
-// main_gpu.cpp - main() of the GPU test program, with Catch2's implementation.
+// main_gpu.cpp - main() of the GPU test programs, with Catch2's implementation. Every case is checked
+// for process state it leaves changed, the current CUDA device included (isolation.hpp): a whole run must
+// pass as each case alone does.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
@@ -6,6 +8,7 @@
 #include <cstring>
 
 #include "cudot.h"
+#include "isolation.hpp"
 #include "testing.hpp"
 
 // Exits 77 ("skipped" to CTest) when no GPU is usable, unless Catch2 is only listing tests.
@@ -23,6 +26,11 @@ int main(int argc, char **argv) {
         }
         cudot_deinit(ctx);
     }
+#if defined(CUDOT_TESTS_WITH_CUDA)
+    test::check_after_every_case(true);
+#else
+    test::check_after_every_case(false);
+#endif
     const int failed = Catch::Session().run(argc, argv);
     // What dots of own arrays keep until the process ends, freed so that compute-sanitizer's leak check
     // at exit reports only real leaks.

@@ -141,7 +141,7 @@ std::size_t dtype_size(int32_t dtype) {
     }
 }
 
-// binary16 decoded with ldexp, independently of src/types.hpp.
+// binary16 decoded with ldexp, independently of src/core/types.hpp.
 static long double half_value(std::uint16_t h) {
     int sign = h >> 15, e = (h >> 10) & 31, f = h & 1023;
     long double m;

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "../../order.hpp"
+#include "../../core/order.hpp"
 
 namespace cudot {
 namespace cuda {

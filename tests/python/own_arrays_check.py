@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
-"""own_arrays_check.py - an outside check of dots on caller-owned arrays (issue 23).
+"""own_arrays_check.py - dots on caller-owned arrays, checked from outside the test suite.
 
-It uses nothing of the project's test suite: only the public `cudot` package and, for the operands,
-numpy, CuPy, PyTorch and the CUDA runtime's own cudaMalloc (through ctypes), as a program of a user's
-would. For every operand it computes cudot.dot(x, y) where the data lives, then the same values copied
-to fresh contiguous host arrays and dotted by a HOST context, and requires the two results to have the
-same bits (NaN compared as NaN). A framework that is not importable, or a machine without a GPU, is
-reported as skipped, never as passed.
+It uses nothing of the project's test helpers or internal hooks: only the public `cudot` package and,
+for the operands, numpy, CuPy, PyTorch and the CUDA runtime's own cudaMalloc (through ctypes), as a
+program of a user's would. It answers "does it hold for someone who just installed it?". For every
+operand it computes cudot.dot(x, y) where the data lives, then the same values copied to fresh
+contiguous host arrays and dotted by a HOST context, and requires the two results to have the same bits
+(NaN compared as NaN). A framework that is not importable, or a machine without a GPU, is reported as
+skipped, never as passed.
 
-    CUDOT_LIBRARY=/path/to/libcudot.so PYTHONPATH=/path/to/bindings/python python3 checks/own_arrays_check.py
+    CUDOT_LIBRARY=/path/to/libcudot.so PYTHONPATH=/path/to/bindings/python python3 tests/python/own_arrays_check.py
 
-Exit status: 0 when every case run agreed, 1 otherwise.
+It prints one line per source ("numpy: 864 agreed with the host copies, 0 did not"), a "skipped:" line
+for each source it could not use and why. Exit status: 0 when every case run agreed, 1 otherwise.
 """
 import ctypes
 import ctypes.util
