@@ -27,7 +27,7 @@
 #include "../cpu/fp_env.hpp"
 #include "../cpu/thread_pool.hpp"
 #include "../cuda/cuda_backend.hpp"
-#include "../testing/seams.hpp"
+#include "../core/seams.hpp"
 #include "../core/types.hpp"
 
 namespace cudot {

@@ -35,7 +35,7 @@
 #include "../cuda/cuda_backend.hpp"
 #include "../core/order.hpp"
 #include "../core/path_chooser.hpp"
-#include "../testing/seams.hpp"
+#include "../core/seams.hpp"
 #include "../core/types.hpp"
 
 namespace cudot {

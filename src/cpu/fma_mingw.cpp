@@ -10,7 +10,7 @@
 #if defined(__MINGW32__)
 #include <cmath>
 
-#include "../testing/seams.hpp"
+#include "../core/seams.hpp"
 
 namespace cudot {
 namespace order {

@@ -7,7 +7,7 @@
 #include <pthread.h>
 #endif
 
-#include "../testing/seams.hpp"
+#include "../core/seams.hpp"
 
 #if defined(CUDOT_HAVE_AVX2_KERNELS)
 #include <cpuid.h>

@@ -5,7 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "../core/context.hpp"
-#include "../testing/seams.hpp"
+#include "../core/seams.hpp"
 #include "caller_state.hpp"
 
 namespace cudot {

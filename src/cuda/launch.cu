@@ -3,7 +3,7 @@
 
 #include <atomic>
 
-#include "../testing/seams.hpp"
+#include "../core/seams.hpp"
 #include "cuda_check.hpp"
 
 namespace cudot {

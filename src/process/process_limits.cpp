@@ -1,7 +1,7 @@
 // process_limits.cpp - see process_limits.hpp.
 #include "process_limits.hpp"
 
-#include "../testing/seams.hpp"
+#include "../core/seams.hpp"
 
 #include <algorithm>
 #include <atomic>

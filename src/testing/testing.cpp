@@ -18,7 +18,7 @@
 #include "../cuda/cuda_backend.hpp"
 #include "../process/input_buffers.hpp"
 #include "../api/own_arrays.hpp"
-#include "seams.hpp"
+#include "../core/seams.hpp"
 #include "testing_cuda.hpp"
 
 namespace cudot {

@@ -1,5 +1,5 @@
 // testing.hpp - what tests reach inside the library: knobs, counters and fault injection. Only the test
-// build has them (CMake's cudot_testing: the library compiled with the seams of seams.hpp, and this
+// build has them (CMake's cudot_testing: the library compiled with the seams of core/seams.hpp, and this
 // unit); the shipped library has none. Each knob must be set before the calls it should affect, and set
 // back before the test case ends (tests/support checks the process-wide ones after every case).
 #pragma once

@@ -3,7 +3,7 @@
 
 #include "../cuda/gpu_state.hpp"
 #include "../cuda/launch.hpp"
-#include "seams.hpp"
+#include "../core/seams.hpp"
 #include "testing_cuda.hpp"
 
 namespace cudot {
