@@ -103,18 +103,13 @@ bool host_range_mapped(const void *p, std::size_t bytes) {
     // mincore fails with ENOMEM where a page of its range is not mapped (qemu-user says so of a page
     // mapped without access too); its own buffer is valid, so EFAULT can only be about the range. It
     // wants a page-aligned start and fills a byte per page, so it is asked about kChunk pages at a time.
-    // A sandbox may refuse mincore itself (EPERM, ENOSYS); msync(MS_ASYNC), which also fails with ENOMEM
-    // on unmapped pages and writes nothing back for anonymous memory, answers then.
     constexpr std::size_t kChunk = 4096;
     unsigned char resident[kChunk];
     const long page_size = sysconf(_SC_PAGESIZE);
     const std::uintptr_t page = page_size > 0 ? static_cast<std::uintptr_t>(page_size) : kPage;
     for (std::uintptr_t at = start & ~(page - 1); at <= last;) {
         const std::uintptr_t chunk = last - at < kChunk * page ? last - at + 1 : kChunk * page;
-        if (mincore(reinterpret_cast<void *>(at), chunk, resident) != 0) {
-            if (errno == ENOMEM || errno == EFAULT) return false;
-            if (msync(reinterpret_cast<void *>(at), chunk, MS_ASYNC) != 0 && errno == ENOMEM) return false;
-        }
+        if (mincore(reinterpret_cast<void *>(at), chunk, resident) != 0) return errno != ENOMEM && errno != EFAULT;
         at += chunk;
         if (at == 0) break;  // the range reached the top of the address space
     }
