@@ -32,6 +32,9 @@
 # runtimes exist: Python (any python3 with numpy and pytest; also tests/python/own_arrays_check.py), Go
 # and C# (the prepared binaries).
 # Logs go to $OUT (if set) or ./gpu-check-logs. CUDOT_CTEST_ARGS adds arguments to ctest (e.g. -E bench).
+# CUDOT_CHECK_PARTS (default "tests bindings") runs a part alone: "tests" is CTest, the whole-process
+# runs and MPI; "bindings" is Python, Go and C#. (A GPU host that limits each command's time can run
+# the two parts one after the other.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -150,6 +153,8 @@ fi
 nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used --format=csv | tee "$logs/gpu.txt"
 export CUDOT_CLASSIC_TEST_GPU=1  # the classic C test also runs its GPU strategies
 status=0
+parts=${CUDOT_CHECK_PARTS:-tests bindings}
+if [[ " $parts " == *" tests "* ]]; then
 (cd "$build" && ctest --output-on-failure -j4 ${CUDOT_CTEST_ARGS:-} 2>&1) | tee "$logs/ctest.log" || status=1
 # A GPU case skipped on a GPU machine did not run: a failure, unless it needs a second GPU and this machine
 # has one (such a case prints "SKIPPED: needs two GPUs ..."; CTest keeps each test's output in LastTest.log).
@@ -247,7 +252,10 @@ if [[ -x "$build/tests/test_mpi" ]]; then
   fi
 fi
 
+fi  # tests
+
 # ---- bindings against the GPU strategies ----
+[[ " $parts " == *" bindings "* ]] || exit $status
 export CUDOT_TEST_GPU=1 CUDOT_LIBRARY=$build/libcudot.so CUDOT_CLASSIC_LIBRARY=$build/libcudot_classic.so
 python=""
 for candidate in python3 /usr/bin/python3 /opt/torch/.venv/bin/python3; do

@@ -13,7 +13,6 @@
 #if !defined(_WIN32)
 #include <pthread.h>
 #endif
-#include <system_error>
 #include <unordered_set>
 #include <vector>
 

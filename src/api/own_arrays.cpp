@@ -320,11 +320,13 @@ cudot_status register_host(const void *p, std::size_t bytes, ErrorSink err) {
 void before_fork() { registered_mutex.lock(); }
 void after_fork() { registered_mutex.unlock(); }  // in the child, the forking thread is the one that holds it
 
+#if defined(CUDOT_TESTING)
 void hold_lock(unsigned ms, std::atomic<bool> *held) {
     std::lock_guard<std::mutex> lock(registered_mutex);
     held->store(true);
     std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
+#endif
 
 cudot_status unregister_host(const void *p, ErrorSink err) {
     std::lock_guard<std::mutex> lock(registered_mutex);

@@ -22,10 +22,12 @@ cudot_status register_host(const void *p, std::size_t bytes, ErrorSink err);
 cudot_status unregister_host(const void *p, ErrorSink err);
 
 // fork(): the lock of the registered ranges, taken before a fork and released after it in the parent and
-// in the child (as buffers::before_fork). Tests: hold_lock holds it for ms milliseconds.
+// in the child (as buffers::before_fork).
 void before_fork();
 void after_fork();
-void hold_lock(unsigned ms, std::atomic<bool> *held);
+#if defined(CUDOT_TESTING)  // the test build's unit (src/testing/) only
+void hold_lock(unsigned ms, std::atomic<bool> *held);  // holds that lock for ms milliseconds
+#endif
 
 }  // namespace arrays
 }  // namespace cudot

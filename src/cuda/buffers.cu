@@ -200,7 +200,7 @@ static void free_checked(cudot_status &first, ErrorSink err, cudaError_t error, 
 static void destroy_gpu(const cudot_ctx &ctx, Gpu &g, cudot_status &first, ErrorSink err) {
     free_checked(first, err, use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
     if (g.stream) free_checked(first, err, cudaStreamDestroy(g.stream), "cudaStreamDestroy");
-    if (g.graph_exec) free_checked(first, err, cudaGraphExecDestroy(g.graph_exec), "cudaGraphExecDestroy");
+    free_checked(first, err, g.graphs.clear(), "cudaGraphExecDestroy");
     if (g.scratch) free_checked(first, err, cudaFree(g.scratch), "cudaFree(scratch)");
     if (g.start) free_checked(first, err, cudaEventDestroy(g.start), "cudaEventDestroy");
     if (g.stop) free_checked(first, err, cudaEventDestroy(g.stop), "cudaEventDestroy");

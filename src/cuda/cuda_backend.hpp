@@ -79,11 +79,13 @@ cudot_status stream_dot(const Operands &ops, int device, const StreamCall &call,
 // *locked says which).
 cudot_status register_host(const void *p, std::size_t bytes, bool *locked, ErrorSink err);
 cudot_status unregister_host(const void *p, ErrorSink err);
+#if defined(CUDOT_TESTING)  // the test build's unit (src/testing/) only
 // How many per-stream workspaces dots of own arrays keep on GPU `device`.
 std::size_t kept_stream_workspaces(int device);
 // Frees what dots of own arrays keep until the process ends (per-stream workspaces and graphs, result
 // slots), so that a leak checker at exit sees only real leaks. No dot may be running.
 void release_stream_state();
+#endif
 
 }  // namespace cuda
 }  // namespace cudot

@@ -20,14 +20,6 @@ namespace cuda {
 cudot_status device_list(int32_t device, std::vector<int> &out, ErrorSink err);
 bool can_map(int device);
 
-// What a captured dot depends on besides the context's buffers.
-struct GraphKey {
-    std::size_t n = 0;
-    unsigned blocks = 0;
-    bool in_place = false;
-    bool operator==(const GraphKey &o) const { return n == o.n && blocks == o.blocks && in_place == o.in_place; }
-};
-
 // One GPU's part of a context.
 struct Gpu {
     int device = 0;
@@ -43,8 +35,7 @@ struct Gpu {
     cudaStream_t stream = nullptr;
     cudaEvent_t start = nullptr, stop = nullptr;  // hybrid dots time the GPUs' share
     unsigned blocks = 1;  // the grid of its launches: the blocks of the pair's kernel the device holds at once
-    GraphKey graph_key, last_key;  // the shape of the captured dot, and of the last dot
-    cudaGraphExec_t graph_exec = nullptr;
+    DotGraphs graphs;  // its single-GPU dots, replayed (launch.hpp)
     std::size_t first_tile = 0, last_tile = 0;  // the run of tiles of the current operation
 };
 
@@ -66,13 +57,6 @@ struct DeviceState {
     std::uint64_t wait_bound_ms = CUDOT_DEFAULT_WAIT_MS;  // the bound of the current call's waits
     std::optional<InFlight> queued;  // AUTO: the GPUs' tiles from queue_tiles until wait_tiles
 };
-
-// Queues the launch on g's stream (all of the context's launches go there).
-inline cudot_status launch(cudot_ctx &ctx, const DeviceState &s, const Gpu &g, const LaunchArgs &args) {
-    KernelCall call;
-    s.launcher.prepare(args, call);
-    return launch(call, g.device, g.stream, ctx.sink());
-}
 
 // Marks the result slot empty; call before queueing a dot that joins on the device. No kernel that
 // could still write the slot may be pending then: a dot that fails drains its streams (cuda_backend.cu).

@@ -101,16 +101,11 @@ cudot_status queue_chunks(const Operands &ops, int device, Pipeline &p, cudaStre
         CUDOT_CUDA_TRY(err, cudaMemcpyAsync(stage_y, y + first * sy, count * sy, cudaMemcpyHostToDevice, p.copy));
         CUDOT_CUDA_TRY(err, cudaEventRecord(p.copied[s], p.copy));
         CUDOT_CUDA_TRY(err, cudaStreamWaitEvent(stream, p.copied[s], 0));
-        LaunchArgs a;
-        a.x = stage_x;
-        a.y = stage_y;
-        a.n = count;
-        a.tiles = order::tile_count(count);
-        a.blocks = grid_blocks(blocks, a.tiles);
-        a.partials = static_cast<unsigned char *>(partials_on_gpu) + (first / order::kTile) * launcher.partial_bytes;
-        a.done = nullptr;  // partials only: the host joins them
-        KernelCall call;
-        launcher.prepare(a, call);
+        const Operands chunk{count, dense_operand(stage_x, ops.x.dtype), dense_operand(stage_y, ops.y.dtype)};
+        KernelCall call;  // partials only: the host joins them
+        unsigned char *chunk_partials =
+            static_cast<unsigned char *>(partials_on_gpu) + (first / order::kTile) * launcher.partial_bytes;
+        launcher.prepare(dot_launch(chunk, blocks, chunk_partials), call);
         if (cudot_status status = launch(call, device, stream, err)) return status;
         CUDOT_CUDA_TRY(err, cudaEventRecord(p.used[s], stream));
     }

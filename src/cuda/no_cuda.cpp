@@ -45,8 +45,10 @@ cudot_status register_host(const void *, std::size_t, bool *locked, ErrorSink) {
     return CUDOT_OK;
 }
 cudot_status unregister_host(const void *, ErrorSink) { return CUDOT_OK; }
+#if defined(CUDOT_TESTING)
 void release_stream_state() {}
 std::size_t kept_stream_workspaces(int) { return 0; }
+#endif
 
 }  // namespace cuda
 }  // namespace cudot

@@ -1,5 +1,5 @@
 // one_gpu_dot.cu - a dot on one GPU: its inputs brought to where the kernel reads them, one launch
-// (replayed from a CUDA graph when the same dot came before), and the result read as soon as it lands.
+// (a replay of the GPU's graph for that shape of dot), and the result read as soon as it lands.
 #include <algorithm>
 #include <chrono>
 #include <new>
@@ -73,68 +73,25 @@ void free_pinned_policy(DeviceState &s) {
     s.pinned_policy = nullptr;
 }
 
-// Queues the inputs' way to the GPU (copies, a migration, or nothing) and sets args.x, args.y.
-static cudot_status bring_inputs(cudot_ctx &ctx, DeviceState &s, Gpu &g, std::size_t n, bool prefetch, bool in_place,
-                                 LaunchArgs &args) {
-    if (ctx.memory == CUDOT_MEMORY_PINNED && in_place) {
-        args.x = g.d_mapped_x;
-        args.y = g.d_mapped_y;
-        return CUDOT_OK;
-    }
-    if (ctx.memory == CUDOT_MEMORY_MANAGED && prefetch) {
-        cudot_status status = prefetch_run(ctx, g, 0, n);
-        if (status != CUDOT_OK) return status;
-    }
-    const std::size_t sx = element_size(ctx.dtype), sy = element_size(ctx.y_dtype);
-    cudot_status status = source(ctx, s, g, ctx.x, g.d_x, g.stage_x, sx, 0, n, g.stream, args.x);
-    if (status == CUDOT_OK) status = source(ctx, s, g, ctx.y, g.d_y, g.stage_y, sy, 0, n, g.stream, args.y);
-    return status;
-}
-
-// The whole dot, queued on g's stream: inputs, then one launch that joins on the device.
+// The whole dot on g's stream: the inputs' way to the GPU (PINNED's copies, or a migration first), then
+// one launch that joins on the device. Without a migration it goes through g's graphs: the arguments
+// of a context's dot change only with n.
 static cudot_status queue_dot(cudot_ctx &ctx, DeviceState &s, Gpu &g, std::size_t n, bool prefetch, bool in_place) {
-    LaunchArgs args;
-    cudot_status status = bring_inputs(ctx, s, g, n, prefetch, in_place, args);
-    if (status != CUDOT_OK) return status;
-    args.n = n;
-    args.tiles = order::tile_count(n);
-    args.blocks = grid_blocks(g.blocks, args.tiles);
-    args.ticket = static_cast<unsigned *>(g.scratch);
-    args.partials = static_cast<char *>(g.scratch) + kTicketBytes;
-    args.done = g.d_done;
-    return launch(ctx, s, g, args);
-}
-
-// A CUDA graph of the dot (copies included), captured once and replayed: a replay costs the host and
-// the GPU less than a launch, and the kernel's arguments do not change from dot to dot (the result
-// goes to the same slot every time, Completion). Made on the second dot in a row with the same shape, so callers that change n at
-// every call never pay for captures.
-static cudot_status replay_or_queue(cudot_ctx &ctx, DeviceState &s, Gpu &g, std::size_t n, bool in_place) {
-    ErrorSink err = ctx.sink();
-    const GraphKey key{n, grid_blocks(g.blocks, order::tile_count(n)), in_place};
-    const bool repeat = key == g.last_key;
-    g.last_key = key;
-    if (!(key == g.graph_key && g.graph_exec) && !repeat) return queue_dot(ctx, s, g, n, false, in_place);
-    if (!(key == g.graph_key && g.graph_exec)) {
-        if (g.graph_exec) CUDOT_CUDA_TRY(err, cudaGraphExecDestroy(g.graph_exec));
-        g.graph_exec = nullptr;
-        g.graph_key = GraphKey{};
-        CUDOT_CUDA_TRY(err, cudaStreamBeginCapture(g.stream, cudaStreamCaptureModeThreadLocal));
-        const cudot_status status = queue_dot(ctx, s, g, n, false, in_place);
-        cudaGraph_t graph = nullptr;
-        const cudaError_t end = cudaStreamEndCapture(g.stream, &graph);  // ends the capture in any case
-        if (status != CUDOT_OK) {
-            if (graph) (void)cudaGraphDestroy(graph);
-            return status;
-        }
-        CUDOT_CUDA_TRY(err, end);
-        const cudaError_t made = cudaGraphInstantiate(&g.graph_exec, graph, 0);
-        (void)cudaGraphDestroy(graph);  // the instance keeps what it needs
-        CUDOT_CUDA_TRY(err, made);
-        g.graph_key = key;
-    }
-    CUDOT_CUDA_TRY(err, cudaGraphLaunch(g.graph_exec, g.stream));
-    return CUDOT_OK;
+    const bool copied = ctx.memory == CUDOT_MEMORY_PINNED && !in_place;
+    const bool mapped = ctx.memory == CUDOT_MEMORY_PINNED && in_place;  // read over the bus where they are
+    Operands ops;
+    ops.n = n;
+    ops.x = dense_operand(mapped ? g.d_mapped_x : g.d_x, ctx.dtype);
+    ops.y = dense_operand(mapped ? g.d_mapped_y : g.d_y, ctx.y_dtype);
+    const InputCopy copies[2] = {{g.d_x, ctx.x, n * element_size(ctx.dtype)},
+                                 {g.d_y, ctx.y, n * element_size(ctx.y_dtype)}};
+    if (prefetch)
+        if (cudot_status status = prefetch_run(ctx, g, 0, n)) return status;
+    KernelCall call;
+    s.launcher.prepare(dot_launch(ops, g.blocks, static_cast<char *>(g.scratch) + kTicketBytes,
+                                  static_cast<unsigned *>(g.scratch), g.d_done),
+                       call);
+    return launch(call, g.device, g.stream, ctx.sink(), prefetch ? nullptr : &g.graphs, copies, copied ? 2 : 0);
 }
 
 cudot_status single_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefetch, double *result) {
@@ -143,7 +100,7 @@ cudot_status single_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool pref
     const bool in_place = ctx.memory == CUDOT_MEMORY_PINNED && pinned_in_place(s, n);
     const auto start = std::chrono::steady_clock::now();
     expect_result(s);
-    cudot_status status = prefetch ? queue_dot(ctx, s, g, n, true, false) : replay_or_queue(ctx, s, g, n, in_place);
+    cudot_status status = queue_dot(ctx, s, g, n, prefetch, in_place);
     if (status == CUDOT_OK) status = wait_for_result(ctx, s, g, result);
     if (status == CUDOT_OK && ctx.memory == CUDOT_MEMORY_PINNED)
         pinned_took(s, n, in_place, std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());

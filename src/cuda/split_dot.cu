@@ -30,21 +30,21 @@ cudot_status queue_partials(cudot_ctx &ctx, DeviceState &s, std::size_t first, s
         if (status != CUDOT_OK) return status;
         // PINNED copied: each GPU's buffers hold its run at offset 0 (source() copies it there). PINNED in
         // place: the run starts a whole number of tiles into the page-locked buffers, so its loads stay aligned.
-        LaunchArgs args;
+        const void *x = nullptr, *y = nullptr;
         if (ctx.memory == CUDOT_MEMORY_PINNED && pinned_in_place) {
-            args.x = static_cast<const char *>(g.d_mapped_x) + begin * sx;
-            args.y = static_cast<const char *>(g.d_mapped_y) + begin * sy;
+            x = static_cast<const char *>(g.d_mapped_x) + begin * sx;
+            y = static_cast<const char *>(g.d_mapped_y) + begin * sy;
         } else {
-            status = source(ctx, s, g, ctx.x, g.d_x, g.stage_x, sx, first + begin, elements, g.stream, args.x);
+            status = source(ctx, s, g, ctx.x, g.d_x, g.stage_x, sx, first + begin, elements, g.stream, x);
             if (status == CUDOT_OK)
-                status = source(ctx, s, g, ctx.y, g.d_y, g.stage_y, sy, first + begin, elements, g.stream, args.y);
+                status = source(ctx, s, g, ctx.y, g.d_y, g.stage_y, sy, first + begin, elements, g.stream, y);
             if (status != CUDOT_OK) return status;
         }
-        args.n = elements;
-        args.tiles = g.last_tile - g.first_tile;
-        args.blocks = grid_blocks(g.blocks, args.tiles);
-        args.partials = static_cast<char *>(g.d_partials) + g.first_tile * s.launcher.partial_bytes;
-        status = launch(ctx, s, g, args);
+        const Operands run{elements, dense_operand(x, ctx.dtype), dense_operand(y, ctx.y_dtype)};
+        KernelCall call;
+        char *run_partials = static_cast<char *>(g.d_partials) + g.first_tile * s.launcher.partial_bytes;
+        s.launcher.prepare(dot_launch(run, g.blocks, run_partials), call);
+        status = launch(call, g.device, g.stream, err);
         if (status != CUDOT_OK) return status;
         if (timed) CUDOT_CUDA_TRY(err, cudaEventRecord(g.stop, g.stream));
     }

@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstring>
 #include <mutex>
 #include <new>
 #include <thread>
@@ -85,20 +84,10 @@ PointerInfo pointer_info(const void *p) {
 
 // ---- per GPU: usability, launch shapes, result slots, workspaces ----
 
-// A one-kernel CUDA graph per kernel a stream has run, re-aimed at each launch's arguments: replaying
-// it reaches the GPU sooner than a kernel launch, and a dot of the same arguments
-// as the last one replays it unchanged.
-struct StreamGraph {
-    cudaGraph_t graph = nullptr;
-    cudaGraphNode_t node = nullptr;
-    cudaGraphExec_t exec = nullptr;
-    KernelCall last;  // the arguments it holds now
-};
-
 struct Workspace {
     void *memory = nullptr;  // the ticket (kTicketBytes), then the partials
     std::size_t bytes = 0;
-    std::unordered_map<const void *, StreamGraph> graphs;  // by kernel; kept with the workspace
+    DotGraphs graphs;            // the stream's dots, replayed (launch.hpp); kept with the workspace
     std::uint64_t last_use = 0;  // ArrayGpu::uses when a dot last took it
     unsigned running = 0;        // blocking dots queued on it that have not returned
     bool served_async = false;   // an asynchronous dot used it: never known to be idle
@@ -164,14 +153,6 @@ Completion *take_slot(ArrayGpu &g, ErrorSink err, cudot_status &status) {
     return slot;
 }
 
-void destroy_graphs(Workspace &w) {
-    for (auto &entry : w.graphs) {  // an executable graph still running is freed when it ends
-        if (entry.second.exec) (void)note(cudaGraphExecDestroy(entry.second.exec));
-        if (entry.second.graph) (void)note(cudaGraphDestroy(entry.second.graph));
-    }
-    w.graphs.clear();
-}
-
 // With kKeptWorkspaces kept, gives back the least recently used idle one (g.mutex held): its memory on
 // cudot's own stream (no launch touches it any more), its graphs at once.
 void evict_idle_workspace(ArrayGpu &g) {
@@ -184,7 +165,7 @@ void evict_idle_workspace(ArrayGpu &g) {
     if (oldest == g.workspaces.end()) return;  // none known to be idle: keep them all
     if (!g.own_stream && note(cudaStreamCreateWithFlags(&g.own_stream, cudaStreamNonBlocking)) != cudaSuccess) return;
     if (oldest->second.memory && note(cudaFreeAsync(oldest->second.memory, g.own_stream)) != cudaSuccess) return;
-    destroy_graphs(oldest->second);
+    (void)oldest->second.graphs.clear();
     g.workspaces.erase(oldest);
 }
 
@@ -206,33 +187,6 @@ cudot_status stream_workspace(ArrayGpu &g, cudaStream_t stream, std::size_t byte
     }
     out = &w;
     return CUDOT_OK;
-}
-
-bool same_call(const KernelCall &a, const KernelCall &b) {
-    return a.node.func == b.node.func && std::memcmp(a.params, b.params, sizeof a.params) == 0 &&
-           std::memcmp(&a.x, &b.x, sizeof a.x) == 0 && std::memcmp(&a.y, &b.y, sizeof a.y) == 0 &&
-           a.node.gridDim.x == b.node.gridDim.x && a.node.blockDim.x == b.node.blockDim.x;
-}
-
-// Queues the call on the stream through the stream's graph for its kernel.
-cudaError_t replay(Workspace &w, const KernelCall &call, cudaStream_t stream) {
-    StreamGraph &sg = w.graphs[call.node.func];
-    cudaError_t e = cudaSuccess;
-    if (!sg.exec) {
-        e = note(cudaGraphCreate(&sg.graph, 0));
-        if (e == cudaSuccess) e = note(cudaGraphAddKernelNode(&sg.node, sg.graph, nullptr, 0, &call.node));
-        if (e == cudaSuccess) e = note(cudaGraphInstantiate(&sg.exec, sg.graph, 0));
-        if (e != cudaSuccess) {
-            if (sg.graph) (void)cudaGraphDestroy(sg.graph);
-            sg = StreamGraph{};
-            return e;
-        }
-    } else if (!same_call(sg.last, call)) {
-        e = note(cudaGraphExecKernelNodeSetParams(sg.exec, sg.node, &call.node));
-        if (e != cudaSuccess) return e;
-    }
-    std::memcpy(&sg.last, &call, sizeof call);  // compared, never launched: its pointers need not be fixed up
-    return cudaGraphLaunch(sg.exec, stream);
 }
 
 // CUDA's special stream handles (NULL, cudaStreamLegacy, cudaStreamPerThread) belong to whichever device is
@@ -380,7 +334,6 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
         return pipelined_host_dot(ops, device, stream, launcher, resident, call.host_result, err);
     }
     const std::size_t tiles = order::tile_count(ops.n);
-    const bool dense = dense_on_gpu(ops.x.gpu_data, ops.x.stride) && dense_on_gpu(ops.y.gpu_data, ops.y.stride);
     const std::size_t bytes = kTicketBytes + tiles * launcher.partial_bytes;
     void *workspace = nullptr;
     Workspace *w = nullptr;
@@ -404,36 +357,19 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
         else w->served_async = true;
     }
 
-    LaunchArgs args;
-    args.x = ops.x.gpu_data;
-    args.y = ops.y.gpu_data;
-    args.n = ops.n;
-    args.tiles = tiles;
-    args.blocks = grid_blocks(resident, tiles);
-    args.ticket = static_cast<unsigned *>(workspace);
-    args.partials = static_cast<char *>(workspace) + kTicketBytes;
-    args.done = call.partials ? nullptr : call.device_result ? reinterpret_cast<Completion *>(call.device_result) : slot;
-    args.dense = dense;
-    args.x_stride = ops.x.stride_bytes();
-    args.y_stride = ops.y.stride_bytes();
-    args.x_aligned = reinterpret_cast<std::uintptr_t>(ops.x.gpu_data) % ops.x.size() == 0;
-    args.y_aligned = reinterpret_cast<std::uintptr_t>(ops.y.gpu_data) % ops.y.size() == 0;
-    // Inside a capture the launch itself is what gets captured; otherwise the stream's graph replays it.
+    Completion *done = call.partials        ? nullptr
+                       : call.device_result ? reinterpret_cast<Completion *>(call.device_result)
+                                            : slot;
+    void *partials = static_cast<char *>(workspace) + kTicketBytes;
     KernelCall kernel;
-    launcher.prepare(args, kernel);
-    cudot_status status = CUDOT_OK;
-    if (capturing) {
-        status = launch(kernel, device, stream, err);
-    } else {
-        CUDOT_TEST_SEAM(seams::before_launch(device, stream));
-        const cudaError_t e = checked(replay(*w, kernel, stream));
-        if (e != cudaSuccess) status = cuda_fail(err, e, "dot_kernel launch (a CUDA graph)");
-    }
+    launcher.prepare(dot_launch(ops, resident, partials, static_cast<unsigned *>(workspace), done), kernel);
+    // Inside a capture the launch itself is what gets captured; otherwise the stream's graph replays it.
+    cudot_status status = launch(kernel, device, stream, err, capturing ? nullptr : &w->graphs);
     const bool launched = status == CUDOT_OK;
     const std::uint64_t bound = default_wait_ms(ops.n * (ops.x.size() + ops.y.size()));
     cudaError_t copied = cudaSuccess;
     if (status == CUDOT_OK && call.partials)  // queued before another thread could grow (free) the workspace
-        copied = checked(cudaMemcpyAsync(call.partials, args.partials, tiles * launcher.partial_bytes,
+        copied = checked(cudaMemcpyAsync(call.partials, partials, tiles * launcher.partial_bytes,
                                                 cudaMemcpyDeviceToHost, stream));
     lock.unlock();
     if (status == CUDOT_OK && call.partials)
@@ -490,6 +426,7 @@ bool reads_pageable(int device) {
     return check_device(device, ErrorSink{why, sizeof why}) == CUDOT_OK && array_gpu(device).pageable != 0;
 }
 
+#if defined(CUDOT_TESTING)  // the test build's unit (src/testing/) only
 std::size_t kept_stream_workspaces(int device) {
     if (device < 0 || device >= kMaxDevices) return 0;
     std::lock_guard<std::mutex> made(gpus_made);
@@ -508,7 +445,7 @@ void release_stream_state() {
         (void)note(cudaDeviceSynchronize());  // tests only: every stream's work is over anyway
         release_host_pipeline(d);
         for (auto &entry : g->workspaces) {
-            destroy_graphs(entry.second);
+            (void)entry.second.graphs.clear();
             if (entry.second.memory) (void)note(cudaFree(entry.second.memory));
         }
         g->workspaces.clear();
@@ -521,6 +458,7 @@ void release_stream_state() {
         g->ready_event = nullptr;
     }
 }
+#endif
 
 cudot_status stream_dot(const Operands &ops, int device, const StreamCall &call, ErrorSink err) {
     CallerCudaState caller;

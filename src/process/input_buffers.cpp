@@ -102,20 +102,22 @@ void retire(void *p, std::size_t bytes) {
     for (auto &range : gone) release(range.first, range.second);
 }
 
+void before_fork() { kept().mutex.lock(); }
+void after_fork() { kept().mutex.unlock(); }  // in the child, the forking thread is the one that holds it
+
+#if defined(CUDOT_TESTING)
 std::size_t kept_ranges() {
     Kept &k = kept();
     std::lock_guard<std::mutex> lock(k.mutex);
     return k.ranges.size();
 }
 
-void before_fork() { kept().mutex.lock(); }
-void after_fork() { kept().mutex.unlock(); }  // in the child, the forking thread is the one that holds it
-
 void hold_lock(unsigned ms, std::atomic<bool> *held) {
     std::lock_guard<std::mutex> lock(kept().mutex);
     held->store(true);
     std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
+#endif
 
 }  // namespace buffers
 }  // namespace cudot

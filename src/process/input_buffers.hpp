@@ -27,16 +27,17 @@ void *map(std::size_t bytes);
 // to the system, and the range is kept (see above). Safe while stale views still point into it.
 void retire(void *p, std::size_t bytes);
 
-// Tests: how many ranges are kept now.
-std::size_t kept_ranges();
 
 // fork(): the lock of the kept ranges is taken before a fork and released after it, in the parent and
 // in the child, so that a child never inherits it held by a thread that does not exist there (it would
 // hang at its first cudot_deinit). api.cpp's fork handlers call these.
 void before_fork();
 void after_fork();
-// Tests: holds that lock for ms milliseconds (held turns true once it is held).
-void hold_lock(unsigned ms, std::atomic<bool> *held);
+
+#if defined(CUDOT_TESTING)  // the test build's unit (src/testing/) only
+std::size_t kept_ranges();  // how many ranges are kept now
+void hold_lock(unsigned ms, std::atomic<bool> *held);  // holds that lock for ms milliseconds
+#endif
 
 }  // namespace buffers
 }  // namespace cudot
