@@ -1,6 +1,6 @@
 // dot_kernel.cuh - the one kernel of a GPU dot: tile partials, then the join, in a single launch.
 //
-// A block of 256 threads computes one tile (src/order.hpp) at a time (grid-stride over tiles); each
+// A block of 256 threads computes one tile (src/core/order.hpp) at a time (grid-stride over tiles); each
 // thread owns four canonical lanes, chosen so every load instruction of a warp reads contiguous bytes
 // (LaneMap below). The lane tree is walked exactly as order.hpp prescribes: the first level(s) inside the
 // thread, then warp shuffles, then the levels across the block's warps.
