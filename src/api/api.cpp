@@ -560,6 +560,18 @@ CUDOT_API cudot_status cudot_tile_partials_arrays(const cudot_arrays *a, void *o
     return arrays_call({a, arrays::Want::Partials, out, "cudot_tile_partials_arrays"});
 }
 
+struct RowsCall {
+    const cudot_rows *r;
+    double *results;
+};
+CUDOT_API cudot_status cudot_dot_rows(const cudot_rows *r, double *results) {
+    RowsCall c{r, results};
+    return no_context_call("cudot_dot_rows", [](ErrorSink err, const void *args) {
+        const RowsCall &call = *static_cast<const RowsCall *>(args);
+        return arrays::run_rows(call.r, call.results, "cudot_dot_rows", err);
+    }, &c);
+}
+
 struct RegisterCall {
     const void *p;
     size_t bytes;
