@@ -232,6 +232,8 @@ class Header:
             return "memory"
         if tag == "" and all(re.fullmatch(r"CUDOT_(B?F|I|U)\d+", n) for n in members):
             return "dtype"
+        if tag == "cudot_rows_layout":
+            return "rows_layout"
         # A new enum: every binding must then mirror it, and this script must learn how each one names it.
         return f"a new enum ({tag or ', '.join(members)}; teach {os.path.basename(__file__)} its group)"
 
@@ -240,6 +242,8 @@ class Header:
             return norm(re.sub(r"^CUDOT_(ERROR_)?", "", name))
         if group == "memory":
             return norm(name[len("CUDOT_MEMORY_"):])
+        if group == "rows_layout":
+            return norm(name[len("CUDOT_ROWS_"):])
         return norm(name[len("CUDOT_"):])
 
     def status_names(self):
@@ -477,8 +481,10 @@ def python_mirror(root, header):
             text = read(os.path.join(d, name))
             for n, v in re.findall(r"^(_?[A-Z][A-Z0-9_]*)\s*=\s*(-?\d+)\b(?!\s*[*+/-])", text, re.M):
                 defines[norm(n)] = int(v)
+    layouts = {norm(n): int(v) for n, v in re.findall(r"^ROWS_(\w+)\s*=\s*(\d+)", read(lib_path), re.M)}
     return [Mirror("python (cudot/_lib.py, _errors.py, _types.py, _context.py)", structs=structs,
-                   enums={"status": status, "dtype": dtypes, "memory": memory}, defines=defines,
+                   enums={"status": status, "dtype": dtypes, "memory": memory, "rows_layout": layouts},
+                   defines=defines,
                    functions=functions, offsets=offsets)]
 
 
