@@ -282,12 +282,17 @@ struct RowsJob {
     bool solo(std::size_t i) const { return rows->length(i) * pair_bytes_of(*rows) < limit_bytes; }
     static std::size_t pair_bytes_of(const Rows &r) { return r.x.size() + r.y.size(); }
 
+    // Rows [from, to) that are computed inside tasks, on the calling thread. A dense row (the common
+    // case) goes straight to the function a single dot of its length picks, then the same join: the
+    // steps of dot() without what serves a dot that may share the pool or gather its tiles.
     void run_rows(std::size_t from, std::size_t to) {
         PoolUse alone;
         alone.max_threads = 1;
         alone.measured = false;
         alone.from_bytes = ~std::size_t(0);
         alignas(16) unsigned char partials[kSoloTiles * 16];
+        const types::Kind kind = types::kind_of(rows->x.dtype, rows->y.dtype);
+        const TileKernels &kernels = tile_kernels();
         for (std::size_t i = from; i < to; ++i) {
             if (!solo(i)) continue;
             const Operands ops = rows->row(i);
@@ -295,8 +300,13 @@ struct RowsJob {
                 results[i] = 0.0;
                 continue;
             }
-            if (dot(ops, partials, alone, nullptr, &results[i]) != CUDOT_OK)
+            if (ops.x.dense() && ops.y.dense()) {
+                const std::size_t tiles = order::tile_count(ops.n);
+                kernels.get(ops.x.dtype, ops.y.dtype, ops.n)(ops.x.data, ops.y.data, ops.n, 0, tiles, partials);
+                results[i] = order::join_packed_partials(kind, partials, tiles);
+            } else if (dot(ops, partials, alone, nullptr, &results[i]) != CUDOT_OK) {
                 out_of_memory.store(true, std::memory_order_relaxed);
+            }
         }
     }
     static void task(void *self, std::size_t index) {
