@@ -1443,14 +1443,25 @@ void check_segments(const cudot_arrays &a, std::size_t n, uint16_t arg) {
     double got[3] = {-5.5, -5.5, -5.5};
     const cudot_status status = cudot_dot_rows(&b, got);
     CHECK("segments-ok", status == CUDOT_OK, "segmented rows returned %s: %s", sname(status), cudot_last_error(nullptr));
-    if (status != CUDOT_OK) return;
+    if (status != CUDOT_OK) {
+        g_init_error = cudot_last_error(nullptr);
+        return;
+    }
     for (int i = 0; i < 3; ++i) {
-        cudot_arrays one = a;
+        cudot_arrays one = CUDOT_ARRAYS_INIT;  // not `a`, whose size a flag may have cut short
+        one.x = a.x;
+        one.y = a.y;
         one.n = static_cast<std::size_t>(offsets[i + 1] - offsets[i]);
         one.x.data = static_cast<const uint8_t *>(a.x.data) + offsets[i] * a.x.stride * static_cast<int64_t>(elem_size(a.x.dtype));
         one.y.data = static_cast<const uint8_t *>(a.y.data) + offsets[i] * a.y.stride * static_cast<int64_t>(elem_size(a.y.dtype));
         double want = 0.0;
-        if (one.n > 0 && cudot_dot_arrays(&one, &want) != CUDOT_OK) return;
+        const cudot_status alone = one.n > 0 ? cudot_dot_arrays(&one, &want) : CUDOT_OK;
+        CHECK("segments-alone-ok", alone == CUDOT_OK, "a segment's own dot returned %s: %s", sname(alone),
+              cudot_last_error(nullptr));
+        if (alone != CUDOT_OK) {
+            g_init_error = cudot_last_error(nullptr);
+            return;
+        }
         CHECK("segments-bits", bits_of(got[i]) == bits_of(want), "segment %d [%lld, %lld) of n=%zu: rows gave %a, alone %a",
               i, static_cast<long long>(offsets[i]), static_cast<long long>(offsets[i + 1]), n, got[i], want);
     }
