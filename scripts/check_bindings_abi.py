@@ -388,8 +388,8 @@ def go_mirrors(root, header):
     procs = {n: "lib_windows.go" for n in re.findall(r"\"(cudot_\w+)\"", sources["lib_windows.go"])}
     need(procs, "FindProc names", "lib_windows.go")
 
-    # Constants: typed ones (Status, DType, Memory) are the enums, untyped ones the #defines.
-    groups = {"Status": "status", "DType": "dtype", "Memory": "memory"}
+    # Constants: typed ones (Status, DType, Memory, rowsLayout) are the enums, untyped ones the #defines.
+    groups = {"Status": "status", "DType": "dtype", "Memory": "memory", "rowsLayout": "rows_layout"}
     enums, defines, tables = {g: {} for g in groups.values()}, {}, []
     for name in sorted(os.listdir(d)):
         if not name.endswith(".go") or name.endswith("_test.go"):
@@ -404,7 +404,7 @@ def go_mirrors(root, header):
             ident, typ, value = m.group(1), m.group(2), go_int(m.group(3))
             if typ in groups:
                 group = groups[typ]
-                key = dtype_key(ident) if group == "dtype" else norm(re.sub(r"^Status", "", ident))
+                key = dtype_key(ident) if group == "dtype" else norm(re.sub(r"^(Status|rows)", "", ident))
                 enums[group][key] = value
             elif typ is None:
                 defines[norm(ident)] = value
