@@ -430,10 +430,13 @@ CUDOT_API cudot_status cudot_tile_partials_arrays(const cudot_arrays *a, void *o
  *    length, and an empty row's dot is +0.0.
  *  - CUDOT_ROWS_POINTERS: every row has n elements; row i of x starts at x_rows[i], of y at y_rows[i]
  *    (arrays of count pointers in host memory), with x.stride and y.stride; x.data and y.data unused.
- * Where the rows live is found out as for cudot_dot_arrays (see "Who computes" and "Ranges" there; for
- * host memory each row's first and last elements are checked as an operand's are). In this version the
- * CPU threads compute every batch of host rows (pageable, page-locked or registered); rows in device or
- * managed memory are refused with CUDOT_ERROR_UNSUPPORTED. */
+ * offsets, x_rows and y_rows are host memory (the library reads them before it queues anything).
+ * Where the rows live is found out as for cudot_dot_arrays (see "Who computes" and "Ranges" there: for
+ * host memory each row's first and last elements are checked as an operand's are; for device and
+ * managed memory every row must lie in its allocation):
+ *  - rows in device or managed memory: their GPU computes the whole batch in one launch, on r->stream
+ *    after x_ready and y_ready, as "Streams" says for one dot; all rows of x and y on one GPU;
+ *  - rows in host memory (pageable, page-locked or registered): the CPU threads. */
 typedef enum cudot_rows_layout {
     CUDOT_ROWS_STRIDED = 0,
     CUDOT_ROWS_SEGMENTED = 1,
@@ -455,7 +458,7 @@ typedef struct cudot_rows {
     const void *const *x_rows;    /* POINTERS: count row pointers for x */
     const void *const *y_rows;    /* POINTERS: count row pointers for y */
     void *stream;          /* as cudot_arrays.stream, x_ready and y_ready: for rows a GPU computes; ignored */
-    void *x_ready;         /* when the CPU computes (every batch, in this version) */
+    void *x_ready;         /* when the CPU computes */
     void *y_ready;
 } cudot_rows;
 
@@ -473,14 +476,28 @@ typedef struct cudot_rows {
  *                                       offsets NULL, negative or decreasing, a row or the whole batch
  *                                       spanning beyond the address space (count * row stride
  *                                       overflowing), a host row whose first or last element cannot be
- *                                       read (as cudot_dot_arrays);
- *         CUDOT_ERROR_UNSUPPORTED       rows in device or managed memory (this version); size larger than
- *                                       this library knows with non-zero bytes beyond;
+ *                                       read (as cudot_dot_arrays), offsets, x_rows or y_rows not host
+ *                                       memory (or not readable), a device or managed
+ *                                       row leaving its allocation, a stream of another GPU;
+ *         CUDOT_ERROR_NO_DEVICE         rows in device or managed memory with no usable GPU;
+ *         CUDOT_ERROR_UNSUPPORTED       rows on two GPUs, or some on a GPU and some in host memory; the
+ *                                       stream is being captured; size larger than this library knows
+ *                                       with non-zero bytes beyond;
  *         CUDOT_ERROR_OUT_OF_MEMORY     host memory for the tile partials of the longest row, as
- *                                       cudot_dot_arrays says;
+ *                                       cudot_dot_arrays says; GPU memory for the batch's workspace (the
+ *                                       stream's, grown to 16 bytes per tile of every row plus 8 per row);
  *         CUDOT_ERROR_CUDA; CUDOT_ERROR_INTERNAL.
  * The message of a failure is read with cudot_last_error(NULL) on the same thread. Thread-safe. */
 CUDOT_API cudot_status cudot_dot_rows(const cudot_rows *r, double *results);
+
+/*! cudot_dot_rows_async: queues the batch on r->stream and returns; results[i] is written in stream order
+ * to device_results (count doubles, 8-byte aligned device, managed or mapped memory the rows' GPU can
+ * write, not overlapping any row). The rows must be in device or managed memory. count = 0 queues
+ * nothing. Works during stream capture: the captured batch replays with the same bits.
+ * @return as cudot_dot_rows, plus CUDOT_ERROR_INVALID_ARGUMENT (device_results NULL, misaligned, or not
+ *         memory the rows' GPU can write) and CUDOT_ERROR_UNSUPPORTED (rows in host memory). A status
+ *         other than CUDOT_OK means nothing was queued. */
+CUDOT_API cudot_status cudot_dot_rows_async(const cudot_rows *r, double *device_results);
 
 /*! cudot_register_host: page-locks bytes of host memory from p, once (cudaHostRegister, which costs
  * about as much as reading the range several times: never do it per dot), and maps it for every GPU, so
