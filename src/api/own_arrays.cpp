@@ -332,21 +332,49 @@ bool overlaps(std::uintptr_t a_lo, std::uintptr_t a_hi, std::uintptr_t b_lo, std
 }
 
 // Where the bytes [lo, hi) live, checked as an operand's ends are (locate above): a host range whose
-// first or last byte cannot be read is refused, and GPU memory is refused in this version.
-cudot_status locate_span(std::uintptr_t lo, std::uintptr_t hi, const char *name, const char *call, ErrorSink err) {
-    Operand bytes = dense_operand(reinterpret_cast<const void *>(lo), CUDOT_U8);
-    if (cudot_status status = locate(bytes, hi - lo, name, call, err)) return status;
-    if (on_gpu(bytes))
-        return fail(err, CUDOT_ERROR_UNSUPPORTED, "%s: %s is in %s of GPU %d: rows on a GPU are not supported in this "
-                    "version (dot each row with cudot_dot_arrays)", call, name, place_name(bytes.place), bytes.device);
+// first or last byte cannot be read is refused, and so is device or managed memory leaving its allocation.
+// `anchor` (default lo) is an address the span must contain, such as its first row's element 0: a span
+// reaching below a device allocation is named as leaving it, not as memory nobody knows.
+cudot_status locate_span(std::uintptr_t lo, std::uintptr_t hi, const char *name, const char *call, Operand &where,
+                         ErrorSink err, const void *anchor = nullptr) {
+    where = dense_operand(reinterpret_cast<const void *>(lo), CUDOT_U8);
+    if (anchor && reinterpret_cast<std::uintptr_t>(anchor) != lo) {
+        const cpu::HostRange ends[2] = {{reinterpret_cast<const unsigned char *>(lo), 1},
+                                        {reinterpret_cast<const unsigned char *>(hi - 1), 1}};
+        if (!cpu::known_pageable(ends, 2)) {
+            Operand at = dense_operand(anchor, CUDOT_U8);
+            if (cudot_status status = cuda::locate(at, 1, name, err)) return status;
+            if (on_gpu(at)) {
+                where.place = at.place;
+                where.device = at.device;
+                return cuda::check_within(anchor, lo, hi, name, err);
+            }
+        }
+    }
+    return locate(where, hi - lo, name, call, err);
+}
+
+// A table the library reads on the host (offsets, row pointers): `bytes` from p in readable host memory.
+cudot_status host_table(const void *p, std::size_t bytes, const char *name, const char *call, ErrorSink err) {
+    const std::uintptr_t lo = reinterpret_cast<std::uintptr_t>(p);
+    if (lo > UINTPTR_MAX - bytes)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s spans beyond the address space", call, name);
+    Operand where;
+    if (cudot_status status = locate_span(lo, lo + bytes, name, call, where, err)) return status;
+    if (on_gpu(where))
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s (%p) is in %s of GPU %d; it must be host memory", call,
+                    name, p, place_name(where.place), where.device);
     return CUDOT_OK;
 }
 
-// The request checked and turned into Rows, with the byte ranges the rows touch (for the overlap check).
+// The request checked and turned into Rows, with the byte ranges the rows touch (for the overlap check),
+// and who can compute them: `device` >= 0 when every row is on that GPU, -1 when every row is host memory.
 struct CheckedRows {
     Rows rows;
     std::vector<std::pair<std::uintptr_t, std::uintptr_t>> spans;
     std::size_t longest = 0;
+    int device = -1;
+    bool on_host = false;
 };
 
 cudot_status check_rows(const cudot_rows &r, const char *call, CheckedRows &out, ErrorSink err) {
@@ -368,8 +396,20 @@ cudot_status check_rows(const cudot_rows &r, const char *call, CheckedRows &out,
                         "%s: the rows of %s span beyond the address space (count = %zu, n = %zu, row stride %lld, "
                         "stride %lld)", call, name, count, n, static_cast<long long>(row_stride),
                         static_cast<long long>(o.stride));
-        if (cudot_status status = locate_span(lo, hi, name, call, err)) return status;
+        Operand where;
+        if (cudot_status status = locate_span(lo, hi, name, call, where, err, o.data)) return status;
         out.spans.emplace_back(lo, hi);
+        if (!on_gpu(where)) {
+            out.on_host = true;
+        } else if (out.device >= 0 && out.device != where.device) {
+            return fail(err, CUDOT_ERROR_UNSUPPORTED, "%s: rows on GPU %d and on GPU %d: copy them to one GPU", call,
+                        out.device, where.device);
+        } else {
+            out.device = where.device;
+        }
+        if (out.on_host && out.device >= 0)
+            return fail(err, CUDOT_ERROR_UNSUPPORTED, "%s: some rows are in host memory and some on GPU %d: a batch is "
+                        "computed in one place", call, out.device);
         return CUDOT_OK;
     };
     switch (r.layout) {
@@ -393,6 +433,11 @@ cudot_status check_rows(const cudot_rows &r, const char *call, CheckedRows &out,
                 return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: n, the row strides, x_rows and y_rows must be 0 "
                             "for CUDOT_ROWS_SEGMENTED", call);
             if (!r.offsets) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: offsets is NULL", call);
+            if (r.count >= SIZE_MAX / sizeof(std::int64_t))
+                return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: count = %zu offsets span beyond the address space",
+                            call, r.count);
+            if (cudot_status status = host_table(r.offsets, (r.count + 1) * sizeof(std::int64_t), "offsets", call, err))
+                return status;
             if (r.offsets[0] < 0)
                 return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: offsets[0] is %lld, below 0", call,
                             static_cast<long long>(r.offsets[0]));
@@ -427,6 +472,11 @@ cudot_status check_rows(const cudot_rows &r, const char *call, CheckedRows &out,
                             "0 for CUDOT_ROWS_POINTERS", call);
             if (!r.x_rows || !r.y_rows)
                 return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", call, r.x_rows ? "y_rows" : "x_rows");
+            if (r.count > SIZE_MAX / sizeof(void *))
+                return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: count = %zu row pointers span beyond the address "
+                            "space", call, r.count);
+            if (cudot_status status = host_table(r.x_rows, r.count * sizeof(void *), "x_rows", call, err)) return status;
+            if (cudot_status status = host_table(r.y_rows, r.count * sizeof(void *), "y_rows", call, err)) return status;
             rows.x_rows = r.x_rows;
             rows.y_rows = r.y_rows;
             out.longest = r.n;
@@ -448,7 +498,7 @@ cudot_status check_rows(const cudot_rows &r, const char *call, CheckedRows &out,
 
 }  // namespace
 
-cudot_status run_rows(const cudot_rows *request, double *results, const char *call, ErrorSink err) {
+cudot_status run_rows(const cudot_rows *request, Want want, double *results, const char *call, ErrorSink err) {
     if (!request) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: the cudot_rows pointer is NULL", call);
     const std::uint32_t size = request->size;
     if (size < kRowsV1Size || size > kArraysMaxSize)
@@ -468,9 +518,11 @@ cudot_status run_rows(const cudot_rows *request, double *results, const char *ca
             return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s.%s", call, o == &r.x ? "x" : "y",
                         o->reserved != 0 ? "reserved must be 0" : "dtype is not CUDOT_F32 = 1 .. CUDOT_U8 = 6");
     if (r.count == 0) return CUDOT_OK;
-    if (!results) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: results is NULL", call);
+    const bool async = want == Want::DeviceResult;
+    const char *name = async ? "device_results" : "results";
+    if (!results) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", call, name);
     if (reinterpret_cast<std::uintptr_t>(results) % alignof(double) != 0)
-        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: results (%p) is not 8-byte aligned", call,
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s (%p) is not 8-byte aligned", call, name,
                     static_cast<void *>(results));
     if (r.count > SIZE_MAX / sizeof(double) ||
         reinterpret_cast<std::uintptr_t>(results) > UINTPTR_MAX - r.count * sizeof(double))
@@ -478,12 +530,35 @@ cudot_status run_rows(const cudot_rows *request, double *results, const char *ca
     CheckedRows checked;
     if (cudot_status status = check_rows(r, call, checked, err)) return status;
     const std::uintptr_t out_lo = reinterpret_cast<std::uintptr_t>(results), out_hi = out_lo + r.count * sizeof(double);
-    if (cudot_status status = locate_span(out_lo, out_hi, "results", call, err)) return status;
+    Operand out;
+    if (cudot_status status = locate_span(out_lo, out_hi, name, call, out, err)) return status;
+    if (!async && on_gpu(out))
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: results (%p) is in %s of GPU %d: pass host memory, or use "
+                    "cudot_dot_rows_async for results on a GPU", call, static_cast<void *>(results),
+                    place_name(out.place), out.device);
     for (const auto &span : checked.spans)
         if (overlaps(out_lo, out_hi, span.first, span.second))
-            return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: results [%p, %p) overlap the rows' bytes [%p, %p)",
-                        call, static_cast<void *>(results), reinterpret_cast<void *>(out_hi),
+            return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s [%p, %p) overlap the rows' bytes [%p, %p)",
+                        call, name, static_cast<void *>(results), reinterpret_cast<void *>(out_hi),
                         reinterpret_cast<void *>(span.first), reinterpret_cast<void *>(span.second));
+    if (async && checked.on_host)
+        return fail(err, CUDOT_ERROR_UNSUPPORTED, "%s: the rows are host memory, which only the CPU computes here (use "
+                    "cudot_dot_rows)", call);
+    if (async && checked.device < 0) {  // no row has elements: zeros, written by the results' GPU
+        checked.device = on_gpu(out) ? out.device : cuda::host_reader_device();
+        if (checked.device < 0)
+            return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: device_results (%p) is not memory a GPU here can write",
+                        call, static_cast<void *>(results));
+    }
+    if (checked.device >= 0) {
+        cuda::StreamCall c;
+        c.stream = r.stream;
+        c.x_ready = r.x_ready;
+        c.y_ready = r.y_ready;
+        c.host_result = async ? nullptr : results;
+        c.device_result = async ? results : nullptr;
+        return cuda::stream_rows(checked.rows, checked.device, c, err);
+    }
     // The longest row's partials, in this thread's kept buffer (rows computed inside pool tasks use
     // buffers of their own). Views that are not dense gather their tiles into buffers a thread may fail
     // to get; then nothing may have been written: the results go to a buffer of the thread's first.
