@@ -514,7 +514,7 @@ def csharp_mirror(root, header):
     texts = {name: strip_c_comments(read(os.path.join(d, name)))
              for name in sorted(os.listdir(d)) if name.endswith(".cs")}
     structs, functions, enums, defines = {}, {}, {}, {}
-    groups = {"Status": "status", "DType": "dtype", "Memory": "memory"}
+    groups = {"Status": "status", "DType": "dtype", "Memory": "memory", "RowsLayout": "rows_layout"}
     for name, text in texts.items():
         sequential = r"\[StructLayout\(LayoutKind\.Sequential\)\]\s*(?:\w+\s+)*struct\s+(\w+)\s*\{(.*?)\}"
         for m in re.finditer(sequential, text, re.S):
@@ -529,7 +529,7 @@ def csharp_mirror(root, header):
         for m in re.finditer(r"static\s+extern\s+(?:unsafe\s+)?([\w\*]+)\s+(cudot_\w+)\s*\(([^)]*)\)", text):
             params = [cs_type(" ".join(p.split()[:-1]), header) for p in m.group(3).split(",") if p.strip()]
             functions.setdefault(m.group(2), []).append((f"{name} DllImport", cs_type(m.group(1), header), params))
-        for m in re.finditer(r"public\s+enum\s+(\w+)\s*\{(.*?)\}", text, re.S):
+        for m in re.finditer(r"(?:public|internal)\s+enum\s+(\w+)\s*\{(.*?)\}", text, re.S):
             group = groups.get(m.group(1))
             if group:
                 members = re.findall(r"(\w+)\s*=\s*(-?\d+)", m.group(2))
@@ -576,7 +576,7 @@ def julia_mirror(root, header):
     texts = {name: re.sub(r"#[^\n]*", "", read(os.path.join(d, name)))
              for name in sorted(os.listdir(d)) if name.endswith(".jl")}
     structs, functions, names, defines, tables = {}, {}, {}, {}, []
-    enums = {"status": {}, "dtype": {}, "memory": {}}
+    enums = {"status": {}, "dtype": {}, "memory": {}, "rows_layout": {}}
 
     def use(name, where, ret, params):  # every call is checked: two calls of one function may differ
         functions.setdefault("cudot_" + name, []).append(
@@ -602,6 +602,8 @@ def julia_mirror(root, header):
                 enums["status"][norm(re.sub(r"^ERROR_", "", n))] = int(v)
             elif re.fullmatch(r"_(B?F|I|U)\d+", n):
                 enums["dtype"][dtype_key(n)] = int(v)
+            elif n.startswith("_ROWS_"):
+                enums["rows_layout"][norm(n[len("_ROWS_"):])] = int(v)
             else:
                 defines[norm(n)] = int(v)
         m = re.search(r"^const\s+_MEMORY\s*=\s*\(([^)]*)\)", text, re.M)
@@ -650,7 +652,7 @@ HEADER_CHANGES = [
     ("a field added at the end of cudot_config", "cudot.h",
      ("    uint32_t wait_ms;", "    uint32_t wait_ms;\n    int32_t added_option;"), STRUCT_MIRRORS),
     ("a field added in the middle of cudot_arrays", "cudot.h",
-     ("    void *x_ready;", "    void *added_ready;\n    void *x_ready;"), STRUCT_MIRRORS),
+     ("    void *x_ready;      /* NULL", "    void *added_ready;\n    void *x_ready;      /* NULL"), STRUCT_MIRRORS),
     ("the type of cudot_array.stride changed", "cudot.h",
      ("    int64_t stride;", "    int32_t stride;"), STRUCT_MIRRORS),
     ("a status value changed", "cudot.h",
