@@ -169,7 +169,8 @@ def not_found_message(tried):
 # still loads it, and calling one raises UNSUPPORTED (see _context.optional_function).
 OPTIONAL = {"cudot_get_dtypes": "1.1", "cudot_tile_partials": "1.2", "cudot_join_partials": "1.2",
             "cudot_dot_arrays": "1.7", "cudot_dot_arrays_async": "1.7", "cudot_tile_partials_arrays": "1.7",
-            "cudot_register_host": "1.7", "cudot_unregister_host": "1.7", "cudot_dot_rows": "1.9"}
+            "cudot_register_host": "1.7", "cudot_unregister_host": "1.7", "cudot_dot_rows": "1.9",
+            "cudot_dot_rows_async": "1.9"}
 
 
 def _declare(lib):
@@ -189,6 +190,7 @@ def _declare(lib):
         "cudot_dot_arrays_async": (c_int, [P(Arrays), c_void_p]),
         "cudot_tile_partials_arrays": (c_int, [P(Arrays), c_void_p]),
         "cudot_dot_rows": (c_int, [P(Rows), c_void_p]),
+        "cudot_dot_rows_async": (c_int, [P(Rows), c_void_p]),
         "cudot_register_host": (c_int, [c_void_p, c_size_t]),
         "cudot_unregister_host": (c_int, [c_void_p]),
         "cudot_status_string": (ctypes.c_char_p, [c_int]),

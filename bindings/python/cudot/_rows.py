@@ -82,14 +82,29 @@ def _results(out: Any, shape: Tuple[int, ...]) -> Tuple[npt.NDArray[np.float64],
     return np.empty(shape, dtype=np.float64), out
 
 
-def vecdot(x: Any, y: Any, /, *, axis: int = -1, out: Any = None, stream: Any = None) -> npt.NDArray[np.float64]:
+def _device_results(borrowed: _operands.Views, out: Any, shape: Tuple[int, ...]) -> int:
+    """The address of out, a C-contiguous float64 device array (CuPy, PyTorch) of the result's shape."""
+    view = borrowed.add("out", out)
+    contiguous = tuple(int(np.prod(shape[d + 1:], dtype=np.int64)) for d in range(len(shape)))
+    if view.type_name != "float64" or tuple(view.shape) != shape:
+        raise invalid_argument(f"cudot: out must be float64 of shape {shape}, not {view.type_name} of shape {view.shape}")
+    if view.readonly or any(e > 1 and a != b for e, a, b in zip(shape, view.strides, contiguous)):
+        raise invalid_argument("cudot: a device out must be writable and C-contiguous")
+    return view.data
+
+
+def vecdot(x: Any, y: Any, /, *, axis: int = -1, out: Any = None, stream: Any = None) -> Any:
     """The dot products of x and y along `axis`, broadcast over the other dimensions: NumPy 2's
     np.vecdot for real types (no conjugation), as float64 of the broadcast shape of the other
     dimensions. Each result has the bits of cudot.dot on its own pair of vectors. Operands are read
-    where they are (any strides; a broadcast operand, stride 0, is never copied): numpy arrays here,
-    and the types cudot.dot takes. out: a float64 numpy array of the result's shape to write into.
-    stream: as cudot.dot's."""
+    where they are (any strides; a broadcast operand, stride 0, is never copied): numpy arrays, and the
+    types cudot.dot takes (__cuda_array_interface__ and DLPack: CuPy, PyTorch), one GPU computing
+    device operands in one launch. out: a float64 numpy array of the result's shape to write into
+    (the call returns when it is written), or a C-contiguous float64 device array (CuPy, PyTorch) into
+    which the results are written in stream order (the call returns once they are queued; keep x, y
+    and out alive until the stream has run it). stream: as cudot.dot's."""
     axis = operator.index(axis)
+    device_out = out is not None and not isinstance(out, np.ndarray)
     with _operands.Views((("x", x), ("y", y)), _operands.stream_handle(stream)) as borrowed:
         vx, vy = borrowed.views
         xd, yd = _element_type(vx, "x"), _element_type(vy, "y")
@@ -102,16 +117,24 @@ def vecdot(x: Any, y: Any, /, *, axis: int = -1, out: Any = None, stream: Any = 
         except ValueError:
             raise invalid_argument(f"cudot: the other dimensions of x {xshape} and y {yshape} do not broadcast") from None
         xs, ys = _broadcast(xshape, xstrides, shape), _broadcast(yshape, ystrides, shape)
-        results, copy_to = _results(out, shape)
         count = int(np.prod(shape, dtype=np.int64))
-        if count == 0:
-            return results if copy_to is None else copy_to
+        if device_out:
+            address = _device_results(borrowed, out, shape)
+            results, copy_to = None, None
+            if count == 0:
+                return out
+        else:
+            results, copy_to = _results(out, shape)
+            if count == 0:
+                return results if copy_to is None else copy_to
         rows = _lib.Rows()
         rows.size = ctypes.sizeof(_lib.Rows)
         rows.count, rows.n = count, n
         rows.x = _lib.Array(None, xd, 0, xstep)
         rows.y = _lib.Array(None, yd, 0, ystep)
         rows.stream = borrowed.work or None
+        rows.x_ready, rows.y_ready = [v.ready if v.ready is not None and not _operands.same_stream(v.ready, borrowed.work)
+                                      else None for v in (vx, vy)]
         keep: List[Any] = []
         merged = _merged(shape, xs, ys)
         if merged is not None or n == 0:
@@ -126,6 +149,9 @@ def vecdot(x: Any, y: Any, /, *, axis: int = -1, out: Any = None, stream: Any = 
             keep += [xa, ya]
             rows.x_rows = xa.ctypes.data_as(ctypes.POINTER(ctypes.c_void_p))
             rows.y_rows = ya.ctypes.data_as(ctypes.POINTER(ctypes.c_void_p))
+        if device_out:
+            check_without_context(optional_function("cudot_dot_rows_async")(ctypes.byref(rows), address))
+            return out
         check_without_context(optional_function("cudot_dot_rows")(ctypes.byref(rows), results.ctypes.data))
     if copy_to is not None:
         copy_to[...] = results
