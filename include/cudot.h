@@ -44,7 +44,7 @@
 
 /* Version of this header. cudot_version() returns the version of the library actually loaded. */
 #define CUDOT_VERSION_MAJOR 1
-#define CUDOT_VERSION_MINOR 8
+#define CUDOT_VERSION_MINOR 9
 #define CUDOT_VERSION_PATCH 0
 #define CUDOT_VERSION_NUMBER (CUDOT_VERSION_MAJOR * 10000 + CUDOT_VERSION_MINOR * 100 + CUDOT_VERSION_PATCH)
 
@@ -416,6 +416,88 @@ CUDOT_API cudot_status cudot_dot_arrays_async(const cudot_arrays *a, double *dev
  * partials of CUDOT_PARTIAL_BYTES each, into out (host memory), for cudot_join_partials. A blocking call.
  * @return as cudot_dot_arrays (out NULL with n > 0: INVALID_ARGUMENT). */
 CUDOT_API cudot_status cudot_tile_partials_arrays(const cudot_arrays *a, void *out);
+
+/* ---- Many dots in one call: rows ----------------------------------------------------------------
+ *
+ * A batch of `count` dots ("rows") of caller-owned operands in one call, each row with the bits of its own
+ * dot: row i's result is exactly what cudot_dot_arrays returns for row i's two operands alone, whatever
+ * the count, the row's place in the batch, the layout, the strides and who computes. Three layouts:
+ *  - CUDOT_ROWS_STRIDED: every row has n elements; row i of x starts at element i * x_row_stride of x
+ *    (x.data + i * x_row_stride * element size), its elements x.stride apart; likewise y. A row stride of
+ *    0 repeats one vector for every row (one x against count y's), read in place, never copied.
+ *  - CUDOT_ROWS_SEGMENTED: one long x and one long y cut by count + 1 offsets: row i is elements
+ *    [offsets[i], offsets[i + 1]) of both (element k at data + k * stride elements); rows may differ in
+ *    length, and an empty row's dot is +0.0.
+ *  - CUDOT_ROWS_POINTERS: every row has n elements; row i of x starts at x_rows[i], of y at y_rows[i]
+ *    (arrays of count pointers in host memory), with x.stride and y.stride; x.data and y.data unused.
+ * offsets, x_rows and y_rows are host memory (the library reads them before it queues anything).
+ * Where the rows live is found out as for cudot_dot_arrays (see "Who computes" and "Ranges" there: for
+ * host memory each row's first and last elements are checked as an operand's are; for device and
+ * managed memory every row must lie in its allocation):
+ *  - rows in device or managed memory: their GPU computes the whole batch in one launch, on r->stream
+ *    after x_ready and y_ready, as "Streams" says for one dot; all rows of x and y on one GPU;
+ *  - rows in host memory (pageable, page-locked or registered): the CPU threads. */
+typedef enum cudot_rows_layout {
+    CUDOT_ROWS_STRIDED = 0,
+    CUDOT_ROWS_SEGMENTED = 1,
+    CUDOT_ROWS_POINTERS = 2
+} cudot_rows_layout;
+
+/* A batch of dots. Like cudot_arrays it can grow: set size to sizeof(cudot_rows) (CUDOT_ROWS_INIT does);
+ * bytes past what the library knows must be zero. Fields a layout does not use must be zero. */
+typedef struct cudot_rows {
+    uint32_t size;         /* sizeof(cudot_rows), at most 4096 */
+    int32_t layout;        /* a cudot_rows_layout */
+    size_t count;          /* rows (0: nothing is read and nothing written) */
+    size_t n;              /* STRIDED and POINTERS: elements of every row; SEGMENTED: 0 */
+    cudot_array x, y;      /* dtype and element stride of every row; data: row 0 (STRIDED), element 0 of the
+                              long vector (SEGMENTED), NULL (POINTERS) */
+    int64_t x_row_stride;  /* STRIDED: elements from row i's element 0 to row i + 1's; signed; 0 repeats */
+    int64_t y_row_stride;
+    const int64_t *offsets;       /* SEGMENTED: count + 1 offsets, each >= 0 and none below the one before */
+    const void *const *x_rows;    /* POINTERS: count row pointers for x */
+    const void *const *y_rows;    /* POINTERS: count row pointers for y */
+    void *stream;          /* as cudot_arrays.stream, x_ready and y_ready: for rows a GPU computes; ignored */
+    void *x_ready;         /* when the CPU computes */
+    void *y_ready;
+} cudot_rows;
+
+#define CUDOT_ROWS_INIT                                                                                  \
+    { (uint32_t)sizeof(cudot_rows), CUDOT_ROWS_STRIDED, 0, 0, { NULL, CUDOT_F32, 0, 1 },                 \
+      { NULL, CUDOT_F32, 0, 1 }, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL }
+
+/*! cudot_dot_rows: results[i] = the dot of row i (see "Many dots in one call"), for i < r->count, into
+ * host memory the caller owns (count doubles, 8-byte aligned, not overlapping any row). A blocking call.
+ * On any failure no result is written.
+ * @return CUDOT_OK;
+ *         CUDOT_ERROR_INVALID_ARGUMENT  r NULL, results NULL (count > 0) or misaligned or overlapping a
+ *                                       row, r->size wrong, unknown layout or dtype, reserved or unused
+ *                                       fields not 0, data or a row pointer NULL where a row has elements,
+ *                                       offsets NULL, negative or decreasing, a row or the whole batch
+ *                                       spanning beyond the address space (count * row stride
+ *                                       overflowing), a host row whose first or last element cannot be
+ *                                       read (as cudot_dot_arrays), offsets, x_rows or y_rows not host
+ *                                       memory (or not readable), a device or managed
+ *                                       row leaving its allocation, a stream of another GPU;
+ *         CUDOT_ERROR_NO_DEVICE         rows in device or managed memory with no usable GPU;
+ *         CUDOT_ERROR_UNSUPPORTED       rows on two GPUs, or some on a GPU and some in host memory; the
+ *                                       stream is being captured; size larger than this library knows
+ *                                       with non-zero bytes beyond;
+ *         CUDOT_ERROR_OUT_OF_MEMORY     host memory for the tile partials of the longest row, as
+ *                                       cudot_dot_arrays says; GPU memory for the batch's workspace (the
+ *                                       stream's, grown to 16 bytes per tile of every row plus 8 per row);
+ *         CUDOT_ERROR_CUDA; CUDOT_ERROR_INTERNAL.
+ * The message of a failure is read with cudot_last_error(NULL) on the same thread. Thread-safe. */
+CUDOT_API cudot_status cudot_dot_rows(const cudot_rows *r, double *results);
+
+/*! cudot_dot_rows_async: queues the batch on r->stream and returns; results[i] is written in stream order
+ * to device_results (count doubles, 8-byte aligned device, managed or mapped memory the rows' GPU can
+ * write, not overlapping any row). The rows must be in device or managed memory. count = 0 queues
+ * nothing. Works during stream capture: the captured batch replays with the same bits.
+ * @return as cudot_dot_rows, plus CUDOT_ERROR_INVALID_ARGUMENT (device_results NULL, misaligned, or not
+ *         memory the rows' GPU can write) and CUDOT_ERROR_UNSUPPORTED (rows in host memory). A status
+ *         other than CUDOT_OK means nothing was queued. */
+CUDOT_API cudot_status cudot_dot_rows_async(const cudot_rows *r, double *device_results);
 
 /*! cudot_register_host: page-locks bytes of host memory from p, once (cudaHostRegister, which costs
  * about as much as reading the range several times: never do it per dot), and maps it for every GPU, so

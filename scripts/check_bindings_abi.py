@@ -232,6 +232,8 @@ class Header:
             return "memory"
         if tag == "" and all(re.fullmatch(r"CUDOT_(B?F|I|U)\d+", n) for n in members):
             return "dtype"
+        if tag == "cudot_rows_layout":
+            return "rows_layout"
         # A new enum: every binding must then mirror it, and this script must learn how each one names it.
         return f"a new enum ({tag or ', '.join(members)}; teach {os.path.basename(__file__)} its group)"
 
@@ -240,6 +242,8 @@ class Header:
             return norm(re.sub(r"^CUDOT_(ERROR_)?", "", name))
         if group == "memory":
             return norm(name[len("CUDOT_MEMORY_"):])
+        if group == "rows_layout":
+            return norm(name[len("CUDOT_ROWS_"):])
         return norm(name[len("CUDOT_"):])
 
     def status_names(self):
@@ -384,8 +388,8 @@ def go_mirrors(root, header):
     procs = {n: "lib_windows.go" for n in re.findall(r"\"(cudot_\w+)\"", sources["lib_windows.go"])}
     need(procs, "FindProc names", "lib_windows.go")
 
-    # Constants: typed ones (Status, DType, Memory) are the enums, untyped ones the #defines.
-    groups = {"Status": "status", "DType": "dtype", "Memory": "memory"}
+    # Constants: typed ones (Status, DType, Memory, rowsLayout) are the enums, untyped ones the #defines.
+    groups = {"Status": "status", "DType": "dtype", "Memory": "memory", "rowsLayout": "rows_layout"}
     enums, defines, tables = {g: {} for g in groups.values()}, {}, []
     for name in sorted(os.listdir(d)):
         if not name.endswith(".go") or name.endswith("_test.go"):
@@ -400,7 +404,7 @@ def go_mirrors(root, header):
             ident, typ, value = m.group(1), m.group(2), go_int(m.group(3))
             if typ in groups:
                 group = groups[typ]
-                key = dtype_key(ident) if group == "dtype" else norm(re.sub(r"^Status", "", ident))
+                key = dtype_key(ident) if group == "dtype" else norm(re.sub(r"^(Status|rows)", "", ident))
                 enums[group][key] = value
             elif typ is None:
                 defines[norm(ident)] = value
@@ -477,8 +481,10 @@ def python_mirror(root, header):
             text = read(os.path.join(d, name))
             for n, v in re.findall(r"^(_?[A-Z][A-Z0-9_]*)\s*=\s*(-?\d+)\b(?!\s*[*+/-])", text, re.M):
                 defines[norm(n)] = int(v)
+    layouts = {norm(n): int(v) for n, v in re.findall(r"^ROWS_(\w+)\s*=\s*(\d+)", read(lib_path), re.M)}
     return [Mirror("python (cudot/_lib.py, _errors.py, _types.py, _context.py)", structs=structs,
-                   enums={"status": status, "dtype": dtypes, "memory": memory}, defines=defines,
+                   enums={"status": status, "dtype": dtypes, "memory": memory, "rows_layout": layouts},
+                   defines=defines,
                    functions=functions, offsets=offsets)]
 
 
@@ -508,7 +514,7 @@ def csharp_mirror(root, header):
     texts = {name: strip_c_comments(read(os.path.join(d, name)))
              for name in sorted(os.listdir(d)) if name.endswith(".cs")}
     structs, functions, enums, defines = {}, {}, {}, {}
-    groups = {"Status": "status", "DType": "dtype", "Memory": "memory"}
+    groups = {"Status": "status", "DType": "dtype", "Memory": "memory", "RowsLayout": "rows_layout"}
     for name, text in texts.items():
         sequential = r"\[StructLayout\(LayoutKind\.Sequential\)\]\s*(?:\w+\s+)*struct\s+(\w+)\s*\{(.*?)\}"
         for m in re.finditer(sequential, text, re.S):
@@ -523,7 +529,7 @@ def csharp_mirror(root, header):
         for m in re.finditer(r"static\s+extern\s+(?:unsafe\s+)?([\w\*]+)\s+(cudot_\w+)\s*\(([^)]*)\)", text):
             params = [cs_type(" ".join(p.split()[:-1]), header) for p in m.group(3).split(",") if p.strip()]
             functions.setdefault(m.group(2), []).append((f"{name} DllImport", cs_type(m.group(1), header), params))
-        for m in re.finditer(r"public\s+enum\s+(\w+)\s*\{(.*?)\}", text, re.S):
+        for m in re.finditer(r"(?:public|internal)\s+enum\s+(\w+)\s*\{(.*?)\}", text, re.S):
             group = groups.get(m.group(1))
             if group:
                 members = re.findall(r"(\w+)\s*=\s*(-?\d+)", m.group(2))
@@ -570,7 +576,7 @@ def julia_mirror(root, header):
     texts = {name: re.sub(r"#[^\n]*", "", read(os.path.join(d, name)))
              for name in sorted(os.listdir(d)) if name.endswith(".jl")}
     structs, functions, names, defines, tables = {}, {}, {}, {}, []
-    enums = {"status": {}, "dtype": {}, "memory": {}}
+    enums = {"status": {}, "dtype": {}, "memory": {}, "rows_layout": {}}
 
     def use(name, where, ret, params):  # every call is checked: two calls of one function may differ
         functions.setdefault("cudot_" + name, []).append(
@@ -596,6 +602,8 @@ def julia_mirror(root, header):
                 enums["status"][norm(re.sub(r"^ERROR_", "", n))] = int(v)
             elif re.fullmatch(r"_(B?F|I|U)\d+", n):
                 enums["dtype"][dtype_key(n)] = int(v)
+            elif n.startswith("_ROWS_"):
+                enums["rows_layout"][norm(n[len("_ROWS_"):])] = int(v)
             else:
                 defines[norm(n)] = int(v)
         m = re.search(r"^const\s+_MEMORY\s*=\s*\(([^)]*)\)", text, re.M)
@@ -644,7 +652,7 @@ HEADER_CHANGES = [
     ("a field added at the end of cudot_config", "cudot.h",
      ("    uint32_t wait_ms;", "    uint32_t wait_ms;\n    int32_t added_option;"), STRUCT_MIRRORS),
     ("a field added in the middle of cudot_arrays", "cudot.h",
-     ("    void *x_ready;", "    void *added_ready;\n    void *x_ready;"), STRUCT_MIRRORS),
+     ("    void *x_ready;      /* NULL", "    void *added_ready;\n    void *x_ready;      /* NULL"), STRUCT_MIRRORS),
     ("the type of cudot_array.stride changed", "cudot.h",
      ("    int64_t stride;", "    int32_t stride;"), STRUCT_MIRRORS),
     ("a status value changed", "cudot.h",

@@ -42,6 +42,8 @@ func libJoinPartials(DType, DType, []byte) (float64, Status, string) {
 }
 
 func libHasArrays() bool                                            { return false }
+func libHasRows() bool                                              { return false }
+func libDotRows(*rowsCall, []float64) (Status, string)              { return StatusInternal, "" }
 func libDotArrays(*arraysCall) (float64, Status, string)            { return 0, StatusInternal, "" }
 func libDotArraysAsync(*arraysCall, uintptr) (Status, string)       { return StatusInternal, "" }
 func libTilePartialsArrays(*arraysCall, []byte) (Status, string)    { return StatusInternal, "" }

@@ -37,6 +37,12 @@ _Static_assert(sizeof(void *) != 8 || sizeof(cd_arrays) == 88, "cudot_arrays is 
 typedef int (*cd_dot_arrays_fn)(const cd_arrays *, double *);
 typedef int (*cd_tile_partials_arrays_fn)(const cd_arrays *, void *);
 typedef int (*cd_register_host_fn)(const void *, size_t);
+// cudot_rows (1.9): a batch of dots of own rows.
+typedef struct {
+	uint32_t size; int32_t layout; size_t count, n; cd_array x, y; int64_t x_row_stride, y_row_stride;
+	const int64_t *offsets; const void *const *x_rows; const void *const *y_rows; void *stream, *x_ready, *y_ready;
+} cd_rows;
+typedef int (*cd_dot_rows_fn)(const cd_rows *, double *);
 typedef int (*cd_unregister_host_fn)(const void *);
 
 static cd_init_fn p_init;
@@ -56,6 +62,7 @@ static cd_dot_arrays_fn p_dot_arrays_async; // the same signature: a double * (t
 static cd_tile_partials_arrays_fn p_tile_partials_arrays;
 static cd_register_host_fn p_register_host;
 static cd_unregister_host_fn p_unregister_host;
+static cd_dot_rows_fn p_dot_rows; // since 1.9
 
 static void cd_copy(char *dst, size_t cap, const char *src) {
 	snprintf(dst, cap, "%s", src ? src : "");
@@ -96,6 +103,7 @@ static int cd_open(const char *path, char *err, size_t cap) {
 	p_tile_partials_arrays = (cd_tile_partials_arrays_fn)dlsym(lib, "cudot_tile_partials_arrays");
 	p_register_host = (cd_register_host_fn)dlsym(lib, "cudot_register_host");
 	p_unregister_host = (cd_unregister_host_fn)dlsym(lib, "cudot_unregister_host");
+	p_dot_rows = (cd_dot_rows_fn)dlsym(lib, "cudot_dot_rows");
 	return 0;
 }
 
@@ -203,6 +211,19 @@ static int cd_dot_arrays_async(const cd_request *r, uintptr_t result, char **msg
 static int cd_tile_partials_arrays(const cd_request *r, const void *xp, const void *yp, void *out, char **msg) {
 	cd_arrays a = cd_fill(r, xp, yp);
 	int st = p_tile_partials_arrays(&a, out);
+	*msg = cd_message(st, NULL);
+	return st;
+}
+// A batch of rows of Go slices (strided or segmented): r's n, dtypes and element strides, with the
+// layout, count and row strides beside it; xp, yp, offsets and results are Go pointers.
+static int cd_has_rows(void) { return p_dot_rows != NULL; }
+static int cd_dot_rows(const cd_request *r, int32_t layout, uint64_t count, int64_t x_row_stride,
+	int64_t y_row_stride, const void *xp, const void *yp, const int64_t *offsets, double *results, char **msg) {
+	cd_rows b = {sizeof(cd_rows), layout, (size_t)count, (size_t)r->n,
+		{xp ? xp : (const void *)r->x_addr, r->x_dtype, 0, r->x_stride},
+		{yp ? yp : (const void *)r->y_addr, r->y_dtype, 0, r->y_stride}, x_row_stride, y_row_stride,
+		offsets, NULL, NULL, NULL, NULL, NULL};
+	int st = p_dot_rows(&b, results);
 	*msg = cd_message(st, NULL);
 	return st;
 }
@@ -411,6 +432,22 @@ func libTilePartialsArrays(c *arraysCall, out []byte) (Status, string) {
 	r := request(c)
 	var m *C.char
 	st := Status(C.cd_tile_partials_arrays(&r, c.x.p, c.y.p, first0(out), &m))
+	return st, takeMessage(m)
+}
+
+// libHasRows reports whether the library (1.9 or later) has cudot_dot_rows.
+func libHasRows() bool { return C.cd_has_rows() != 0 }
+
+// libDotRows dots the rows of c into results (count of them).
+func libDotRows(c *rowsCall, results []float64) (Status, string) {
+	r := request(&c.arraysCall)
+	var m *C.char
+	var offsets *C.int64_t
+	if len(c.offsets) > 0 {
+		offsets = (*C.int64_t)(unsafe.Pointer(&c.offsets[0]))
+	}
+	st := Status(C.cd_dot_rows(&r, C.int32_t(c.layout), C.uint64_t(c.count), C.int64_t(c.xRowStride),
+		C.int64_t(c.yRowStride), c.x.p, c.y.p, offsets, (*C.double)(first0(results)), &m))
 	return st, takeMessage(m)
 }
 

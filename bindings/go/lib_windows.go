@@ -63,6 +63,8 @@ var procs struct {
 
 	// since 1.7; nil with an older library
 	dotArrays, dotArraysAsync, tilePartialsArrays, registerHost, unregisterHost *syscall.Proc
+
+	dotRows *syscall.Proc // since 1.9; nil with an older library
 }
 
 func openLibrary(path string) error {
@@ -92,6 +94,7 @@ func openLibrary(path string) error {
 	procs.tilePartialsArrays, _ = dll.FindProc("cudot_tile_partials_arrays")
 	procs.registerHost, _ = dll.FindProc("cudot_register_host")
 	procs.unregisterHost, _ = dll.FindProc("cudot_unregister_host")
+	procs.dotRows, _ = dll.FindProc("cudot_dot_rows") // optional: new in 1.9
 	// The DLL is never released: contexts may use it until the process exits.
 	return nil
 }
@@ -316,6 +319,35 @@ func libHostRange(op hostOp, p unsafe.Pointer, bytes uintptr) (Status, string) {
 			return r
 		}
 		r, _, _ := procs.unregisterHost.Call(uintptr(p))
+		return r
+	})
+}
+
+// cRows mirrors cudot_rows of 1.9 (its Go pointers as unsafe.Pointer, as in cArray).
+type cRows struct {
+	size                   uint32
+	layout                 int32
+	count, n               uintptr
+	x, y                   cArray
+	xRowStride, yRowStride int64
+	offsets                unsafe.Pointer
+	xRows, yRows           uintptr // row pointers: not offered from Go (0)
+	stream, xReady, yReady uintptr
+}
+
+// libHasRows reports whether the library (1.9 or later) has cudot_dot_rows, on a platform where cRows
+// lays out as cudot_rows does (not 32-bit Windows: see libHasArrays).
+func libHasRows() bool { return unsafe.Sizeof(cArrays{}) == 88 && procs.dotRows != nil }
+
+// libDotRows dots the rows of c into results (count of them).
+func libDotRows(c *rowsCall, results []float64) (Status, string) {
+	b := &cRows{size: uint32(unsafe.Sizeof(cRows{})), layout: int32(c.layout), count: uintptr(c.count),
+		n: uintptr(c.n), x: c.x.c(), y: c.y.c(), xRowStride: c.xRowStride, yRowStride: c.yRowStride}
+	if len(c.offsets) > 0 {
+		b.offsets = unsafe.Pointer(&c.offsets[0])
+	}
+	return callOn(0, func() uintptr {
+		r, _, _ := procs.dotRows.Call(uintptr(unsafe.Pointer(b)), uintptr(first0(results)))
 		return r
 	})
 }

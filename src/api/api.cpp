@@ -560,6 +560,25 @@ CUDOT_API cudot_status cudot_tile_partials_arrays(const cudot_arrays *a, void *o
     return arrays_call({a, arrays::Want::Partials, out, "cudot_tile_partials_arrays"});
 }
 
+struct RowsCall {
+    const cudot_rows *r;
+    arrays::Want want;
+    double *results;
+    const char *name;
+};
+static cudot_status rows_call(const RowsCall &c) {
+    return no_context_call(c.name, [](ErrorSink err, const void *args) {
+        const RowsCall &call = *static_cast<const RowsCall *>(args);
+        return arrays::run_rows(call.r, call.want, call.results, call.name, err);
+    }, &c);
+}
+CUDOT_API cudot_status cudot_dot_rows(const cudot_rows *r, double *results) {
+    return rows_call({r, arrays::Want::Result, results, "cudot_dot_rows"});
+}
+CUDOT_API cudot_status cudot_dot_rows_async(const cudot_rows *r, double *device_results) {
+    return rows_call({r, arrays::Want::DeviceResult, device_results, "cudot_dot_rows_async"});
+}
+
 struct RegisterCall {
     const void *p;
     size_t bytes;

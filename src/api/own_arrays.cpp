@@ -4,6 +4,7 @@
 //   anything else on the host         -> the CPU threads, reading it in place
 #include "own_arrays.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <mutex>
 #include <new>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "../core/order.hpp"
@@ -135,6 +137,7 @@ cudot_status pick_device(const Operands &ops, bool need_gpu, const char *call, i
 struct CpuThreadState {
     std::vector<unsigned char> partials;
     cpu::WhereChooser where;
+    std::vector<double> staged;  // rows' results before they go to the caller (run_rows)
 };
 thread_local CpuThreadState cpu_thread;
 
@@ -267,6 +270,324 @@ cudot_status run(const cudot_arrays *request, Want want, void *out, const char *
     if (status == CUDOT_OK && want == Want::Result && std::isnan(*result))
         *result = std::numeric_limits<double>::quiet_NaN();  // one NaN for every backend
     return status;
+}
+
+// ---- rows (cudot_dot_rows) ----
+
+namespace {
+
+constexpr std::uint32_t kRowsV1Size = sizeof(cudot_rows);  // the first and smallest
+
+// a * b into out, false where it overflows int64.
+bool mul_i64(std::int64_t a, std::int64_t b, std::int64_t &out) {
+    if (a == 0 || b == 0) {
+        out = 0;
+        return true;
+    }
+    const std::int64_t max = std::numeric_limits<std::int64_t>::max();
+    const std::uint64_t ua = a < 0 ? 0 - static_cast<std::uint64_t>(a) : static_cast<std::uint64_t>(a);
+    const std::uint64_t ub = b < 0 ? 0 - static_cast<std::uint64_t>(b) : static_cast<std::uint64_t>(b);
+    if (ua > static_cast<std::uint64_t>(max) / ub) return false;
+    out = static_cast<std::int64_t>(ua * ub);
+    if ((a < 0) != (b < 0)) out = -out;
+    return true;
+}
+
+// The bytes [lo, hi) that `count` rows of `n` elements touch, row i at element i * row_stride of o and
+// its elements o.stride apart (n, count >= 1); false where that leaves the address space.
+bool batch_span(const Operand &o, std::size_t count, std::size_t n, std::int64_t row_stride, std::uintptr_t &lo,
+                std::uintptr_t &hi) {
+    const std::int64_t half = std::numeric_limits<std::int64_t>::max() / 2;
+    if (count - 1 > static_cast<std::uint64_t>(half) || n - 1 > static_cast<std::uint64_t>(half)) return false;
+    std::int64_t a, b;  // element offsets: of the last row's element 0, and of a row's last element
+    if (!mul_i64(static_cast<std::int64_t>(count - 1), row_stride, a) || a < -half || a > half) return false;
+    if (!mul_i64(static_cast<std::int64_t>(n - 1), o.stride, b) || b < -half || b > half) return false;
+    const std::int64_t low = std::min<std::int64_t>(0, a) + std::min<std::int64_t>(0, b);   // fits: each half
+    const std::int64_t high = std::max<std::int64_t>(0, a) + std::max<std::int64_t>(0, b);
+    const std::int64_t size = static_cast<std::int64_t>(o.size());
+    std::int64_t low_bytes, high_bytes;
+    if (!mul_i64(low, size, low_bytes) || !mul_i64(high, size, high_bytes) || high_bytes > 2 * half - size)
+        return false;
+    const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(o.data);
+    const std::uint64_t down = 0 - static_cast<std::uint64_t>(low_bytes), up = static_cast<std::uint64_t>(high_bytes + size);
+    if (base < down || base > UINTPTR_MAX - up) return false;
+    lo = base - down;
+    hi = base + up;
+    return true;
+}
+
+// The address of o's element `index` (>= 0), false where it lies beyond the address space.
+bool element_at(const Operand &o, std::int64_t index, const unsigned char *&out) {
+    std::int64_t elements, bytes;
+    if (!mul_i64(index, o.stride, elements) || !mul_i64(elements, static_cast<std::int64_t>(o.size()), bytes)) return false;
+    const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(o.data);
+    const std::uint64_t step = bytes < 0 ? 0 - static_cast<std::uint64_t>(bytes) : static_cast<std::uint64_t>(bytes);
+    if (bytes < 0 ? base < step : base > UINTPTR_MAX - step) return false;
+    out = reinterpret_cast<const unsigned char *>(bytes < 0 ? base - step : base + step);
+    return true;
+}
+
+bool overlaps(std::uintptr_t a_lo, std::uintptr_t a_hi, std::uintptr_t b_lo, std::uintptr_t b_hi) {
+    return a_lo < b_hi && b_lo < a_hi;
+}
+
+// Where the bytes [lo, hi) live, checked as an operand's ends are (locate above): a host range whose
+// first or last byte cannot be read is refused, and so is device or managed memory leaving its allocation.
+// `anchor` (default lo) is an address the span must contain, such as its first row's element 0: a span
+// reaching below a device allocation is named as leaving it, not as memory nobody knows.
+cudot_status locate_span(std::uintptr_t lo, std::uintptr_t hi, const char *name, const char *call, Operand &where,
+                         ErrorSink err, const void *anchor = nullptr) {
+    where = dense_operand(reinterpret_cast<const void *>(lo), CUDOT_U8);
+    if (anchor && reinterpret_cast<std::uintptr_t>(anchor) != lo) {
+        const cpu::HostRange ends[2] = {{reinterpret_cast<const unsigned char *>(lo), 1},
+                                        {reinterpret_cast<const unsigned char *>(hi - 1), 1}};
+        if (!cpu::known_pageable(ends, 2)) {
+            Operand at = dense_operand(anchor, CUDOT_U8);
+            if (cudot_status status = cuda::locate(at, 1, name, err)) return status;
+            if (on_gpu(at)) {
+                where.place = at.place;
+                where.device = at.device;
+                return cuda::check_within(anchor, lo, hi, name, err);
+            }
+        }
+    }
+    return locate(where, hi - lo, name, call, err);
+}
+
+// A table the library reads on the host (offsets, row pointers): `bytes` from p in readable host memory.
+cudot_status host_table(const void *p, std::size_t bytes, const char *name, const char *call, ErrorSink err) {
+    const std::uintptr_t lo = reinterpret_cast<std::uintptr_t>(p);
+    if (lo > UINTPTR_MAX - bytes)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s spans beyond the address space", call, name);
+    Operand where;
+    if (cudot_status status = locate_span(lo, lo + bytes, name, call, where, err)) return status;
+    if (on_gpu(where))
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s (%p) is in %s of GPU %d; it must be host memory", call,
+                    name, p, place_name(where.place), where.device);
+    return CUDOT_OK;
+}
+
+// The request checked and turned into Rows, with the byte ranges the rows touch (for the overlap check),
+// and who can compute them: `device` >= 0 when every row is on that GPU, -1 when every row is host memory.
+struct CheckedRows {
+    Rows rows;
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> spans;
+    std::size_t longest = 0;
+    int device = -1;
+    bool on_host = false;
+};
+
+cudot_status check_rows(const cudot_rows &r, const char *call, CheckedRows &out, ErrorSink err) {
+    Rows &rows = out.rows;
+    rows.count = r.count;
+    rows.n = r.n;
+    for (const cudot_array *o : {&r.x, &r.y}) {
+        Operand &v = o == &r.x ? rows.x : rows.y;
+        v.data = static_cast<const unsigned char *>(o->data);
+        v.gpu_data = v.data;
+        v.dtype = o->dtype;
+        v.stride = o->stride;
+    }
+    const auto span_of = [&](const Operand &o, std::size_t count, std::size_t n, std::int64_t row_stride,
+                             const char *name) -> cudot_status {
+        std::uintptr_t lo, hi;
+        if (!batch_span(o, count, n, row_stride, lo, hi))
+            return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                        "%s: the rows of %s span beyond the address space (count = %zu, n = %zu, row stride %lld, "
+                        "stride %lld)", call, name, count, n, static_cast<long long>(row_stride),
+                        static_cast<long long>(o.stride));
+        Operand where;
+        if (cudot_status status = locate_span(lo, hi, name, call, where, err, o.data)) return status;
+        out.spans.emplace_back(lo, hi);
+        if (!on_gpu(where)) {
+            out.on_host = true;
+        } else if (out.device >= 0 && out.device != where.device) {
+            return fail(err, CUDOT_ERROR_UNSUPPORTED, "%s: rows on GPU %d and on GPU %d: copy them to one GPU", call,
+                        out.device, where.device);
+        } else {
+            out.device = where.device;
+        }
+        if (out.on_host && out.device >= 0)
+            return fail(err, CUDOT_ERROR_UNSUPPORTED, "%s: some rows are in host memory and some on GPU %d: a batch is "
+                        "computed in one place", call, out.device);
+        return CUDOT_OK;
+    };
+    switch (r.layout) {
+        case CUDOT_ROWS_STRIDED:
+            rows.layout = Rows::Layout::Strided;
+            if (r.offsets || r.x_rows || r.y_rows)
+                return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: offsets, x_rows and y_rows must be NULL for "
+                            "CUDOT_ROWS_STRIDED", call);
+            rows.x_row_stride = r.x_row_stride;
+            rows.y_row_stride = r.y_row_stride;
+            out.longest = r.n;
+            if (r.n == 0) return CUDOT_OK;
+            if (!r.x.data || !r.y.data)
+                return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s.data is NULL with n = %zu", call,
+                            r.x.data ? "y" : "x", r.n);
+            if (cudot_status status = span_of(rows.x, r.count, r.n, r.x_row_stride, "x")) return status;
+            return span_of(rows.y, r.count, r.n, r.y_row_stride, "y");
+        case CUDOT_ROWS_SEGMENTED: {
+            rows.layout = Rows::Layout::Segmented;
+            if (r.n != 0 || r.x_row_stride != 0 || r.y_row_stride != 0 || r.x_rows || r.y_rows)
+                return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: n, the row strides, x_rows and y_rows must be 0 "
+                            "for CUDOT_ROWS_SEGMENTED", call);
+            if (!r.offsets) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: offsets is NULL", call);
+            if (r.count >= SIZE_MAX / sizeof(std::int64_t))
+                return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: count = %zu offsets span beyond the address space",
+                            call, r.count);
+            if (cudot_status status = host_table(r.offsets, (r.count + 1) * sizeof(std::int64_t), "offsets", call, err))
+                return status;
+            if (r.offsets[0] < 0)
+                return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: offsets[0] is %lld, below 0", call,
+                            static_cast<long long>(r.offsets[0]));
+            for (std::size_t i = 0; i < r.count; ++i) {
+                if (r.offsets[i + 1] < r.offsets[i])
+                    return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: offsets[%zu] (%lld) is below offsets[%zu] (%lld)",
+                                call, i + 1, static_cast<long long>(r.offsets[i + 1]), i,
+                                static_cast<long long>(r.offsets[i]));
+                out.longest = std::max(out.longest, static_cast<std::size_t>(r.offsets[i + 1] - r.offsets[i]));
+            }
+            rows.offsets = r.offsets;
+            const std::size_t first = static_cast<std::size_t>(r.offsets[0]);
+            const std::size_t total = static_cast<std::size_t>(r.offsets[r.count]) - first;
+            if (total == 0) return CUDOT_OK;
+            if (!r.x.data || !r.y.data)
+                return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s.data is NULL with rows of elements", call,
+                            r.x.data ? "y" : "x");
+            // The elements [first, first + total) of each long vector: one row starting at element `first`.
+            for (const Operand *v : {&rows.x, &rows.y}) {
+                Operand from = *v;
+                if (!element_at(*v, static_cast<std::int64_t>(first), from.data))
+                    return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: element offsets[0] = %zu of %s lies beyond "
+                                "the address space", call, first, v == &rows.x ? "x" : "y");
+                if (cudot_status status = span_of(from, 1, total, 0, v == &rows.x ? "x" : "y")) return status;
+            }
+            return CUDOT_OK;
+        }
+        case CUDOT_ROWS_POINTERS:
+            rows.layout = Rows::Layout::Pointers;
+            if (r.x.data || r.y.data || r.offsets || r.x_row_stride != 0 || r.y_row_stride != 0)
+                return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: x.data, y.data, offsets and the row strides must be "
+                            "0 for CUDOT_ROWS_POINTERS", call);
+            if (!r.x_rows || !r.y_rows)
+                return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", call, r.x_rows ? "y_rows" : "x_rows");
+            if (r.count > SIZE_MAX / sizeof(void *))
+                return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: count = %zu row pointers span beyond the address "
+                            "space", call, r.count);
+            if (cudot_status status = host_table(r.x_rows, r.count * sizeof(void *), "x_rows", call, err)) return status;
+            if (cudot_status status = host_table(r.y_rows, r.count * sizeof(void *), "y_rows", call, err)) return status;
+            rows.x_rows = r.x_rows;
+            rows.y_rows = r.y_rows;
+            out.longest = r.n;
+            if (r.n == 0) return CUDOT_OK;
+            for (std::size_t i = 0; i < r.count; ++i) {
+                if (!r.x_rows[i] || !r.y_rows[i])
+                    return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s[%zu] is NULL", call,
+                                r.x_rows[i] ? "y_rows" : "x_rows", i);
+                const Operands ops = rows.row(i);
+                if (cudot_status status = span_of(ops.x, 1, r.n, 0, "a row of x")) return status;
+                if (cudot_status status = span_of(ops.y, 1, r.n, 0, "a row of y")) return status;
+            }
+            return CUDOT_OK;
+        default:
+            return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: layout %d is not CUDOT_ROWS_STRIDED, _SEGMENTED or "
+                        "_POINTERS", call, static_cast<int>(r.layout));
+    }
+}
+
+}  // namespace
+
+cudot_status run_rows(const cudot_rows *request, Want want, double *results, const char *call, ErrorSink err) {
+    if (!request) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: the cudot_rows pointer is NULL", call);
+    const std::uint32_t size = request->size;
+    if (size < kRowsV1Size || size > kArraysMaxSize)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                    "%s: cudot_rows.size is %u; set it to sizeof(cudot_rows) (%u), or start from CUDOT_ROWS_INIT", call,
+                    size, kRowsV1Size);
+    const unsigned char *bytes = reinterpret_cast<const unsigned char *>(request);
+    for (std::uint32_t i = sizeof(cudot_rows); i < size; ++i)
+        if (bytes[i] != 0)
+            return fail(err, CUDOT_ERROR_UNSUPPORTED,
+                        "%s: cudot_rows has non-zero bytes past what this library (%s) knows: a newer header's "
+                        "fields, which it cannot honour", call, cudot_version_string());
+    cudot_rows r;
+    std::memcpy(&r, request, sizeof r);
+    for (const cudot_array *o : {&r.x, &r.y})
+        if (!types::valid_dtype(o->dtype) || o->reserved != 0)
+            return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s.%s", call, o == &r.x ? "x" : "y",
+                        o->reserved != 0 ? "reserved must be 0" : "dtype is not CUDOT_F32 = 1 .. CUDOT_U8 = 6");
+    if (r.count == 0) return CUDOT_OK;
+    const bool async = want == Want::DeviceResult;
+    const char *name = async ? "device_results" : "results";
+    if (!results) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", call, name);
+    if (reinterpret_cast<std::uintptr_t>(results) % alignof(double) != 0)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s (%p) is not 8-byte aligned", call, name,
+                    static_cast<void *>(results));
+    if (r.count > SIZE_MAX / sizeof(double) ||
+        reinterpret_cast<std::uintptr_t>(results) > UINTPTR_MAX - r.count * sizeof(double))
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %zu results span beyond the address space", call, r.count);
+    CheckedRows checked;
+    if (cudot_status status = check_rows(r, call, checked, err)) return status;
+    const std::uintptr_t out_lo = reinterpret_cast<std::uintptr_t>(results), out_hi = out_lo + r.count * sizeof(double);
+    Operand out;
+    if (cudot_status status = locate_span(out_lo, out_hi, name, call, out, err)) return status;
+    if (!async && on_gpu(out))
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: results (%p) is in %s of GPU %d: pass host memory, or use "
+                    "cudot_dot_rows_async for results on a GPU", call, static_cast<void *>(results),
+                    place_name(out.place), out.device);
+    for (const auto &span : checked.spans)
+        if (overlaps(out_lo, out_hi, span.first, span.second))
+            return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s [%p, %p) overlap the rows' bytes [%p, %p)",
+                        call, name, static_cast<void *>(results), reinterpret_cast<void *>(out_hi),
+                        reinterpret_cast<void *>(span.first), reinterpret_cast<void *>(span.second));
+    if (async && checked.on_host)
+        return fail(err, CUDOT_ERROR_UNSUPPORTED, "%s: the rows are host memory, which only the CPU computes here (use "
+                    "cudot_dot_rows)", call);
+    if (async && checked.device < 0) {  // no row has elements: zeros, written by the results' GPU
+        checked.device = on_gpu(out) ? out.device : cuda::host_reader_device();
+        if (checked.device < 0)
+            return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: device_results (%p) is not memory a GPU here can write",
+                        call, static_cast<void *>(results));
+    }
+    if (checked.device >= 0) {
+        cuda::StreamCall c;
+        c.stream = r.stream;
+        c.x_ready = r.x_ready;
+        c.y_ready = r.y_ready;
+        c.host_result = async ? nullptr : results;
+        c.device_result = async ? results : nullptr;
+        return cuda::stream_rows(checked.rows, checked.device, c, err);
+    }
+    // The longest row's partials, in this thread's kept buffer (rows computed inside pool tasks use
+    // buffers of their own). Views that are not dense gather their tiles into buffers a thread may fail
+    // to get; then nothing may have been written: the results go to a buffer of the thread's first.
+    const Rows &rows = checked.rows;
+    const types::Kind kind = types::kind_of(rows.x.dtype, rows.y.dtype);
+    const std::size_t psize = packed_partial_bytes(kind), tiles = order::tile_count(checked.longest);
+    CpuThreadState &mine = cpu_thread;
+    if (mine.partials.size() < tiles * psize)
+        if (cudot_status status = grow_partials(mine.partials, checked.longest, tiles * psize, psize, call, err))
+            return status;
+    // (Rows of one view share its alignment; row pointers each have their own.)
+    const bool may_fail = rows.layout == Rows::Layout::Pointers || !(rows.x.dense() && rows.y.dense());
+    double *into = results;
+    if (may_fail) {
+        try {
+            mine.staged.resize(r.count);
+        } catch (const std::bad_alloc &) {
+            return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "%s: out of host memory for %zu results", call, r.count);
+        }
+        into = mine.staged.data();
+    }
+    cpu::DefaultFpEnv fp_env;  // the caller's FTZ/DAZ or rounding mode must not change the results
+    const cudot_status status = cpu::dot_rows(rows, into, mine.partials.data());
+    if (status == CUDOT_ERROR_OUT_OF_MEMORY)
+        return fail(err, status, "%s: a thread could not get its buffers for rows that are not dense", call);
+    if (status != CUDOT_OK) return status;
+    for (std::size_t i = 0; i < r.count; ++i)
+        results[i] = std::isnan(into[i]) ? std::numeric_limits<double>::quiet_NaN() : into[i];  // one NaN everywhere
+    return CUDOT_OK;
 }
 
 namespace {

@@ -17,6 +17,10 @@ enum class Want { Result, DeviceResult, Partials };
 // `a` as the caller passed it (any size it claims); `call` names the entry point in messages.
 cudot_status run(const cudot_arrays *a, Want want, void *out, const char *call, ErrorSink err);
 
+// cudot_dot_rows (want Result: count doubles of host memory) and cudot_dot_rows_async (DeviceResult:
+// count doubles a GPU writes in stream order); request as the caller passed it.
+cudot_status run_rows(const cudot_rows *request, Want want, double *results, const char *call, ErrorSink err);
+
 // cudot_register_host / cudot_unregister_host.
 cudot_status register_host(const void *p, std::size_t bytes, ErrorSink err);
 cudot_status unregister_host(const void *p, ErrorSink err);

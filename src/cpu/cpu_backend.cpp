@@ -14,6 +14,7 @@
 #endif
 
 #include "../core/order.hpp"
+#include "../core/rows.hpp"
 #include "../process/input_buffers.hpp"
 #include "../process/process_limits.hpp"
 #include "thread_pool.hpp"
@@ -255,6 +256,98 @@ cudot_status dot(const Operands &ops, void *partials, const PoolUse &pool, Where
     const std::size_t tiles = order::tile_count(ops.n);
     if (cudot_status status = compute_packed_partials(ops, 0, tiles, partials, pool, chooser)) return status;
     *result = order::join_packed_partials(types::kind_of(ops.x.dtype, ops.y.dtype), partials, tiles);
+    return CUDOT_OK;
+}
+
+// ---- Rows: many dots in one call ----
+//
+// Each row is dotted exactly as a single dot of its views is (compute_packed_partials, then the join),
+// so it has that dot's bits whoever computes it. Rows below the pool's threshold are spread over the
+// pool, whole rows per task, each computed on one thread (there are many of them, or they are cheap);
+// longer rows come after, one at a time, each shared with the pool as a single dot of its size is.
+
+namespace {
+
+// The most tiles a row computed inside a task has: rows below the threshold (1 MiB of the narrowest
+// pair, two bytes an element) have at most 64.
+constexpr std::size_t kSoloTiles = 128;
+
+struct RowsJob {
+    const Rows *rows;
+    double *results;
+    std::size_t limit_bytes;  // rows that read fewer bytes are computed inside tasks
+    std::size_t rows_per_task = 1;
+    std::atomic<bool> out_of_memory{false};
+
+    bool solo(std::size_t i) const { return rows->length(i) * pair_bytes_of(*rows) < limit_bytes; }
+    static std::size_t pair_bytes_of(const Rows &r) { return r.x.size() + r.y.size(); }
+
+    // Rows [from, to) that are computed inside tasks, on the calling thread. A dense row (the common
+    // case) goes straight to the function a single dot of its length picks, then the same join: the
+    // steps of dot() without what serves a dot that may share the pool or gather its tiles.
+    void run_rows(std::size_t from, std::size_t to) {
+        PoolUse alone;
+        alone.max_threads = 1;
+        alone.measured = false;
+        alone.from_bytes = ~std::size_t(0);
+        alignas(16) unsigned char partials[kSoloTiles * 16];
+        const types::Kind kind = types::kind_of(rows->x.dtype, rows->y.dtype);
+        const TileKernels &kernels = tile_kernels();
+        for (std::size_t i = from; i < to; ++i) {
+            if (!solo(i)) continue;
+            const Operands ops = rows->row(i);
+            if (ops.n == 0) {
+                results[i] = 0.0;
+                continue;
+            }
+            if (ops.x.dense() && ops.y.dense()) {
+                const std::size_t tiles = order::tile_count(ops.n);
+                kernels.get(ops.x.dtype, ops.y.dtype, ops.n)(ops.x.data, ops.y.data, ops.n, 0, tiles, partials);
+                results[i] = order::join_packed_partials(kind, partials, tiles);
+            } else if (dot(ops, partials, alone, nullptr, &results[i]) != CUDOT_OK) {
+                out_of_memory.store(true, std::memory_order_relaxed);
+            }
+        }
+    }
+    static void task(void *self, std::size_t index) {
+        RowsJob &job = *static_cast<RowsJob *>(self);
+        const std::size_t from = index * job.rows_per_task;
+        job.run_rows(from, std::min(from + job.rows_per_task, job.rows->count));
+    }
+};
+
+}  // namespace
+
+cudot_status dot_rows(const Rows &rows, double *results, void *partials) {
+    if (rows.count == 0) return CUDOT_OK;
+    const PoolUse use = pool_use(rows.x.dtype, rows.y.dtype);
+    const std::size_t pair = RowsJob::pair_bytes_of(rows);
+    static_assert(kSoloTiles * order::kTile * 2 > ParallelPolicy::kBytesDouble, "solo rows fit their partials");
+    RowsJob job{&rows, results, use.from_bytes};
+    std::size_t solo_bytes = 0, solo_rows = 0;
+    for (std::size_t i = 0; i < rows.count; ++i)
+        if (job.solo(i)) {
+            solo_bytes += rows.length(i) * pair;
+            ++solo_rows;
+        }
+    if (solo_rows > 0) {
+        ThreadPool &pool = ThreadPool::instance();
+        if (solo_bytes < use.from_bytes || pool.threads() == 1) {
+            job.run_rows(0, rows.count);  // together no more than one dot the calling thread keeps
+        } else {
+            const std::size_t threads = std::min<std::size_t>(use.max_threads, pool.threads());
+            const std::size_t average = std::max<std::size_t>(1, solo_bytes / solo_rows);
+            const std::size_t by_bytes = std::max<std::size_t>(1, ParallelPolicy::kMaxTaskBytes / average);
+            const std::size_t wanted = threads * ParallelPolicy::kTasksPerThread;
+            job.rows_per_task = std::max<std::size_t>(1, std::min(by_bytes, (rows.count + wanted - 1) / wanted));
+            pool.run((rows.count + job.rows_per_task - 1) / job.rows_per_task, static_cast<unsigned>(threads),
+                     &RowsJob::task, &job);
+        }
+        if (job.out_of_memory.load(std::memory_order_relaxed)) return CUDOT_ERROR_OUT_OF_MEMORY;
+    }
+    for (std::size_t i = 0; i < rows.count; ++i)
+        if (!job.solo(i))
+            if (cudot_status status = dot(rows.row(i), partials, use, nullptr, &results[i])) return status;
     return CUDOT_OK;
 }
 

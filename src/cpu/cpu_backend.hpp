@@ -6,6 +6,7 @@
 #include "../core/context.hpp"
 #include "../core/operands.hpp"
 #include "../core/path_chooser.hpp"
+#include "../core/rows.hpp"
 #include "../core/types.hpp"
 
 namespace cudot {
@@ -32,6 +33,10 @@ cudot_status dot(const Operands &ops, void *partials, const PoolUse &pool, Where
 // joins them.
 cudot_status compute_packed_partials(const Operands &ops, std::size_t first, std::size_t last, void *partials,
                                      const PoolUse &pool, WhereChooser *chooser = nullptr);
+// results[i] = the dot of rows.row(i), for every row, with the bits of that row's own dot(). `partials`
+// holds the packed partials of the longest row's tiles (rows computed inside pool tasks use buffers of
+// their own). OUT_OF_MEMORY only when a thread cannot get its gather buffers.
+cudot_status dot_rows(const Rows &rows, double *results, void *partials);
 // The library's use of the pool for dots of this pair of element types: every thread, from the size at
 // which sharing pays, measured where either way can win.
 PoolUse pool_use(int32_t x_dtype, int32_t y_dtype);

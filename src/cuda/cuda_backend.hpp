@@ -8,6 +8,7 @@
 
 #include "../core/context.hpp"
 #include "../core/operands.hpp"
+#include "../core/rows.hpp"
 
 namespace cudot {
 namespace cuda {
@@ -62,6 +63,9 @@ inline std::uint64_t default_wait_ms(std::size_t bytes) {
 // pointer is pageable host memory), and for device and managed memory checks that the operand's n
 // elements stay inside the allocation CUDA made. `name` ("x", "y") names it in messages.
 cudot_status locate(Operand &o, std::size_t n, const char *name, ErrorSink err);
+// For `anchor` in device or managed memory: whether the bytes [lo, hi) (a batch's rows around it) stay
+// inside its allocation (INVALID_ARGUMENT otherwise, naming `name`).
+cudot_status check_within(const void *anchor, std::uintptr_t lo, std::uintptr_t hi, const char *name, ErrorSink err);
 // The GPU that reads page-locked host operands: the first usable one that can map host memory; -1: none.
 int host_reader_device();
 // Whether GPU `device` can read pageable host memory in place (HMM or ATS).
@@ -75,6 +79,9 @@ struct StreamCall {
     void *partials = nullptr;         // blocking: the packed tile partials instead of the result
 };
 cudot_status stream_dot(const Operands &ops, int device, const StreamCall &call, ErrorSink err);
+// A batch of rows in device or managed memory of GPU `device`, in one launch on call.stream: results into
+// call.host_result (count, blocking) or call.device_result (count, in stream order).
+cudot_status stream_rows(const Rows &rows, int device, const StreamCall &call, ErrorSink err);
 // Page-locks and maps [p, p + bytes) for every GPU (cudaHostRegister); OK without a GPU (nothing done;
 // *locked says which).
 cudot_status register_host(const void *p, std::size_t bytes, bool *locked, ErrorSink err);

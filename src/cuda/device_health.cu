@@ -132,16 +132,27 @@ static inline bool take_result(const Completion *slot, double *result) {
     return true;
 }
 
+// Whether every one of w's slots is written; `ready` counts those already seen, so each is read once
+// after it lands.
+static inline bool take_results(const GpuWait &w, std::size_t &ready, double *result) {
+    for (; ready < w.slots; ++ready) {
+        double ignored;
+        if (!take_result(w.slot + ready, ready == 0 ? result : &ignored)) return false;
+    }
+    return true;
+}
+
 cudot_status wait_gpu(const GpuWait &w, double *result, ErrorSink err) {
     using Clock = std::chrono::steady_clock;
     constexpr auto kQueryEvery = std::chrono::microseconds(20), kSpinFor = std::chrono::microseconds(200);
     const auto start = Clock::now();
     auto next_query = start + kQueryEvery;
+    std::size_t ready = 0;
     // Before the stream is known to be done: the slot alone settles a wait that needs only the result.
     const bool slot_settles = w.slot && !w.whole_stream;
     for (;;) {
         for (int i = 0; i < 32; ++i) {
-            if (slot_settles && take_result(w.slot, result)) return CUDOT_OK;
+            if (slot_settles && take_results(w, ready, result)) return CUDOT_OK;
             relax();
         }
         const auto now = Clock::now();
@@ -151,7 +162,7 @@ cudot_status wait_gpu(const GpuWait &w, double *result, ErrorSink err) {
         // tests need the same sequence of checked calls every time.
         const cudaError_t e = note(cudaStreamQuery(w.stream));
         if (e == cudaSuccess) {
-            if (!w.slot || take_result(w.slot, result)) return CUDOT_OK;
+            if (!w.slot || take_results(w, ready, result)) return CUDOT_OK;
             return fail(err, CUDOT_ERROR_INTERNAL, "%s ended without its result", w.what);
         }
         if (e != cudaErrorNotReady) {

@@ -33,6 +33,7 @@ struct GpuWait {
     int device = 0;
     cudaStream_t stream = nullptr;
     const Completion *slot = nullptr;
+    std::size_t slots = 1;  // consecutive slots from `slot`, all of which must be written (*result: the first)
     bool whole_stream = false;
     std::chrono::steady_clock::time_point deadline;
     std::uint64_t bound_ms = 0;  // the bound that set the deadline, for the message

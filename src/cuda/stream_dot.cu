@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <mutex>
 #include <new>
 #include <thread>
@@ -29,6 +30,7 @@
 #include "device_health.hpp"
 #include "gpu_state.hpp"
 #include "host_pipeline.hpp"
+#include "kernels/rows_kernel.cuh"
 
 namespace cudot {
 namespace cuda {
@@ -108,6 +110,8 @@ struct ArrayGpu {
     std::uint64_t uses = 0;                // dots that took a workspace, for last_use
     cudaEvent_t ready_event = nullptr;     // x_ready / y_ready waits
     cudaStream_t own_stream = nullptr;     // cudot's own (non-blocking): captured dots' workspaces
+    std::vector<std::pair<double *, std::size_t>> staging;  // mapped host buffers for blocking batches' results
+    unsigned rows_resident[6][6][2] = {};  // the batch kernels' resident blocks per pair (0: not asked yet)
     std::mutex released_mutex;             // guards `released` (a destructor may run inside a CUDA call)
     std::vector<void *> released;          // workspaces of destroyed graphs, freed on the next call
 };
@@ -250,7 +254,15 @@ void free_released(ArrayGpu &g) {
 // A workspace for a dot being captured on `stream`: allocated now on cudot's own stream (the thread's
 // capture mode is relaxed for these calls: they are not part of the graph, and must not be) with its
 // ticket zeroed, and handed to the graph being captured, which frees it when it goes.
-cudot_status captured_workspace(ArrayGpu &g, cudaStream_t stream, std::size_t bytes, void *&out, ErrorSink err) {
+// `fill` (may be empty) is copied into it first: the tables a batch of rows reads, taken from host memory
+// now, since the caller's may be gone when the graph replays.
+struct WorkspaceFill {
+    std::size_t at = 0;
+    const void *from = nullptr;
+    std::size_t bytes = 0;
+};
+cudot_status captured_workspace(ArrayGpu &g, cudaStream_t stream, std::size_t bytes, void *&out, ErrorSink err,
+                                const std::vector<WorkspaceFill> &fill = {}) {
     cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
     CUDOT_CUDA_TRY(err, cudaThreadExchangeStreamCaptureMode(&mode));
     void *memory = nullptr;
@@ -258,6 +270,10 @@ cudot_status captured_workspace(ArrayGpu &g, cudaStream_t stream, std::size_t by
     if (!g.own_stream) e = note(cudaStreamCreateWithFlags(&g.own_stream, cudaStreamNonBlocking));
     if (e == cudaSuccess) e = checked(cudaMallocAsync(&memory, bytes, g.own_stream));
     if (e == cudaSuccess) e = note(cudaMemsetAsync(memory, 0, kTicketBytes, g.own_stream));
+    for (const WorkspaceFill &f : fill)
+        if (e == cudaSuccess)
+            e = note(cudaMemcpyAsync(static_cast<char *>(memory) + f.at, f.from, f.bytes, cudaMemcpyHostToDevice,
+                                     g.own_stream));
     if (e == cudaSuccess) e = note(cudaStreamSynchronize(g.own_stream));  // cudot's own stream only
     (void)cudaThreadExchangeStreamCaptureMode(&mode);                      // the caller's mode again
     if (e != cudaSuccess) return cuda_fail(err, e, "cudaMallocAsync (a captured dot's workspace)");
@@ -281,27 +297,37 @@ cudot_status captured_workspace(ArrayGpu &g, cudaStream_t stream, std::size_t by
     return CUDOT_OK;
 }
 
-cudot_status check_result_pointer(double *p, int device, ErrorSink err) {
+// `count` results from p: memory GPU `device` can write, in one allocation where CUDA knows its range.
+cudot_status check_result_pointer(double *p, std::size_t count, int device, ErrorSink err) {
+    const char *name = count == 1 ? "device_result" : "device_results";
     if (reinterpret_cast<std::uintptr_t>(p) % alignof(double) != 0)
-        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "device_result (%p) is not 8-byte aligned", static_cast<void *>(p));
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s (%p) is not 8-byte aligned", name, static_cast<void *>(p));
     const PointerInfo info = pointer_info(p);
     const bool ok = info.place == Place::Managed || info.place == Place::PageLocked ||
                     (info.place == Place::Device && info.device == device);
     if (!ok)
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
-                    "device_result (%p) is not device memory of GPU %d, managed memory or page-locked host memory",
+                    "%s (%p) is not device memory of GPU %d, managed memory or page-locked host memory", name,
                     static_cast<void *>(p), device);
+    const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(p);
+    const bool known_range = info.place == Place::Device || info.place == Place::Managed;
+    if (known_range && info.range_size != 0 && (count > (info.range_start + info.range_size - at) / sizeof(double)))
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %zu results from %p leave its allocation [%p, +%zu)", name,
+                    count, static_cast<void *>(p), reinterpret_cast<void *>(info.range_start), info.range_size);
     return CUDOT_OK;
 }
 
-cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &call, ErrorSink err) {
+// What every call on the caller's stream does first: the GPU usable and current, the stream its own, and
+// whether the stream is being captured (a blocking call cannot wait inside a capture: `async_name` says
+// what to use instead).
+cudot_status enter_stream(int device, const StreamCall &call, const char *async_name, bool &capturing, ErrorSink err) {
     if (cudot_status status = check_device(device, err)) return status;
     if (is_stuck(device)) return refuse_stuck(err, device, "a dot of own arrays");
     CUDOT_CUDA_TRY_AS(err, use_primary_context(device), "cuCtxSetCurrent (the GPU's primary context)");
     cudaStream_t stream = static_cast<cudaStream_t>(call.stream);
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     CUDOT_CUDA_TRY(err, cudaStreamIsCapturing(stream, &capture));
-    const bool capturing = capture != cudaStreamCaptureStatusNone;
+    capturing = capture != cudaStreamCaptureStatusNone;
     // (CUDA refuses to name a capturing stream's device; a launch on another device's stream fails there.)
     if (!special_stream(stream) && !capturing) {
         int stream_device = -1;
@@ -310,13 +336,20 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
             return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "the stream belongs to GPU %d, the operands to GPU %d",
                         stream_device, device);
     }
-    const bool blocking = call.device_result == nullptr;
-    if (capturing && blocking)
+    if (capturing && call.device_result == nullptr)
         return fail(err, CUDOT_ERROR_UNSUPPORTED,
-                    "the stream is being captured into a CUDA graph: a blocking dot cannot wait inside a capture (use "
-                    "cudot_dot_arrays_async)");
+                    "the stream is being captured into a CUDA graph: a blocking call cannot wait inside a capture (use "
+                    "%s)", async_name);
+    return CUDOT_OK;
+}
+
+cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &call, ErrorSink err) {
+    bool capturing = false;
+    if (cudot_status status = enter_stream(device, call, "cudot_dot_arrays_async", capturing, err)) return status;
+    cudaStream_t stream = static_cast<cudaStream_t>(call.stream);
+    const bool blocking = call.device_result == nullptr;
     if (call.device_result)
-        if (cudot_status status = check_result_pointer(call.device_result, device, err)) return status;
+        if (cudot_status status = check_result_pointer(call.device_result, 1, device, err)) return status;
     if (ops.n == 0) {  // only the asynchronous form gets here with n = 0
         CUDOT_CUDA_TRY(err, cudaMemsetAsync(call.device_result, 0, sizeof(double), stream));
         return CUDOT_OK;
@@ -388,6 +421,269 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
     return status;
 }
 
+// ---- batches of rows ----
+
+// Mapped host memory for `count` results (g.mutex held): a kept buffer large enough, or a new one.
+cudot_status take_staging(ArrayGpu &g, std::size_t count, std::pair<double *, std::size_t> &out, ErrorSink err) {
+    for (std::size_t i = 0; i < g.staging.size(); ++i)
+        if (g.staging[i].second >= count) {
+            out = g.staging[i];
+            g.staging.erase(g.staging.begin() + static_cast<std::ptrdiff_t>(i));
+            return CUDOT_OK;
+        }
+    const std::size_t size = std::max<std::size_t>(count, 4096 / sizeof(double));
+    void *p = nullptr;
+    CUDOT_CUDA_TRY_AS(err, cudaHostAlloc(&p, size * sizeof(double), cudaHostAllocMapped | cudaHostAllocPortable),
+                      "cudaHostAlloc (a batch's results)");
+    out = {static_cast<double *>(p), size};
+    return CUDOT_OK;
+}
+
+cudot_status rows_resident(ArrayGpu &g, int device, int32_t x_dtype, int32_t y_dtype, bool short_rows, unsigned &out,
+                           ErrorSink err) {
+    unsigned &kept = g.rows_resident[x_dtype - 1][y_dtype - 1][short_rows ? 1 : 0];
+    if (kept == 0) {
+        int per_sm = 0, sms = 0;
+        CUDOT_CUDA_TRY_AS(err, rows_occupancy(x_dtype, y_dtype, short_rows, &per_sm),
+                          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+        CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        kept = static_cast<unsigned>(std::max(1, per_sm) * std::max(1, sms));
+    }
+    out = kept;
+    return CUDOT_OK;
+}
+
+constexpr std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
+
+// Whether every row of `o`'s batch starts on a 16-byte boundary with elements one apart (vector loads),
+// and whether every element is aligned to its type.
+void row_alignment(const Rows &rows, const Operand &o, const void *const *row_pointers, bool &dense, bool &aligned) {
+    const std::size_t size = o.size();
+    const auto at = [](const void *p, std::size_t a) { return reinterpret_cast<std::uintptr_t>(p) % a == 0; };
+    dense = o.stride == 1;
+    aligned = true;
+    switch (rows.layout) {
+        case Rows::Layout::Strided: {
+            const std::int64_t row_stride = &o == &rows.x ? rows.x_row_stride : rows.y_row_stride;
+            const bool rows_step = rows.count == 1 || (static_cast<std::uint64_t>(row_stride) * size) % kLoadAlign == 0;
+            dense = dense && at(o.data, kLoadAlign) && rows_step;
+            aligned = at(o.data, size);
+            break;
+        }
+        case Rows::Layout::Segmented:
+            aligned = at(o.data, size);
+            dense = dense && at(o.data, kLoadAlign);
+            for (std::size_t i = 0; dense && i < rows.count; ++i)
+                dense = (static_cast<std::uint64_t>(rows.offsets[i]) * size) % kLoadAlign == 0;
+            break;
+        case Rows::Layout::Pointers:
+            for (std::size_t i = 0; i < rows.count; ++i) {
+                dense = dense && at(row_pointers[i], kLoadAlign);
+                aligned = aligned && at(row_pointers[i], size);
+            }
+            break;
+    }
+}
+
+// A blocking batch of at most this many rows has its results written into mapped host memory, one slot
+// a row, which the host polls; a larger one into the workspace, copied back in one transfer (each
+// 8-byte write over the bus costs about as much as a large copy's 256 bytes).
+constexpr std::size_t kPolledResults = 16384;
+
+// Equal rows up to this long go to rows_short_kernel (a warp a row above 256 elements); longer ones, and
+// segments, to rows_tile_kernel.
+constexpr std::size_t kWarpRowsUpTo = order::kLanes;
+
+// What the host computes per batch for the batch kernels: the launch's shape and the tables it copies.
+struct RowsPlan {
+    RowsParams p{};
+    bool short_rows = false;  // rows_short_kernel
+    std::size_t tickets_at = 0, partials_at = 0, tables_at = 0, results_at = 0, bytes = 0;
+    bool joins = false;  // some row has several tiles: tickets to zero
+    std::vector<WorkspaceFill> fill;
+    std::vector<unsigned long long> first_item;  // Segmented
+};
+
+void plan_rows(const Rows &rows, std::size_t partial_bytes, bool results_in_workspace, RowsPlan &plan) {
+    RowsParams &p = plan.p;
+    p.count = rows.count;
+    p.n = rows.n;
+    p.layout = rows.layout == Rows::Layout::Strided ? kRowsStrided
+               : rows.layout == Rows::Layout::Segmented ? kRowsSegmented : kRowsPointers;
+    p.x = rows.x.gpu_data;
+    p.y = rows.y.gpu_data;
+    const long long sx = static_cast<long long>(rows.x.size()), sy = static_cast<long long>(rows.y.size());
+    p.x_row_bytes = rows.x_row_stride * sx;
+    p.y_row_bytes = rows.y_row_stride * sy;
+    p.x_step = rows.x.stride * sx;
+    p.y_step = rows.y.stride * sy;
+    bool xd, xa, yd, ya;
+    row_alignment(rows, rows.x, rows.x_rows, xd, xa);
+    row_alignment(rows, rows.y, rows.y_rows, yd, ya);
+    p.dense = xd && yd;
+    p.x_aligned = xa;
+    p.y_aligned = ya;
+    p.contiguous = rows.x.stride == 1 && rows.y.stride == 1 && xa && ya;
+    const std::size_t count = rows.count;
+    std::size_t tables = 0;
+    if (rows.layout != Rows::Layout::Segmented && rows.n <= kWarpRowsUpTo) {
+        plan.short_rows = true;
+        p.items = count;
+        if (rows.n <= 256) {  // a group of threads a row, 4 lanes a thread up to 128 elements, 8 up to 256
+            p.sub = rows.n <= 128 ? 1 : 2;
+            int group = 1;
+            while (static_cast<std::size_t>(group) * 4 * p.sub < rows.n) group *= 2;
+            p.group = group;
+        }
+    } else if (rows.layout != Rows::Layout::Segmented) {
+        p.tiles_per_row = order::tile_count(rows.n);
+        p.items = count * p.tiles_per_row;
+        plan.joins = p.tiles_per_row > 1;
+        // One operand repeated for every row: the rows' same tiles side by side, so that the repeated tile
+        // is read from memory once and then from L2.
+        p.tile_major = plan.joins && rows.layout == Rows::Layout::Strided &&
+                       (rows.x_row_stride == 0 || rows.y_row_stride == 0);
+    } else {
+        plan.first_item.resize(count + 1);
+        unsigned long long items = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+            plan.first_item[i] = items;
+            const std::size_t tiles = order::tile_count(static_cast<std::size_t>(rows.offsets[i + 1] - rows.offsets[i]));
+            plan.joins = plan.joins || tiles > 1;
+            items += std::max<std::size_t>(1, tiles);
+        }
+        plan.first_item[count] = items;
+        p.items = items;
+        tables = 2 * (count + 1) * sizeof(unsigned long long);
+    }
+    if (rows.layout == Rows::Layout::Pointers) tables = 2 * count * sizeof(void *);
+    plan.tickets_at = kTicketBytes;
+    plan.partials_at = plan.tickets_at + (plan.joins ? align_up(count * sizeof(unsigned), 256) : 0);
+    plan.tables_at = plan.partials_at + (plan.joins ? align_up(p.items * partial_bytes, 256) : 0);
+    plan.results_at = plan.tables_at + align_up(tables, 256);
+    plan.bytes = plan.results_at + (results_in_workspace ? count * sizeof(double) : 0);
+    if (rows.layout == Rows::Layout::Segmented) {
+        plan.fill.push_back({plan.tables_at, rows.offsets, (count + 1) * sizeof(long long)});
+        plan.fill.push_back({plan.tables_at + (count + 1) * sizeof(long long), plan.first_item.data(),
+                             (count + 1) * sizeof(unsigned long long)});
+    } else if (rows.layout == Rows::Layout::Pointers) {
+        plan.fill.push_back({plan.tables_at, rows.x_rows, count * sizeof(void *)});
+        plan.fill.push_back({plan.tables_at + count * sizeof(void *), rows.y_rows, count * sizeof(void *)});
+    }
+}
+
+// Points the plan's launch at a workspace.
+void aim_rows(RowsPlan &plan, void *workspace) {
+    unsigned char *w = static_cast<unsigned char *>(workspace);
+    RowsParams &p = plan.p;
+    p.tickets = reinterpret_cast<unsigned *>(w + plan.tickets_at);
+    p.partials = w + plan.partials_at;
+    if (p.layout == kRowsSegmented) {
+        p.offsets = reinterpret_cast<const long long *>(w + plan.tables_at);
+        p.first_item = reinterpret_cast<const unsigned long long *>(w + plan.tables_at + (p.count + 1) * sizeof(long long));
+    } else if (p.layout == kRowsPointers) {
+        p.x_rows = reinterpret_cast<const unsigned char *const *>(w + plan.tables_at);
+        p.y_rows = reinterpret_cast<const unsigned char *const *>(w + plan.tables_at + p.count * sizeof(void *));
+    }
+}
+
+cudot_status stream_rows_here(const Rows &rows, int device, const StreamCall &call, ErrorSink err) {
+    bool capturing = false;
+    if (cudot_status status = enter_stream(device, call, "cudot_dot_rows_async", capturing, err)) return status;
+    cudaStream_t stream = static_cast<cudaStream_t>(call.stream);
+    const bool blocking = call.device_result == nullptr;
+    if (!blocking)
+        if (cudot_status status = check_result_pointer(call.device_result, rows.count, device, err)) return status;
+    RowsPlan plan;
+    const bool polled = blocking && rows.count <= kPolledResults;
+    try {
+        plan_rows(rows, launcher_for(rows.x.dtype, rows.y.dtype).partial_bytes, blocking && !polled, plan);
+    } catch (const std::bad_alloc &) {
+        return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the tables of %zu rows", rows.count);
+    }
+
+    ArrayGpu &g = array_gpu(device);
+    std::unique_lock<std::mutex> lock(g.mutex);
+    if (cudot_status status = wait_ready(g, call.x_ready, stream, err)) return status;
+    if (cudot_status status = wait_ready(g, call.y_ready, stream, err)) return status;
+    unsigned resident = 0;
+    if (cudot_status status = rows_resident(g, device, rows.x.dtype, rows.y.dtype, plan.short_rows, resident, err))
+        return status;
+    void *workspace = nullptr;
+    Workspace *w = nullptr;
+    if (!capturing) free_released(g);
+    if (capturing) {  // a workspace the graph owns, its tables copied now
+        if (cudot_status status = captured_workspace(g, stream, plan.bytes, workspace, err, plan.fill)) return status;
+    } else if (cudot_status status = stream_workspace(g, stream, plan.bytes, w, err)) {
+        return status;
+    } else {
+        workspace = w->memory;
+        for (const WorkspaceFill &f : plan.fill)  // from pageable memory: staged before the call returns
+            CUDOT_CUDA_TRY(err, cudaMemcpyAsync(static_cast<char *>(workspace) + f.at, f.from, f.bytes,
+                                                cudaMemcpyHostToDevice, stream));
+    }
+    aim_rows(plan, workspace);
+    if (plan.joins)
+        CUDOT_CUDA_TRY(err, cudaMemsetAsync(plan.p.tickets, 0, rows.count * sizeof(unsigned), stream));
+    std::pair<double *, std::size_t> staging{nullptr, 0};
+    if (blocking) {
+        if (cudot_status status = take_staging(g, rows.count, staging, err)) return status;
+        if (polled)  // one slot a row, each written once (Completion)
+            for (std::size_t i = 0; i < rows.count; ++i)
+                reinterpret_cast<Completion *>(staging.first)[i].result_bits = kNoResult;
+        plan.p.results = polled ? staging.first : reinterpret_cast<double *>(static_cast<char *>(workspace) + plan.results_at);
+    } else {
+        plan.p.results = call.device_result;
+    }
+    if (w) {
+        if (blocking) ++w->running;
+        else w->served_async = true;
+    }
+    unsigned long long work = plan.p.items;  // blocks of rows_tile_kernel; warps of rows_short_kernel
+    if (plan.short_rows) {
+        const unsigned long long per_warp = plan.p.group > 0 ? 32 / plan.p.group : 1;
+        work = ((plan.p.items + per_warp - 1) / per_warp + kWarps - 1) / kWarps;
+    }
+    const unsigned blocks = static_cast<unsigned>(std::max<unsigned long long>(1, std::min<unsigned long long>(resident, work)));
+    KernelCall kernel;
+    prepare_rows(plan.p, rows.x.dtype, rows.y.dtype, plan.short_rows, blocks, kernel);
+    cudot_status status = launch(kernel, device, stream, err, capturing ? nullptr : &w->graphs);
+    const bool launched = status == CUDOT_OK;
+    if (status == CUDOT_OK && blocking && !polled) {  // queued before another thread could grow the workspace
+        const cudaError_t e = checked(cudaMemcpyAsync(staging.first, plan.p.results, rows.count * sizeof(double),
+                                                      cudaMemcpyDeviceToHost, stream));
+        if (e != cudaSuccess) status = cuda_fail(err, e, "cudaMemcpyAsync (a batch's results to the host)");
+    }
+    lock.unlock();
+    if (blocking && status == CUDOT_OK) {
+        std::size_t elements = 0;  // what the batch reads, for the wait's bound
+        for (std::size_t i = 0; i < rows.count && rows.layout == Rows::Layout::Segmented; ++i)
+            elements += static_cast<std::size_t>(rows.offsets[i + 1] - rows.offsets[i]);
+        if (rows.layout != Rows::Layout::Segmented) elements = rows.count * rows.n;
+        GpuWait wait;
+        wait.device = device;
+        wait.stream = stream;
+        wait.slot = polled ? reinterpret_cast<const Completion *>(staging.first) : nullptr;
+        wait.slots = polled ? rows.count : 1;
+        const std::uint64_t bound = default_wait_ms(elements * (rows.x.size() + rows.y.size()) + rows.count * 8);
+        wait.deadline = deadline_in(bound);
+        wait.bound_ms = bound;
+        wait.what = "the batch";
+        double ignored = 0;
+        status = wait_gpu(wait, &ignored, err);
+        if (status == CUDOT_OK) std::memcpy(call.host_result, staging.first, rows.count * sizeof(double));
+    }
+    // Staging memory the kernel or the copy may still write is not reused (as a single dot's slot).
+    const bool staging_free = blocking && (status == CUDOT_OK || !launched);
+    const bool workspace_idle = w && blocking && status == CUDOT_OK;
+    if (staging_free || workspace_idle) {
+        lock.lock();
+        if (staging_free) g.staging.push_back(staging);
+        if (workspace_idle) --w->running;
+    }
+    return status;
+}
+
 }  // namespace
 
 cudot_status locate(Operand &o, std::size_t n, const char *name, ErrorSink err) {
@@ -403,6 +699,17 @@ cudot_status locate(Operand &o, std::size_t n, const char *name, ErrorSink err) 
                     "%s: its %zu elements (stride %lld) reach bytes [%p, %p), outside its allocation [%p, %p) on GPU %d",
                     name, n, static_cast<long long>(o.stride), reinterpret_cast<void *>(lo), reinterpret_cast<void *>(hi),
                     reinterpret_cast<void *>(info.range_start),
+                    reinterpret_cast<void *>(info.range_start + info.range_size), info.device);
+    return CUDOT_OK;
+}
+
+cudot_status check_within(const void *anchor, std::uintptr_t lo, std::uintptr_t hi, const char *name, ErrorSink err) {
+    const PointerInfo info = pointer_info(anchor);
+    if (info.place != Place::Device && info.place != Place::Managed) return CUDOT_OK;
+    if (lo < info.range_start || hi > info.range_start + info.range_size)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                    "%s reach bytes [%p, %p), outside the allocation [%p, %p) on GPU %d that holds the first row", name,
+                    reinterpret_cast<void *>(lo), reinterpret_cast<void *>(hi), reinterpret_cast<void *>(info.range_start),
                     reinterpret_cast<void *>(info.range_start + info.range_size), info.device);
     return CUDOT_OK;
 }
@@ -452,6 +759,8 @@ void release_stream_state() {
         free_released(*g);
         if (g->own_stream) (void)note(cudaStreamSynchronize(g->own_stream));
         for (void *page : g->slot_pages) (void)note(cudaFreeHost(page));
+        for (const auto &buffer : g->staging) (void)note(cudaFreeHost(buffer.first));
+        g->staging.clear();
         g->slot_pages.clear();
         g->free_slots.clear();
         if (g->ready_event) (void)note(cudaEventDestroy(g->ready_event));
@@ -463,6 +772,11 @@ void release_stream_state() {
 cudot_status stream_dot(const Operands &ops, int device, const StreamCall &call, ErrorSink err) {
     CallerCudaState caller;
     return caller.restore(stream_dot_here(ops, device, call, err), err);
+}
+
+cudot_status stream_rows(const Rows &rows, int device, const StreamCall &call, ErrorSink err) {
+    CallerCudaState caller;
+    return caller.restore(stream_rows_here(rows, device, call, err), err);
 }
 
 cudot_status register_host(const void *p, std::size_t bytes, bool *locked, ErrorSink err) {

@@ -57,7 +57,10 @@
 //                of the dot, bit3: size one byte short), nmode u8, narg u16, xcode u8, ycode u8: the slot's
 //                shadow values as the caller's own arrays (cudot_dot_arrays), stride {1,-1,0,2,-3,7}[code % 6],
 //                element 0 (code / 6) % 8 bytes past an aligned address; the same bits as a HOST context
-//                holding the values read
+//                holding the values read. bit4: instead, the same operands as a batch of one row
+//                (cudot_dot_rows, strided), the same bits; bit5 (with bit4): also cut into three
+//                segments at arg-chosen offsets (segmented rows), each with the bits of cudot_dot_arrays
+//                on that segment alone
 // tests/fuzz/make_corpus.py writes programs in this format.
 
 #include <atomic>
@@ -1426,6 +1429,44 @@ ArrayLayout lay_out_array(const std::vector<uint8_t> &values, std::size_t size, 
     return l;
 }
 
+// The operands of `a` cut into three segments at offsets chosen from `arg` (segmented rows): each
+// segment's result has the bits of cudot_dot_arrays on that segment alone (empty ones: +0.0).
+void check_segments(const cudot_arrays &a, std::size_t n, uint16_t arg) {
+    const int64_t c1 = static_cast<int64_t>((arg & 0xff) % (n + 1)), c2 = c1 + static_cast<int64_t>((arg >> 8) % (n + 1 - c1));
+    const int64_t offsets[4] = {0, c1, c2, static_cast<int64_t>(n)};
+    cudot_rows b = CUDOT_ROWS_INIT;
+    b.layout = CUDOT_ROWS_SEGMENTED;
+    b.count = 3;
+    b.x = a.x;
+    b.y = a.y;
+    b.offsets = offsets;
+    double got[3] = {-5.5, -5.5, -5.5};
+    const cudot_status status = cudot_dot_rows(&b, got);
+    CHECK("segments-ok", status == CUDOT_OK, "segmented rows returned %s: %s", sname(status), cudot_last_error(nullptr));
+    if (status != CUDOT_OK) {
+        g_init_error = cudot_last_error(nullptr);
+        return;
+    }
+    for (int i = 0; i < 3; ++i) {
+        cudot_arrays one = CUDOT_ARRAYS_INIT;  // not `a`, whose size a flag may have cut short
+        one.x = a.x;
+        one.y = a.y;
+        one.n = static_cast<std::size_t>(offsets[i + 1] - offsets[i]);
+        one.x.data = static_cast<const uint8_t *>(a.x.data) + offsets[i] * a.x.stride * static_cast<int64_t>(elem_size(a.x.dtype));
+        one.y.data = static_cast<const uint8_t *>(a.y.data) + offsets[i] * a.y.stride * static_cast<int64_t>(elem_size(a.y.dtype));
+        double want = 0.0;
+        const cudot_status alone = one.n > 0 ? cudot_dot_arrays(&one, &want) : CUDOT_OK;
+        CHECK("segments-alone-ok", alone == CUDOT_OK, "a segment's own dot returned %s: %s", sname(alone),
+              cudot_last_error(nullptr));
+        if (alone != CUDOT_OK) {
+            g_init_error = cudot_last_error(nullptr);
+            return;
+        }
+        CHECK("segments-bits", bits_of(got[i]) == bits_of(want), "segment %d [%lld, %lld) of n=%zu: rows gave %a, alone %a",
+              i, static_cast<long long>(offsets[i]), static_cast<long long>(offsets[i + 1]), n, got[i], want);
+    }
+}
+
 void op_arrays(State &st, Reader &in) {
     Slot &s = st.slot[in.u8() % kSlots];
     const uint8_t flags = in.u8(), mode = in.u8();
@@ -1445,12 +1486,21 @@ void op_arrays(State &st, Reader &in) {
     a.y.dtype = s.dy;
     a.y.stride = strides[ycode % 6];
     if (flags & 8) a.size -= 1;
-    const bool bad = (flags & (1 | 2 | 8)) != 0;
+    const bool rows = (flags & 16) != 0;
+    const bool bad = (flags & (1 | 2 | (rows ? 0 : 8))) != 0;
     const double sentinel = -5.5;
     double r = sentinel;
     cudot_status status;
     std::vector<uint8_t> partials;
-    if (flags & 4) {
+    if (rows) {
+        cudot_rows b = CUDOT_ROWS_INIT;
+        b.count = 1;
+        b.n = n;
+        b.x = a.x;
+        b.y = a.y;
+        status = cudot_dot_rows(&b, &r);
+        if (status == CUDOT_OK && (flags & 32)) check_segments(a, n, arg);
+    } else if (flags & 4) {
         partials.assign(cudot::order::tile_count(n) * CUDOT_PARTIAL_BYTES, 0);
         status = cudot_tile_partials_arrays(&a, partials.data());
         if (status == CUDOT_OK) status = cudot_join_partials(s.dx, s.dy, partials.data(), partials.size() / CUDOT_PARTIAL_BYTES, &r);

@@ -246,6 +246,16 @@ def seeds():
             prog += arrays(slot, DN_CAP, 0, 1, 0, flags=4)
         prog += arrays(0, DN_CAP, 0, 0, 0, flags=1) + arrays(0, DN_CAP, 0, 0, 0, flags=2) + arrays(0, DN_CAP, 0, 0, 0, flags=8)
         s['arrays_x%d' % tx] = prog
+    # The same operands as a batch of one row (cudot_dot_rows) and as three segments, also with the
+    # arrays request one byte short (rows do not read it), and a bad row.
+    prog = b''
+    for j, (tx, ty) in enumerate([(F32, F32), (F64, F16), (BF16, I8), (U8, U8)]):
+        n = [5, 4099, 8193, 20000][j]
+        prog += init(j, n, tx, ty, memory=HOST, fillclass=[C_NEAR1, C_WIDE, C_PM1, C_SMALL][j], seed=700 + j)
+        prog += arrays(j, DN_CAP, 0x3101 * (j + 1), (j * 7) % 48, (j * 11 + 3) % 48, flags=16 | 32)
+        prog += arrays(j, DN_PREFIX, n // 2 + 1, 1, 6, flags=16 | 32 | 8)
+    prog += arrays(0, DN_CAP, 0, 0, 0, flags=16 | 1)
+    s['rows'] = prog
     s['unfilled'] = init(0, 300, F64, flags=2) + dot(0) + dot(0) + dot_n(0, DN_PREFIX, 100) + hooks(0, 2, 1) + dot(0)
     return s
 

@@ -11,7 +11,7 @@ namespace Cudot
 {
     /// <summary>Dot products of the caller's own arrays, spans and device memory (cudot_dot_arrays and
     /// friends, library 1.7 or newer): the same bits as a HOST CudotContext holding the same values.</summary>
-    public static class CudotArrays
+    public static partial class CudotArrays
     {
         /// <summary>cudaStreamLegacy: the legacy default stream, named explicitly (IntPtr.Zero means it too).</summary>
         public static readonly IntPtr LegacyStream = new IntPtr(1);

@@ -44,6 +44,31 @@ namespace Cudot
         public IntPtr Stream, XReady, YReady;
     }
 
+    // cudot_rows_layout: how a batch of dots names its rows (since 1.9).
+    internal enum RowsLayout
+    {
+        Strided = 0,   // row i of x at element i * XRowStride of X.Data; likewise y
+        Segmented = 1, // one long x and y cut by Count + 1 Offsets
+        Pointers = 2,  // row i of x at XRows[i], of y at YRows[i]
+    }
+
+    // cudot_rows as of 1.9: 136 bytes on 64-bit platforms, fields in header order. Fields a layout does
+    // not use must be zero (the library refuses them otherwise), as new NativeRows { ... } leaves them.
+    [StructLayout(LayoutKind.Sequential)]
+    internal unsafe struct NativeRows
+    {
+        public uint Size;
+        public int Layout;         // a RowsLayout
+        public UIntPtr Count;      // rows
+        public UIntPtr N;          // Strided and Pointers: elements of every row; Segmented: 0
+        public NativeArray X, Y;   // dtype and element stride of every row; Data: row 0 (Strided), element 0 (Segmented)
+        public long XRowStride;    // Strided: elements from row i's element 0 to row i + 1's; signed; 0 repeats
+        public long YRowStride;
+        public long* Offsets;      // Segmented: Count + 1 offsets, host memory
+        public IntPtr* XRows, YRows; // Pointers: Count row addresses each, host memory
+        public IntPtr Stream, XReady, YReady;
+    }
+
     internal static class Native
     {
         // The import name: portable, no platform's file name in it. CudotLibrary installs, before the
@@ -90,6 +115,10 @@ namespace Cudot
         internal static extern int cudot_register_host(IntPtr p, UIntPtr bytes);
         [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)] // since 1.7
         internal static extern int cudot_unregister_host(IntPtr p);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)] // since 1.9
+        internal static extern unsafe int cudot_dot_rows(NativeRows* r, double* results);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)] // since 1.9
+        internal static extern unsafe int cudot_dot_rows_async(NativeRows* r, IntPtr deviceResults);
     }
 
     // The forwarders through which all other code reaches Native. Why they exist: Mono resolves a
@@ -147,6 +176,13 @@ namespace Cudot
         internal static int RegisterHost(IntPtr p, ulong bytes) { return Native.cudot_register_host(p, new UIntPtr(bytes)); }
         [MethodImpl(NoInline)]
         internal static int UnregisterHost(IntPtr p) { return Native.cudot_unregister_host(p); }
+        // The two below may be missing from the library (older than 1.9, or one that has cudot_dot_rows
+        // but not yet the async entry point): their callers turn EntryPointNotFoundException, which the
+        // call to the forwarder raises on Mono and the first call inside it on .NET, into Unsupported.
+        [MethodImpl(NoInline)]
+        internal static unsafe int DotRows(NativeRows* r, double* results) { return Native.cudot_dot_rows(r, results); }
+        [MethodImpl(NoInline)]
+        internal static unsafe int DotRowsAsync(NativeRows* r, IntPtr deviceResults) { return Native.cudot_dot_rows_async(r, deviceResults); }
         [MethodImpl(NoInline)]
         internal static IntPtr StatusStringPtr(int status) { return Native.cudot_status_string(status); }
         [MethodImpl(NoInline)]

@@ -1,13 +1,17 @@
 # Cudot's extension for CUDA.jl (loaded by Julia 1.9+ when CUDA is loaded next to Cudot): dots on
-# CUDA.jl arrays with Cudot.dot_arrays, Cudot.dot_arrays! and Cudot.tile_partials(x, y). It only
-# teaches the operand code of src/arrays.jl three things about CUDA.jl; the calls are the same.
+# CUDA.jl arrays with Cudot.dot_arrays, Cudot.dot_arrays! and Cudot.tile_partials(x, y), and many
+# dots in one call with Cudot.dot_columns, dot_columns!, dot_segments and dot_segments!. It only
+# teaches the operand code of src/arrays.jl four things about CUDA.jl; the calls are the same.
 #
 # Nothing is copied: a CuVector (or a strided view of one, StridedCuVector) is passed as the device
-# address of its element 1 and its stride, and the library reads the device memory in place.
+# address of its element 1 and its stride, and the library reads the device memory in place. A
+# CuMatrix (or a strided view of one) is a DenseArray, so a StridedMatrix to src/rows.jl: its
+# columns go as the device address of element (1, 1), the element stride and the column stride,
+# and its GPU dots them all in one launch.
 module CudotCUDAExt
 
 using Cudot
-using CUDA: CUDA, CuPtr, CuStream, StridedCuVector
+using CUDA: CUDA, CuPtr, CuStream, StridedCuArray
 
 # pointer(v) of a CUDA.jl array is a CuPtr{T}: a device address, a primitive type of pointer size
 # that CUDA.jl keeps apart from host pointers. The C call takes it as a void *, bit for bit.
@@ -18,7 +22,7 @@ Cudot._c_pointer(p::CuPtr) = reinterpret(Ptr{Cvoid}, p)
 # the current device, the one CUDA.jl queues the task's kernels and copies on. So the dot runs after
 # what the task wrote into the array, and before what it does next. The current device
 # (CUDA.device()) must be the arrays' (the library refuses a stream of another GPU).
-Cudot._array_stream(::StridedCuVector) = CUDA.stream()
+Cudot._array_stream(::StridedCuArray) = CUDA.stream()
 
 # cudaStream_t of a CuStream (CUDA.jl's default_stream(), legacy_stream() and per_thread_stream()
 # hold CUDA's own special values 0, 1 and 2, which cudot reads the same way).

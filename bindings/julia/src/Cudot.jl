@@ -34,6 +34,15 @@ stream:
 See [`Cudot.dot_arrays`](@ref), [`Cudot.dot_arrays!`](@ref), `Cudot.tile_partials(x, y)` and
 [`Cudot.register_host`](@ref).
 
+Many dots in one call (cudot 1.9), each with the bits of `dot_arrays` on its own pair: the columns
+of two matrices, a vector against every column of a matrix, the segments of two long vectors:
+
+    Cudot.dot_columns(X, Y)                 # X, Y::Matrix (or strided views, CuMatrix): one per column
+    Cudot.dot_columns(q, T)                 # q against each column of T
+    Cudot.dot_segments(x, y, [1, 4, 4, 9])  # x[1:3]⋅y[1:3], 0.0 (empty), x[4:8]⋅y[4:8]
+
+See [`Cudot.dot_columns`](@ref), [`Cudot.dot_columns!`](@ref), [`Cudot.dot_segments`](@ref).
+
 The C library is found when the package loads: `ENV["CUDOT_LIBRARY"]` (a path) first, then the
 `"library"` preference set by [`Cudot.set_library!`](@ref), otherwise the soname `libcudot.so.1`,
 otherwise `Libdl.find_library(["libcudot", "cudot"])`; without an explicit path, a library of
@@ -108,6 +117,11 @@ const _PARTIALS_SINCE = v"1.2.0"
 
 # The first library version with dots on the caller's own arrays (cudot_dot_arrays and the rest).
 const _ARRAYS_SINCE = v"1.7.0"
+
+# How a batch of dots names its rows (cudot_rows_layout, library 1.9; src/rows.jl).
+const _ROWS_STRIDED = Int32(0)      # row i of x at element i * x_row_stride of x.data; likewise y
+const _ROWS_SEGMENTED = Int32(1)    # one long x and y cut by count + 1 offsets
+const _ROWS_POINTERS = Int32(2)     # row i of x at x_rows[i], of y at y_rows[i] (not used here)
 
 # Memory strategies; the C value is the index in this tuple minus one (CUDOT_MEMORY_AUTO = 0, ...).
 const _MEMORY = (:auto, :pinned, :mapped, :managed, :host)
@@ -218,6 +232,8 @@ struct _Library
     tile_partials_arrays::Ptr{Cvoid}
     register_host::Ptr{Cvoid}
     unregister_host::Ptr{Cvoid}
+    dot_rows::Ptr{Cvoid}              # C_NULL where the library lacks it (before 1.9), like the next
+    dot_rows_async::Ptr{Cvoid}
     status_string::Ptr{Cvoid}
     last_error::Ptr{Cvoid}
 end
@@ -327,6 +343,17 @@ end
 _sym_since(handle, version, since, name, path, how) =
     version >= since ? _sym(handle, name, path, how) : C_NULL
 
+# A symbol looked up by its presence, not by the library's version (a library may have
+# cudot_dot_rows without cudot_dot_rows_async); C_NULL where it is missing.
+function _sym_if_present(handle::Ptr{Cvoid}, name::Symbol)
+    p = try
+        Libdl.dlsym(handle, name)
+    catch
+        return C_NULL
+    end
+    return convert(Ptr{Cvoid}, p)
+end
+
 function _bind_library(handle::Ptr{Cvoid}, version::VersionNumber, path, how)
     fullpath = try
         Libdl.dlpath(handle)
@@ -350,6 +377,8 @@ function _bind_library(handle::Ptr{Cvoid}, version::VersionNumber, path, how)
                     arrays_sym(:cudot_tile_partials_arrays),
                     arrays_sym(:cudot_register_host),
                     arrays_sym(:cudot_unregister_host),
+                    _sym_if_present(handle, :cudot_dot_rows),
+                    _sym_if_present(handle, :cudot_dot_rows_async),
                     _sym(handle, :cudot_status_string, path, how),
                     _sym(handle, :cudot_last_error, path, how))
 end
@@ -1324,6 +1353,10 @@ end
 # Dots on the caller's own arrays (cudot 1.7): Cudot.dot_arrays, dot_arrays!, tile_partials(x, y),
 # register_host, unregister_host.
 include("arrays.jl")
+
+# Many dots in one call (cudot_dot_rows, library 1.9): Cudot.dot_columns, dot_columns!,
+# dot_segments, dot_segments!.
+include("rows.jl")
 
 # ---------------------------------------------------------------------------------------------
 # bfloat16 bit patterns

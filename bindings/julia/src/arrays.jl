@@ -27,6 +27,27 @@ struct _Arrays
     y_ready::Ptr{Cvoid}
 end
 
+# struct cudot_rows of 1.9: a batch of dots (src/rows.jl). 136 bytes on 64-bit platforms (size at
+# 0, layout 4, count 8, n 16, x 24, y 48, x_row_stride 72, y_row_stride 80, offsets 88, x_rows 96,
+# y_rows 104, stream 112, x_ready 120, y_ready 128), the layout Julia gives these isbits fields.
+# Fields a layout does not use must be zero.
+struct _Rows
+    size::UInt32                 # sizeof(_Rows)
+    layout::Int32                # _ROWS_STRIDED, _ROWS_SEGMENTED or _ROWS_POINTERS
+    count::Csize_t               # rows
+    n::Csize_t                   # strided: elements of every row; segmented: 0
+    x::_Array                    # dtype and element stride of every row; data: row 0 (strided),
+    y::_Array                    # element 0 of the long vector (segmented)
+    x_row_stride::Int64          # strided: elements from row i's element 0 to row i + 1's; signed
+    y_row_stride::Int64
+    offsets::Ptr{Int64}          # segmented: count + 1 offsets, 0-based, in host memory
+    x_rows::Ptr{Ptr{Cvoid}}      # pointers layout: count row addresses (unused here)
+    y_rows::Ptr{Ptr{Cvoid}}
+    stream::Ptr{Cvoid}
+    x_ready::Ptr{Cvoid}
+    y_ready::Ptr{Cvoid}
+end
+
 # Long calls (a dot waits for its GPU; registration page-locks memory) are GC-safe on Julia 1.12+,
 # as the context calls are (see _GC_SAFE_CALLS): C never calls back into Julia, and the memory it
 # reads is preserved by the caller (GC.@preserve) and never moved by Julia's collector.

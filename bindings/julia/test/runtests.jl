@@ -1568,8 +1568,13 @@ end
 
 include("own_arrays.jl")
 
+# ---- many dots in one call (1.9)
+
+include("rows.jl")
+
 if HAVE_CUDA_JL
     include("cuda_arrays.jl")
+    include("cuda_rows.jl")
 else
     @testset "own arrays: CUDA.jl arrays" begin
         if GPU_REQUIRED

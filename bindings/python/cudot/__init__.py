@@ -16,6 +16,11 @@ Dots on your own arrays (library 1.7), read where they are, nothing copied:
 
     cudot.dot(np_x, np_y)                      # numpy arrays, any stride
     cudot.dot(cupy_x, cupy_y, stream=s)        # CUDA arrays (__cuda_array_interface__, __dlpack__)
+
+Many dots in one call (library 1.9), each with the bits of its own dot:
+
+    cudot.vecdot(table, query)                 # one query against every row of a table (NumPy 2's vecdot)
+    cudot.dot_segments(x, y, offsets)          # the dots of x[o[i]:o[i+1]] and y[o[i]:o[i+1]]
 """
 from . import _lib, _version
 from ._arrays import Registration, dot, dot_async, register_host, tile_partials
@@ -25,6 +30,7 @@ from ._errors import (CudaError, CudotError, InternalError, InvalidArgumentError
 from ._lib import LibraryLoadError
 from ._operands import as_bf16
 from ._partials import PARTIAL_BYTES, TILE_ELEMENTS, join_partials
+from ._rows import dot_segments, vecdot
 from ._types import NAMES as TYPE_NAMES
 from ._types import bf16_from_float, bf16_to_float
 
@@ -32,7 +38,8 @@ __version__ = _version.read()
 __all__ = ["Context", "CudotError", "InvalidArgumentError", "OutOfMemoryError", "NoDeviceError", "UnsupportedError",
            "CudaError", "InternalError", "LibraryLoadError", "Status", "DEVICE_ALL", "DEFAULT_WAIT_MS", "MEMORY_NAMES",
            "TYPE_NAMES", "TILE_ELEMENTS", "PARTIAL_BYTES", "join_partials", "bf16_from_float", "bf16_to_float",
-           "library_version", "dot", "dot_async", "tile_partials", "as_bf16", "register_host", "Registration"]
+           "library_version", "dot", "dot_async", "tile_partials", "as_bf16", "register_host", "Registration",
+           "vecdot", "dot_segments"]
 
 # Tracebacks and reprs name the exceptions as users spell them (cudot.LibraryLoadError, not
 # cudot._lib.LibraryLoadError); pickle finds them under the same names.

@@ -54,6 +54,22 @@ class Arrays(ctypes.Structure):
                 ("y_ready", ctypes.c_void_p)]
 
 
+class Rows(ctypes.Structure):
+    """cudot_rows (1.9): a batch of dots of caller-owned rows; layout is a ROWS_* value."""
+    _fields_ = [("size", ctypes.c_uint32), ("layout", ctypes.c_int32), ("count", ctypes.c_size_t),
+                ("n", ctypes.c_size_t), ("x", Array), ("y", Array), ("x_row_stride", ctypes.c_int64),
+                ("y_row_stride", ctypes.c_int64), ("offsets", ctypes.POINTER(ctypes.c_int64)),
+                ("x_rows", ctypes.POINTER(ctypes.c_void_p)), ("y_rows", ctypes.POINTER(ctypes.c_void_p)),
+                ("stream", ctypes.c_void_p), ("x_ready", ctypes.c_void_p),
+                ("y_ready", ctypes.c_void_p)]
+
+
+# cudot_rows_layout
+ROWS_STRIDED = 0
+ROWS_SEGMENTED = 1
+ROWS_POINTERS = 2
+
+
 def check_major(version):
     """Raise LibraryLoadError unless `version` (major * 10000 + minor * 100 + patch) has our major."""
     if version // 10000 != MAJOR:
@@ -153,7 +169,8 @@ def not_found_message(tried):
 # still loads it, and calling one raises UNSUPPORTED (see _context.optional_function).
 OPTIONAL = {"cudot_get_dtypes": "1.1", "cudot_tile_partials": "1.2", "cudot_join_partials": "1.2",
             "cudot_dot_arrays": "1.7", "cudot_dot_arrays_async": "1.7", "cudot_tile_partials_arrays": "1.7",
-            "cudot_register_host": "1.7", "cudot_unregister_host": "1.7"}
+            "cudot_register_host": "1.7", "cudot_unregister_host": "1.7", "cudot_dot_rows": "1.9",
+            "cudot_dot_rows_async": "1.9"}
 
 
 def _declare(lib):
@@ -172,6 +189,8 @@ def _declare(lib):
         "cudot_dot_arrays": (c_int, [P(Arrays), P(ctypes.c_double)]),
         "cudot_dot_arrays_async": (c_int, [P(Arrays), c_void_p]),
         "cudot_tile_partials_arrays": (c_int, [P(Arrays), c_void_p]),
+        "cudot_dot_rows": (c_int, [P(Rows), c_void_p]),
+        "cudot_dot_rows_async": (c_int, [P(Rows), c_void_p]),
         "cudot_register_host": (c_int, [c_void_p, c_size_t]),
         "cudot_unregister_host": (c_int, [c_void_p]),
         "cudot_status_string": (ctypes.c_char_p, [c_int]),

@@ -280,22 +280,28 @@ __device__ __forceinline__ void publish(Completion *done, double result) {
 
 // The join (order.hpp, step 4): tile partials dealt to the kLanes join lanes, then the lane tree; the
 // root lands in thread 0.
+// (The `tiles` partials from `partials`: one dot's, or one row's of a batch, rows_kernel.cuh.)
 template <class Tx, class Ty>
-__device__ typename PairOf<Tx, Ty>::Acc join_partials(const DotParams<Tx, Ty> &p,
-                                                      typename PairOf<Tx, Ty>::Acc *warp_roots) {
+__device__ typename PairOf<Tx, Ty>::Acc join_tiles(const typename PairOf<Tx, Ty>::Acc *partials, std::size_t tiles,
+                                                   typename PairOf<Tx, Ty>::Acc *warp_roots) {
     using A = typename PairOf<Tx, Ty>::A;
     using Acc = typename A::Acc;
     constexpr bool kSplit = SplitLanes<Tx, Ty>::value;
     Acc lane[kLanesPerThread];
 #pragma unroll
     for (int k = 0; k < kLanesPerThread; ++k) lane[k] = A::zero();
-    for (std::size_t round = 0; round * order::kLanes < p.tiles; ++round)
+    for (std::size_t round = 0; round * order::kLanes < tiles; ++round)
 #pragma unroll
         for (int k = 0; k < kLanesPerThread; ++k) {
             const std::size_t tile = round * order::kLanes + LaneMap<kSplit>::lane(threadIdx.x, k);
-            if (tile < p.tiles) lane[k] = A::merge(lane[k], load_partial(p.partials + tile));
+            if (tile < tiles) lane[k] = A::merge(lane[k], load_partial(partials + tile));
         }
     return block_tree<A, kSplit>(lane, warp_roots);
+}
+template <class Tx, class Ty>
+__device__ typename PairOf<Tx, Ty>::Acc join_partials(const DotParams<Tx, Ty> &p,
+                                                      typename PairOf<Tx, Ty>::Acc *warp_roots) {
+    return join_tiles<Tx, Ty>(p.partials, p.tiles, warp_roots);
 }
 
 // Narrow pairs take their tiles two at a time, tile and tile + gridDim.x (the same tiles per block as
@@ -407,6 +413,21 @@ __device__ __forceinline__ T load_element(const StridedView &v, std::size_t i) {
     return value;
 }
 
+// The lanes of one tile of `count` elements (at most kTile) from element `begin` of two views, one element
+// per load.
+template <class Tx, class Ty>
+__device__ __forceinline__ void strided_tile(const StridedView &x, const StridedView &y, std::size_t begin,
+                                             std::size_t count, typename PairOf<Tx, Ty>::Acc (&lane)[kLanesPerThread]) {
+    using Map = LaneMap<SplitLanes<Tx, Ty>::value>;
+#pragma unroll
+    for (int j = 0; j < static_cast<int>(order::kSteps); ++j)
+#pragma unroll
+        for (int k = 0; k < kLanesPerThread; ++k) {
+            const std::size_t e = j * order::kLanes + Map::lane(threadIdx.x, k);
+            if (e < count) add_one<Tx, Ty>(lane[k], load_element<Tx>(x, begin + e), load_element<Ty>(y, begin + e));
+        }
+}
+
 template <class Tx, class Ty>
 __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
     strided_dot_kernel(const DotParams<Tx, Ty> p, const StridedView x, const StridedView y) {
@@ -414,7 +435,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
     using A = typename P::A;
     using Acc = typename P::Acc;
     constexpr bool kSplit = SplitLanes<Tx, Ty>::value;
-    using Map = LaneMap<kSplit>;
     __shared__ Acc warp_roots[kWarps];
     Acc root_of_last = A::zero();
 
@@ -424,13 +444,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
         Acc lane[kLanesPerThread];
 #pragma unroll
         for (int k = 0; k < kLanesPerThread; ++k) lane[k] = A::zero();
-#pragma unroll
-        for (int j = 0; j < static_cast<int>(order::kSteps); ++j)
-#pragma unroll
-            for (int k = 0; k < kLanesPerThread; ++k) {
-                const std::size_t e = j * order::kLanes + Map::lane(threadIdx.x, k);
-                if (e < count) add_one<Tx, Ty>(lane[k], load_element<Tx>(x, begin + e), load_element<Ty>(y, begin + e));
-            }
+        strided_tile<Tx, Ty>(x, y, begin, count, lane);
         const Acc root = block_tree<A, kSplit>(lane, warp_roots);
         if (threadIdx.x == 0) p.partials[tile] = root;
         root_of_last = root;

@@ -33,7 +33,7 @@ struct LaunchArgs {
 // One launch's kernel and arguments, in storage of its own, as a CUDA graph's kernel node takes them
 // (node.kernelParams points into it: do not copy a KernelCall after prepare()).
 struct KernelCall {
-    alignas(16) unsigned char params[96];  // the pair's DotParams
+    alignas(16) unsigned char params[192];  // the pair's DotParams, or a batch's RowsParams
     StridedView x, y;                      // strided_dot_kernel's views
     void *args[3];
     cudaKernelNodeParams node;
@@ -48,6 +48,12 @@ struct Launcher {
 Launcher launcher_for(int32_t x_dtype, int32_t y_dtype);
 // The pair's strided_dot_kernel (strided_kernels.cu).
 void *strided_kernel_for(int32_t x_dtype, int32_t y_dtype);
+// A batch's launch (rows_kernels.cu): rows_short_kernel (short_rows) or rows_tile_kernel of the pair on
+// `blocks` blocks of kThreads threads, and how many of its blocks a multiprocessor holds.
+struct RowsParams;
+void prepare_rows(const RowsParams &params, int32_t x_dtype, int32_t y_dtype, bool short_rows, unsigned blocks,
+                  KernelCall &call);
+cudaError_t rows_occupancy(int32_t x_dtype, int32_t y_dtype, bool short_rows, int *blocks_per_sm);
 // Whether the current device can run this build's kernels (loads one of them).
 cudaError_t kernels_load();
 
