@@ -40,6 +40,14 @@ def timed(cases, rounds):
     return {name: statistics.median(v) for name, v in samples.items()}
 
 
+def synced(stream, f):
+    """f, then a wait for `stream`: a caller that needs the numbers waits for them."""
+    def call():
+        f()
+        stream.synchronize()
+    return call
+
+
 def verdict(name, value, goal, at_least=True):
     met = value >= goal if at_least else value <= goal
     print(f"{name:<64} {value:8.3f} {'>=' if at_least else '<='}{goal:<6} {'met' if met else 'MISSED'}")
@@ -70,22 +78,16 @@ def main():
             tx, ty = torch.from_dlpack(x), torch.from_dlpack(y)
             ptr = stream.ptr
 
-            def sync_after(f):
-                def call():
-                    f()
-                    stream.synchronize()
-                return call
-
             with torch.cuda.stream(tstream):
                 cases = [
                     ("cudot", lambda: cudot.vecdot(x, y, stream=ptr)),
-                    ("cudot_out", sync_after(lambda: cudot.vecdot(x, y, out=out, stream=ptr))),
-                    ("torch_vd", sync_after(lambda: torch.linalg.vecdot(tx, ty))),
-                    ("torch_sum", sync_after(lambda: (tx * ty).sum(-1))),
+                    ("cudot_out", synced(stream, lambda: cudot.vecdot(x, y, out=out, stream=ptr))),
+                    ("torch_vd", synced(stream, lambda: torch.linalg.vecdot(tx, ty))),
+                    ("torch_sum", synced(stream, lambda: (tx * ty).sum(-1))),
                 ]
                 with stream:
-                    cases += [("cupy_sum", sync_after(lambda: (x * y).sum(-1))),
-                              ("einsum", sync_after(lambda: cp.einsum("ij,ij->i", x, y)))]
+                    cases += [("cupy_sum", synced(stream, lambda: (x * y).sum(-1))),
+                              ("einsum", synced(stream, lambda: cp.einsum("ij,ij->i", x, y)))]
                     t = timed(cases, rounds)
             got = cudot.vecdot(x, y, stream=ptr)
             sample = np.unique(np.linspace(0, count - 1, 16).astype(int))
@@ -108,18 +110,12 @@ def main():
     tx, ty = torch.from_dlpack(x), torch.from_dlpack(y)
     ptr = stream.ptr
 
-    def sync_after(f):
-        def call():
-            f()
-            stream.synchronize()
-        return call
-
     with torch.cuda.stream(tstream), stream:
         t = timed([("cudot", lambda: cudot.vecdot(x, y, stream=ptr)),
-                   ("cudot_out", sync_after(lambda: cudot.vecdot(x, y, out=out, stream=ptr))),
-                   ("torch_vd", sync_after(lambda: torch.linalg.vecdot(tx, ty))),
-                   ("cupy_sum", sync_after(lambda: (x * y).sum(-1))),
-                   ("einsum", sync_after(lambda: cp.einsum("ij,ij->i", x, y)))], 20 if quick else 300)
+                   ("cudot_out", synced(stream, lambda: cudot.vecdot(x, y, out=out, stream=ptr))),
+                   ("torch_vd", synced(stream, lambda: torch.linalg.vecdot(tx, ty))),
+                   ("cupy_sum", synced(stream, lambda: (x * y).sum(-1))),
+                   ("einsum", synced(stream, lambda: cp.einsum("ij,ij->i", x, y)))], 20 if quick else 300)
     print("B7   10^4 x 1024 f32, µs: " + ", ".join(f"{k} {v:.1f}" for k, v in t.items()))
     mine = min(t["cudot"], t["cudot_out"])
     print()
