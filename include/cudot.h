@@ -166,21 +166,26 @@ typedef struct cudot_config {
                          frees of a deinit) return CUDOT_ERROR_CUDA at once, saying so; a deinit
                          refused so still destroys the context, leaving its GPU and page-locked memory
                          allocated. Since 1.5. */
+    uint64_t rows;    /* rows of the buffers, each of n elements (cudot_init's n): the buffers hold
+                         rows * n elements, row-major (row r starts at element r * n); 0 means 1.
+                         cudot_dot_each_row dots them row by row; cudot_dot, cudot_dot_n and
+                         cudot_tile_partials see each buffer as one vector of rows * n elements. Since
+                         1.10 (a config of size 24, from 1.5 to 1.9, has one row). */
 } cudot_config;
 
 #define CUDOT_DEFAULT_WAIT_MS 60000u /* the default bound's fixed part: one minute (see wait_ms) */
 
-#define CUDOT_CONFIG_INIT { (uint32_t)sizeof(cudot_config), CUDOT_F32, CUDOT_MEMORY_AUTO, 0, 0, 0 }
+#define CUDOT_CONFIG_INIT { (uint32_t)sizeof(cudot_config), CUDOT_F32, CUDOT_MEMORY_AUTO, 0, 0, 0, 0 }
 
-/*! cudot_init: create a context with input buffers for n elements.
+/*! cudot_init: create a context with input buffers for n elements (config->rows rows of n: rows * n).
  * @param ctx    out: the new context, or NULL on any failure. Must not be NULL itself.
- * @param n      capacity in elements (0 is allowed: every dot is then 0.0).
+ * @param n      elements of a row; the capacity is rows * n (0 is allowed: every dot is then 0.0).
  * @param config options, read only during the call; NULL means all defaults (F32, AUTO, device 0).
  * @return CUDOT_OK;
- *         CUDOT_ERROR_INVALID_ARGUMENT  ctx NULL, config->size below 16, 17..19 or above 4096, unknown
- *                                       dtype, y_dtype or memory,
- *                                       device below -1 or beyond the GPUs present, n so large the byte
- *                                       count overflows;
+ *         CUDOT_ERROR_INVALID_ARGUMENT  ctx NULL, config->size below 16, 17..19, 21..23, 25..31 or
+ *                                       above 4096, unknown dtype, y_dtype or memory,
+ *                                       device below -1 or beyond the GPUs present, rows * n so large
+ *                                       the byte count overflows;
  *         CUDOT_ERROR_OUT_OF_MEMORY     the buffers cannot be allocated, or would exceed the host's
  *                                       physical memory (HOST, PINNED, MAPPED) or the device's free
  *                                       memory (MANAGED, checked before allocating);
@@ -256,9 +261,38 @@ CUDOT_API cudot_status cudot_get_memory(const cudot_ctx *ctx, int32_t *memory, i
  * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT if ctx is NULL or not a live context. */
 CUDOT_API cudot_status cudot_get_dtypes(const cudot_ctx *ctx, int32_t *x_dtype, int32_t *y_dtype);
 
-/*! cudot_get_capacity: *n = the capacity given to cudot_init.
+/*! cudot_get_capacity: *n = the capacity: the elements of each buffer (rows * n of cudot_init).
  * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT if ctx or n is NULL or ctx is not a live context. */
 CUDOT_API cudot_status cudot_get_capacity(const cudot_ctx *ctx, size_t *n);
+
+/*! cudot_get_rows: the rows of the buffers and the elements of each, as cudot_init made them (a context
+ * made without rows has one row of its capacity). Either out-pointer may be NULL. Since 1.10.
+ * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT if ctx is NULL or not a live context. */
+CUDOT_API cudot_status cudot_get_rows(const cudot_ctx *ctx, size_t *rows, size_t *n);
+
+/*! cudot_dot_each_row: results[i] = the dot of the first n elements of row i of the buffers, for each of
+ * the first `rows` rows (n at most the row length, rows at most the context's rows), using what the host
+ * last wrote. Each result has the bits of that row's own dot (cudot_dot_arrays on it alone, the
+ * accuracy of cudot_dot), whatever the strategy, the device or the number of rows. The results go to
+ * host memory the caller owns: `rows` doubles, 8-byte aligned, outside the buffers. Where the rows are
+ * computed:
+ *  HOST    - the CPU threads, rows spread over them;
+ *  PINNED  - each GPU copies its run of the rows (the first n elements of each) into its own buffers
+ *            and dots them in one launch (a run longer than those buffers is read in place over the
+ *            bus instead);
+ *  MAPPED  - each GPU reads its run of the rows in place over the bus, in one launch;
+ *  MANAGED - each GPU migrates its run of the rows to itself (cudaMemPrefetchAsync, which moves nothing
+ *            that is already there) and dots them in one launch;
+ *  AUTO    - with MAPPED buffers: the rows split between the CPU threads and the GPUs, each side a run,
+ *            the split set from how fast each side went in the previous calls; with MANAGED buffers:
+ *            as MANAGED.
+ * With CUDOT_DEVICE_ALL the GPUs take one run of rows each. Since 1.10.
+ * @return CUDOT_OK (rows = 0 writes nothing; n = 0 writes +0.0s);
+ *         CUDOT_ERROR_INVALID_ARGUMENT  ctx NULL or not live, results NULL (rows > 0), misaligned or
+ *                                       overlapping the buffers, rows or n beyond the context's;
+ *         CUDOT_ERROR_OUT_OF_MEMORY; CUDOT_ERROR_CUDA (see cudot_dot); CUDOT_ERROR_INTERNAL.
+ * On failure no result is written (the message is in cudot_last_error(ctx)). */
+CUDOT_API cudot_status cudot_dot_each_row(cudot_ctx *ctx, size_t rows, size_t n, double *results);
 
 /* ---- Building blocks for distributed dots (cudot_mpi.h is built on them; other transports can be) ----
  * The canonical order (docs/DESIGN.md) cuts a vector into tiles of CUDOT_TILE_ELEMENTS elements, computes

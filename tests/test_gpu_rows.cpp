@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "context_rows.hpp"
 #include "current_device.hpp"
 #include "isolation.hpp"
 #include "own_arrays.hpp"
@@ -532,5 +533,59 @@ TEST_CASE("gpu rows: rows on two GPUs, and a stream of another GPU, are refused"
         REQUIRE(cudaSetDevice(1) == cudaSuccess);
         cudaFree(other);
         cudaStreamDestroy(other_stream);
+    }
+}
+
+TEST_CASE("gpu rows: contexts with rows, every GPU strategy, each row with its own dot's bits", "[gpu][rows]") {
+    for (int32_t memory : {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_AUTO}) {
+        test::check_context_rows(memory, 0);
+        test::check_context_rows_refusals(memory, 0);
+    }
+}
+
+TEST_CASE("gpu rows: contexts with rows on every GPU (CUDOT_DEVICE_ALL)", "[gpu][rows]") {
+    for (int32_t memory : {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_AUTO}) {
+        test::check_context_rows(memory, CUDOT_DEVICE_ALL);
+        // Rows longer than a GPU's share of PINNED's buffers: read in place over the bus.
+        test::RowsContext c(memory, CUDOT_DEVICE_ALL, CUDOT_F32, CUDOT_F64, 3, 3 * 8192 + 5);
+        c.fill(77);
+        c.check(3, 3 * 8192 + 5);
+        c.check(2, 8193);
+    }
+}
+
+TEST_CASE("gpu rows: page-locked host rows are read in place by a GPU, with each row's own bits", "[gpu][rows]") {
+    // 2^20 elements and more go to the GPU (blocking); the asynchronous form always does.
+    for (std::size_t n : {std::size_t(100), std::size_t(9000)}) {
+        const std::size_t count = (std::size_t(1) << 20) / n + 3;
+        std::vector<unsigned char> vx = test::random_values(CUDOT_F32, count * n, n), vy = test::random_values(CUDOT_F64, count * n, n + 1);
+        void *px = nullptr, *py = nullptr;
+        REQUIRE(cudaMallocHost(&px, vx.size()) == cudaSuccess);
+        REQUIRE(cudaMallocHost(&py, vy.size()) == cudaSuccess);
+        std::memcpy(px, vx.data(), vx.size());
+        std::memcpy(py, vy.data(), vy.size());
+        cudot_rows r = CUDOT_ROWS_INIT;
+        r.count = count;
+        r.n = n;
+        r.x.data = px;
+        r.x.dtype = CUDOT_F32;
+        r.y.data = py;
+        r.y.dtype = CUDOT_F64;
+        r.x_row_stride = r.y_row_stride = static_cast<std::int64_t>(n);
+        std::vector<double> out(count, -7.0), back(count, -7.0);
+        REQUIRE(cudot_dot_rows(&r, out.data()) == CUDOT_OK);
+        double *d = nullptr;
+        REQUIRE(cudaMalloc(&d, count * sizeof(double)) == cudaSuccess);
+        REQUIRE(cudot_dot_rows_async(&r, d) == CUDOT_OK);
+        REQUIRE(cudaMemcpy(back.data(), d, count * sizeof(double), cudaMemcpyDeviceToHost) == cudaSuccess);
+        cudaFree(d);
+        for (std::size_t i = 0; i < count; i += 7) {
+            INFO("row " << i << " of " << n);
+            const double alone = test::row_alone(CUDOT_F32, CUDOT_F64, vx.data(), vy.data(), n, i, n);
+            CHECK(bits(out[i]) == bits(alone));
+            CHECK(bits(back[i]) == bits(alone));
+        }
+        cudaFreeHost(px);
+        cudaFreeHost(py);
     }
 }

@@ -41,6 +41,7 @@ thread_local char no_context_error[512];
 
 constexpr uint32_t kConfigV1Size = 16;        // size of the first cudot_config: never shrinks
 constexpr uint32_t kConfigV11Size = 20;       // 1.1 to 1.4: ended at y_dtype
+constexpr uint32_t kConfigV15Size = 24;       // 1.5 to 1.9: ended at wait_ms
 constexpr uint32_t kConfigMaxSize = 4096;     // anything larger is garbage, not a future version
 
 // Every context cudot_init handed out that cudot_deinit has not yet destroyed. Entry points look a
@@ -196,9 +197,10 @@ cudot_status read_config(const cudot_config *config, cudot_config &out, ErrorSin
     out.wait_ms = CUDOT_DEFAULT_WAIT_MS;
     if (!config) return CUDOT_OK;
     uint32_t size = config->size;
-    // Valid sizes: 16 (version 1.0), 20 (1.1 to 1.4), 24 (this version), or more from a newer header.
-    // 17..19 and 21..23 end inside a field, which no compiler produces: garbage, not a version.
-    const bool known = size == kConfigV1Size || size == kConfigV11Size || size >= sizeof(cudot_config);
+    // Valid sizes: 16 (version 1.0), 20 (1.1 to 1.4), 24 (1.5 to 1.9), 32 (this version), or more from a
+    // newer header. Others end inside a field, which no compiler produces: garbage, not a version.
+    const bool known = size == kConfigV1Size || size == kConfigV11Size || size == kConfigV15Size ||
+                       size >= sizeof(cudot_config);
     if (size < kConfigV1Size || size > kConfigMaxSize || !known)
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
                     "config->size is %u; set it to sizeof(cudot_config) (%u), or use CUDOT_CONFIG_INIT", size,
@@ -285,13 +287,18 @@ cudot_status build_and_register(cudot_ctx **out, std::size_t n, const cudot_conf
     cudot_status status = read_config(config, cfg, err);
     if (status != CUDOT_OK) return status;
     std::size_t size = std::max(element_size(cfg.dtype), element_size(cfg.y_dtype));
-    if (n > static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max()) / size)
-        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "n = %zu elements of %zu bytes overflows the address space",
-                    n, size);
+    const std::uint64_t rows = cfg.rows == 0 ? 1 : cfg.rows;
+    const std::size_t most = static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max()) / size;
+    if (rows > most || (n > 0 && n > most / static_cast<std::size_t>(rows)))
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                    "rows * n = %llu * %zu elements of %zu bytes overflows the address space",
+                    static_cast<unsigned long long>(rows), n, size);
     cudot_ctx *ctx = new (std::nothrow) cudot_ctx;
     if (!ctx) return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the context");
     ctx->serial = messages::next_serial();
-    ctx->capacity = n;
+    ctx->rows = static_cast<std::size_t>(rows);
+    ctx->row_length = n;
+    ctx->capacity = ctx->rows * n;
     ctx->dtype = cfg.dtype;
     ctx->y_dtype = cfg.y_dtype;
     ctx->wait_ms = cfg.wait_ms;
@@ -360,6 +367,62 @@ cudot_status dot_impl(cudot_ctx &ctx, DotRange range, double *result) {
     if (status != CUDOT_OK) return status;
     // One NaN for every backend: x86 and GPUs make NaNs with different signs and payloads.
     *result = std::isnan(value) ? std::numeric_limits<double>::quiet_NaN() : value;
+    return CUDOT_OK;
+}
+
+// cudot_dot_each_row. The GPU roads write each run's results as it lands: they go to a buffer of the
+// calling thread first, so that a failure leaves the caller's results untouched.
+cudot_status each_row_impl(cudot_ctx &ctx, std::size_t count, std::size_t n, double *results) {
+    std::lock_guard<std::mutex> lock(ctx.mutex);
+    if (cudot_status refused = refuse_if_forked_gpu(ctx)) return refused;
+    const char *call = "cudot_dot_each_row";
+    if (count > ctx.rows || n > ctx.row_length)
+        return fail(ctx.sink(), CUDOT_ERROR_INVALID_ARGUMENT, "%s: %zu rows of %zu elements exceed the context's %zu "
+                    "rows of %zu", call, count, n, ctx.rows, ctx.row_length);
+    if (count == 0) return CUDOT_OK;
+    if (!results) return fail(ctx.sink(), CUDOT_ERROR_INVALID_ARGUMENT, "%s: results is NULL", call);
+    const std::uintptr_t lo = reinterpret_cast<std::uintptr_t>(results);
+    if (lo % alignof(double) != 0)
+        return fail(ctx.sink(), CUDOT_ERROR_INVALID_ARGUMENT, "%s: results (%p) is not 8-byte aligned", call,
+                    static_cast<void *>(results));
+    if (lo > UINTPTR_MAX - count * sizeof(double))
+        return fail(ctx.sink(), CUDOT_ERROR_INVALID_ARGUMENT, "%s: %zu results span beyond the address space", call, count);
+    const std::uintptr_t hi = lo + count * sizeof(double);
+    for (const void *buffer : {ctx.x, ctx.y}) {
+        const std::uintptr_t b = reinterpret_cast<std::uintptr_t>(buffer);
+        const std::size_t bytes = ctx.capacity * element_size(buffer == ctx.x ? ctx.dtype : ctx.y_dtype);
+        if (lo < b + bytes && b < hi)
+            return fail(ctx.sink(), CUDOT_ERROR_INVALID_ARGUMENT, "%s: results [%p, %p) overlap the context's %s buffer",
+                        call, static_cast<void *>(results), reinterpret_cast<void *>(hi), buffer == ctx.x ? "x" : "y");
+    }
+    if (n == 0) {
+        std::fill(results, results + count, 0.0);
+        return CUDOT_OK;
+    }
+    Rows rows;
+    rows.layout = Rows::Layout::Strided;
+    rows.count = count;
+    rows.n = n;
+    rows.x = dense_operand(ctx.x, ctx.dtype);
+    rows.y = dense_operand(ctx.y, ctx.y_dtype);
+    rows.x_row_stride = rows.y_row_stride = static_cast<std::int64_t>(ctx.row_length);
+    cpu::DefaultFpEnv fp_env;  // the caller's FTZ/DAZ or rounding mode must not change the results
+    double *into = results;
+    static thread_local std::vector<double> staged;
+    if (ctx.memory != CUDOT_MEMORY_HOST) {
+        try {
+            if (staged.size() < count) staged.resize(count);
+        } catch (const std::bad_alloc &) {
+            return fail(ctx.sink(), CUDOT_ERROR_OUT_OF_MEMORY, "%s: out of host memory for %zu results", call, count);
+        }
+        into = staged.data();
+    }
+    const cudot_status status = ctx.memory == CUDOT_MEMORY_HOST ? cpu::dot_rows(rows, into, cpu::partial_scratch(ctx))
+                                : ctx.hybrid                    ? auto_dot_rows(ctx, rows, into)
+                                                                : cuda::dot_rows(ctx, rows, into);
+    if (status != CUDOT_OK) return status;
+    for (std::size_t i = 0; i < count; ++i)  // one NaN for every backend
+        results[i] = std::isnan(into[i]) ? std::numeric_limits<double>::quiet_NaN() : into[i];
     return CUDOT_OK;
 }
 
@@ -519,6 +582,10 @@ CUDOT_API cudot_status cudot_dot_n(cudot_ctx *ctx, size_t n, double *result) {
     return on_live_context(ctx, [&](cudot_ctx &c) { return dot_impl(c, DotRange{false, n}, result); });
 }
 
+CUDOT_API cudot_status cudot_dot_each_row(cudot_ctx *ctx, size_t rows, size_t n, double *results) {
+    return on_live_context(ctx, [&](cudot_ctx &c) { return each_row_impl(c, rows, n, results); });
+}
+
 CUDOT_API cudot_status cudot_tile_partials(cudot_ctx *ctx, size_t first, size_t n, void *out) {
     return on_live_context(ctx, [&](cudot_ctx &c) { return tile_partials_impl(c, first, n, out); });
 }
@@ -623,6 +690,14 @@ CUDOT_API cudot_status cudot_get_capacity(const cudot_ctx *ctx, size_t *n) {
         if (!n)  // the one query whose out-pointer is required
             return fail(c.sink(), CUDOT_ERROR_INVALID_ARGUMENT, "cudot_get_capacity: n (the out-pointer) is NULL");
         *n = c.capacity;
+        return CUDOT_OK;
+    });
+}
+
+CUDOT_API cudot_status cudot_get_rows(const cudot_ctx *ctx, size_t *rows, size_t *n) {
+    return on_live_context(ctx, [&](cudot_ctx &c) {
+        if (rows) *rows = c.rows;
+        if (n) *n = c.row_length;
         return CUDOT_OK;
     });
 }

@@ -375,6 +375,7 @@ struct CheckedRows {
     std::size_t longest = 0;
     int device = -1;
     bool on_host = false;
+    bool all_locked = true;  // every row is page-locked host memory (a GPU can read it in place)
 };
 
 cudot_status check_rows(const cudot_rows &r, const char *call, CheckedRows &out, ErrorSink err) {
@@ -399,6 +400,7 @@ cudot_status check_rows(const cudot_rows &r, const char *call, CheckedRows &out,
         Operand where;
         if (cudot_status status = locate_span(lo, hi, name, call, where, err, o.data)) return status;
         out.spans.emplace_back(lo, hi);
+        if (where.place != Place::PageLocked) out.all_locked = false;
         if (!on_gpu(where)) {
             out.on_host = true;
         } else if (out.device >= 0 && out.device != where.device) {
@@ -541,9 +543,21 @@ cudot_status run_rows(const cudot_rows *request, Want want, double *results, con
             return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s [%p, %p) overlap the rows' bytes [%p, %p)",
                         call, name, static_cast<void *>(results), reinterpret_cast<void *>(out_hi),
                         reinterpret_cast<void *>(span.first), reinterpret_cast<void *>(span.second));
+    if (checked.on_host && checked.all_locked && !checked.spans.empty()) {
+        // Page-locked rows: a GPU reads them in place over the bus, as it reads a single dot's (from
+        // kGpuHostMinElements elements on, below which the CPU answers sooner).
+        const std::size_t elements = r.layout == CUDOT_ROWS_SEGMENTED
+                                         ? static_cast<std::size_t>(r.offsets[r.count] - r.offsets[0])
+                                         : (r.n != 0 && r.count > SIZE_MAX / r.n ? SIZE_MAX : r.count * r.n);
+        const int reader = async || elements >= kGpuHostMinElements ? cuda::host_reader_device() : -1;
+        if (reader >= 0) {
+            checked.on_host = false;
+            checked.device = reader;
+        }
+    }
     if (async && checked.on_host)
-        return fail(err, CUDOT_ERROR_UNSUPPORTED, "%s: the rows are host memory, which only the CPU computes here (use "
-                    "cudot_dot_rows)", call);
+        return fail(err, CUDOT_ERROR_UNSUPPORTED, "%s: the rows are host memory that is not page-locked, which only the "
+                    "CPU computes here (use cudot_dot_rows, or page-lock them with cudot_register_host)", call);
     if (async && checked.device < 0) {  // no row has elements: zeros, written by the results' GPU
         checked.device = on_gpu(out) ? out.device : cuda::host_reader_device();
         if (checked.device < 0)

@@ -87,6 +87,7 @@ struct AutoState {
     PathChooser<kRoads> chooser;
     cpu::WhereChooser where;     // the CPU road's calling thread or pool, measured as a HOST context does
     double share = kFirstShare;  // the GPUs' share of a split dot's tiles, moved after each toward balance
+    double rows_share = kFirstShare;  // the same for the rows of cudot_dot_each_row
     // Managed buffers: elements [0, on_gpus) were moved into GPU memory and the CPU has not read them
     // since (0: all on the host); per size class, the wait between moves and the dots left of it (0:
     // none, the last move paid or none was made).
@@ -344,6 +345,32 @@ cudot_status auto_dot(cudot_ctx &ctx, std::size_t n, double *result) {
     state->unchanged = same;
     if (time_to_move(*state, n, same, usable)) status = place_sentinel(ctx, *state, n);
     return status;
+}
+
+cudot_status auto_dot_rows(cudot_ctx &ctx, const Rows &rows, double *results) {
+    if (!ctx.auto_state) ctx.auto_state = new (std::nothrow) AutoState;  // nullptr: no memory to learn in
+    AutoState *state = ctx.auto_state;
+    if (ctx.memory == CUDOT_MEMORY_MANAGED)  // the CPU must not read pages AUTO moved into GPU memory
+        if (cudot_status status = bring_back(ctx, state)) return status;
+    const std::size_t elements = rows.count * rows.n;
+    const double share = state ? state->rows_share : kFirstShare;
+    const std::size_t g = elements < kGpuMinElements ? 0
+                          : std::min(rows.count, static_cast<std::size_t>(share * static_cast<double>(rows.count) + 0.5));
+    if (g > 0)
+        if (cudot_status status = cuda::queue_gpu_rows(ctx, rows.strided_run(0, g), results)) return status;
+    const auto start = Clock::now();
+    const cudot_status cpu_status = cpu::dot_rows(rows.strided_run(g, rows.count - g), results + g, cuda::host_partials(ctx));
+    const double cpu_ms = elapsed_ms(start);
+    float gpu_ms = 0;
+    if (g > 0)  // the GPUs' work ends before any return
+        if (cudot_status status = cuda::wait_gpu_rows(ctx, g * rows.n, &gpu_ms)) return status;
+    if (cpu_status != CUDOT_OK) return cpu_status;
+    if (state && g > 0 && g < rows.count && gpu_ms > 0 && cpu_ms > 0) {
+        const double gpu_rate = g / static_cast<double>(gpu_ms), cpu_rate = (rows.count - g) / cpu_ms;
+        const double balanced = gpu_rate / (gpu_rate + cpu_rate);
+        state->rows_share = std::min(0.95, std::max(0.02, 0.5 * state->rows_share + 0.5 * balanced));
+    }
+    return CUDOT_OK;
 }
 
 double auto_split_share(const cudot_ctx &ctx) {

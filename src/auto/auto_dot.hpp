@@ -5,11 +5,16 @@
 #include <cstddef>
 
 #include "../core/context.hpp"
+#include "../core/rows.hpp"
 
 namespace cudot {
 
 // The canonical dot of the first n elements (n >= 1) of an AUTO context that has a GPU (ctx.hybrid).
 cudot_status auto_dot(cudot_ctx &ctx, std::size_t n, double *result);
+// cudot_dot_each_row on such a context: `rows` (a strided batch over its buffers) split between the GPUs
+// (the first rows) and the CPU threads (the rest), the split moved after each call toward the share at
+// which both finish together. Batches of fewer than kGpuMinElements elements stay on the CPU.
+cudot_status auto_dot_rows(cudot_ctx &ctx, const Rows &rows, double *results);
 // The GPUs' share of the tiles of the next split dot (tests: set_hybrid_share fixes it).
 double auto_split_share(const cudot_ctx &ctx);
 // How many leading elements of AUTO's managed buffers it moved into GPU memory (0: all on the host).

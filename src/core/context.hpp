@@ -55,7 +55,9 @@ struct PoolUse {
 struct cudot_ctx {
     std::mutex mutex;                  // serializes calls on this context
     std::atomic<unsigned> calls{0};    // entry points running on this context (cudot_deinit waits for 0)
-    std::size_t capacity = 0;
+    std::size_t capacity = 0;          // elements of each buffer: rows * row_length
+    std::size_t rows = 1;              // cudot_config.rows (row r at element r * row_length)
+    std::size_t row_length = 0;        // cudot_init's n
     int32_t dtype = CUDOT_F32;    // element type of x
     int32_t y_dtype = CUDOT_F32;  // element type of y
     int32_t memory = CUDOT_MEMORY_HOST;  // resolved: never AUTO

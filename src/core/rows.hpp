@@ -51,6 +51,15 @@ struct Rows {
         return ops;
     }
 
+    // Strided: rows [first, first + count) as a batch of their own.
+    Rows strided_run(std::size_t first, std::size_t count) const {
+        Rows run = *this;
+        run.count = count;
+        run.x.data = run.x.gpu_data = element(x, static_cast<std::int64_t>(first) * x_row_stride);
+        run.y.data = run.y.gpu_data = element(y, static_cast<std::int64_t>(first) * y_row_stride);
+        return run;
+    }
+
 private:
     // The address `elements` elements (signed) from o's element 0; the request's checks keep it in range.
     static const unsigned char *element(const Operand &o, std::int64_t elements) {

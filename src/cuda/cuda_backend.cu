@@ -9,6 +9,9 @@
 // What each strategy allocates: buffers.cu; probing: devices.cu; the launches: launch.cu and kernels/.
 // Whose CUDA context the work runs in: caller_state.cu; how long a wait may last, and GPUs that ran
 // past it: device_health.cu.
+#include <algorithm>
+#include <vector>
+
 #include "cuda_backend.hpp"
 #include "cuda_check.hpp"
 #include "device_health.hpp"
@@ -118,6 +121,23 @@ cudot_status tile_partials(cudot_ctx &ctx, std::size_t first, std::size_t n, voi
     });
 }
 
+cudot_status dot_rows(cudot_ctx &ctx, const Rows &rows, double *results) {
+    return in_own_context(ctx, rows.count * rows.n, "cudot_dot_each_row", [&](DeviceState &s) {
+        const auto run = [&](bool prefetch) {
+            std::vector<PendingRows> pending;
+            bool gave_up = false;
+            const cudot_status queued = queue_each_row(ctx, s, rows, results, false, prefetch, pending, &gave_up);
+            const cudot_status finished = finish_each_row(ctx, s, pending);
+            if (gave_up) s.hung = true;
+            return queued != CUDOT_OK ? queued : finished;
+        };
+        if (ctx.memory != CUDOT_MEMORY_MANAGED) return run(false);
+        // The span of the rows' bytes, gaps between their first n elements included.
+        const std::size_t elements = (rows.count - 1) * ctx.row_length + rows.n;
+        return managed_run(ctx, s, elements * (element_size(ctx.dtype) + element_size(ctx.y_dtype)), run);
+    });
+}
+
 void *host_partials(cudot_ctx &ctx) { return ctx.gpu ? ctx.gpu->h_partials : nullptr; }
 
 cudot_status queue_tiles(cudot_ctx &ctx, std::size_t n, std::size_t gpu_tiles) {
@@ -131,6 +151,42 @@ cudot_status queue_tiles(cudot_ctx &ctx, std::size_t n, std::size_t gpu_tiles) {
 cudot_status wait_tiles(cudot_ctx &ctx, std::size_t n, float *gpu_ms) {
     return in_own_context(ctx, n, "cudot_dot", [&](DeviceState &s) {
         const cudot_status status = wait_partials(ctx, s, gpu_ms);
+        s.queued.reset();
+        return status;
+    });
+}
+
+cudot_status queue_gpu_rows(cudot_ctx &ctx, const Rows &rows, double *results) {
+    return in_own_context(ctx, rows.count * rows.n, "cudot_dot_each_row", [&](DeviceState &s) {
+        bool gave_up = false;  // no wait happens while queueing
+        cudot_status status = queue_each_row(ctx, s, rows, results, true, false, s.rows_pending, &gave_up);
+        if (status != CUDOT_OK) {
+            (void)finish_each_row(ctx, s, s.rows_pending);  // the runs queued before the failure
+            s.rows_pending.clear();
+        } else {
+            s.queued.emplace(s);  // in flight until wait_gpu_rows
+        }
+        return status;
+    });
+}
+
+cudot_status wait_gpu_rows(cudot_ctx &ctx, std::size_t elements, float *gpu_ms) {
+    return in_own_context(ctx, elements, "cudot_dot_each_row", [&](DeviceState &s) {
+        bool gave_up = false;
+        std::vector<bool> ran(s.gpus.size(), false);  // rows_pending has one entry per GPU
+        for (std::size_t i = 0; i < s.rows_pending.size(); ++i) {
+            s.rows_pending[i].gave_up = &gave_up;
+            ran[i] = s.rows_pending[i].queued;
+        }
+        const cudot_status status = finish_each_row(ctx, s, s.rows_pending);
+        if (gave_up) s.hung = true;
+        *gpu_ms = 0;
+        for (std::size_t i = 0; i < s.gpus.size() && status == CUDOT_OK; ++i) {
+            float ms = 0;
+            if (ran[i] && note(cudaEventElapsedTime(&ms, s.gpus[i].start, s.gpus[i].stop)) == cudaSuccess)
+                *gpu_ms = std::max(*gpu_ms, ms);
+        }
+        s.rows_pending.clear();
         s.queued.reset();
         return status;
     });

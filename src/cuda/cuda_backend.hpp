@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "../core/context.hpp"
 #include "../core/operands.hpp"
@@ -34,7 +35,12 @@ cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result);
 // The partials of the tiles of elements [first, first + n) (n >= 1), computed on the context's GPU(s);
 // *partials points to them, packed, in the context's own host array (valid until the next call).
 cudot_status tile_partials(cudot_ctx &ctx, std::size_t first, std::size_t n, void **partials);
+// cudot_dot_each_row on the context's GPU(s): `rows`, a strided batch over the context's buffers (host
+// addresses), each GPU one run of them; results in host memory.
+cudot_status dot_rows(cudot_ctx &ctx, const Rows &rows, double *results);
 // For AUTO (src/auto/auto_dot.cpp), which chooses between the CPU, the GPU and both:
+// the GPUs' part of a batch of rows: queue_gpu_rows queues it and returns at once, wait_gpu_rows waits for its
+// results (*gpu_ms: the slowest GPU's time, from CUDA events);
 // the mapped host array the GPUs write tile partials into, also a CPU dot's scratch for such a context;
 void *host_partials(cudot_ctx &ctx);
 // the GPUs' part of a dot of the first n elements: queue_tiles queues the partials of tiles [0, gpu_tiles)
@@ -43,6 +49,8 @@ void *host_partials(cudot_ctx &ctx);
 // launch latency or wake-up of the host's thread lengthens it).
 cudot_status queue_tiles(cudot_ctx &ctx, std::size_t n, std::size_t gpu_tiles);
 cudot_status wait_tiles(cudot_ctx &ctx, std::size_t n, float *gpu_ms);
+cudot_status queue_gpu_rows(cudot_ctx &ctx, const Rows &rows, double *results);
+cudot_status wait_gpu_rows(cudot_ctx &ctx, std::size_t elements, float *gpu_ms);
 // AUTO on managed buffers: the GPUs' dot of the first n elements where they lie (HBM for pages in GPU
 // memory, over the bus for pages on the host), after migrating them to the GPUs if `move` (each GPU its
 // run of tiles); and the migration of the first n elements back to the host.
@@ -77,11 +85,35 @@ struct StreamCall {
     double *host_result = nullptr;    // blocking: the result, in host memory
     double *device_result = nullptr;  // asynchronous: where the result lands, in stream order
     void *partials = nullptr;         // blocking: the packed tile partials instead of the result
+    // A context's batch (context_rows.cu): its bound on the wait (0: by the bytes read), what the message
+    // says on giving up, and where giving up is reported.
+    std::uint64_t bound_ms = 0;
+    const char *then = "";
+    bool *gave_up = nullptr;
 };
 cudot_status stream_dot(const Operands &ops, int device, const StreamCall &call, ErrorSink err);
 // A batch of rows in device or managed memory of GPU `device`, in one launch on call.stream: results into
 // call.host_result (count, blocking) or call.device_result (count, in stream order).
 cudot_status stream_rows(const Rows &rows, int device, const StreamCall &call, ErrorSink err);
+// The two halves of a blocking stream_rows, so that several batches (one per GPU, or runs of one
+// context's rows) are all queued before the first wait: queue_rows queues on call.stream (on failure
+// nothing is left pending), finish_rows waits for the results and copies them to call.host_result.
+// Called with the rows' GPU current (inside a CallerCudaState).
+struct PendingRows {
+    int device = 0;
+    void *stream = nullptr;
+    void *workspace = nullptr;  // the stream's workspace, busy until the batch ends
+    std::pair<double *, std::size_t> staging{nullptr, 0};  // mapped host memory the results land in
+    bool polled = false;        // one slot a row in staging (else a copy of them all)
+    bool queued = false;
+    std::size_t count = 0;
+    double *results = nullptr;
+    std::uint64_t bound_ms = 0;
+    const char *then = "";
+    bool *gave_up = nullptr;
+};
+cudot_status queue_rows(const Rows &rows, int device, const StreamCall &call, PendingRows &pending, ErrorSink err);
+cudot_status finish_rows(PendingRows &pending, ErrorSink err);
 // Page-locks and maps [p, p + bytes) for every GPU (cudaHostRegister); OK without a GPU (nothing done;
 // *locked says which).
 cudot_status register_host(const void *p, std::size_t bytes, bool *locked, ErrorSink err);

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -56,6 +57,7 @@ struct DeviceState {
     bool hung = false;  // a wait gave up on the GPU (wait_ms): only destroy may follow
     std::uint64_t wait_bound_ms = CUDOT_DEFAULT_WAIT_MS;  // the bound of the current call's waits
     std::optional<InFlight> queued;  // AUTO: the GPUs' tiles from queue_tiles until wait_tiles
+    std::vector<PendingRows> rows_pending;  // AUTO: the GPUs' runs of rows from queue_gpu_rows until wait_gpu_rows
 };
 
 // Marks the result slot empty; call before queueing a dot that joins on the device. No kernel that
@@ -84,12 +86,23 @@ cudot_status prefetch_run(cudot_ctx &ctx, Gpu &g, std::size_t at, std::size_t co
 cudot_status single_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefetch, double *result);
 cudot_status multi_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefetch, double *result);
 cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result);
+// MANAGED's policy around any operation that reads `bytes` of the buffers: run(prefetch) runs it, with
+// the inputs migrated to the GPUs first where prefetch is set; its time decides where they stay.
+cudot_status managed_run(cudot_ctx &ctx, DeviceState &s, std::size_t bytes, const std::function<cudot_status(bool)> &run);
 // AUTO on managed buffers (managed_policy.cu): advised to stay on the host, mapped for every GPU, from
 // create on; a dot on the GPUs that reads them where they are or migrates them first; a move back.
 cudot_status auto_advise(cudot_ctx &ctx, DeviceState &s, ErrorSink err);
 cudot_status auto_gpu_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool move, double *result);
 cudot_status auto_to_host(cudot_ctx &ctx, DeviceState &s, std::size_t n);
 void free_pinned_policy(DeviceState &s);
+
+// A context's rows (context_rows.cu): each GPU's run of `rows` (a strided batch over the context's
+// buffers) queued, its results to go to results + its first row; every queued run waited for and its
+// results copied out (after a failure too: the first failure is returned). `timed`: each GPU's run is
+// bracketed by its start and stop events; `prefetch` (MANAGED): each GPU migrates its run first.
+cudot_status queue_each_row(cudot_ctx &ctx, DeviceState &s, const Rows &rows, double *results, bool timed,
+                            bool prefetch, std::vector<PendingRows> &pending, bool *gave_up);
+cudot_status finish_each_row(cudot_ctx &ctx, DeviceState &s, std::vector<PendingRows> &pending);
 
 // PINNED's choice between copying the inputs to the GPU and reading them in place, per size, from
 // measured times (one_gpu_dot.cu): pinned_in_place says which way the next dot of n elements goes

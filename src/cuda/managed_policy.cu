@@ -88,9 +88,13 @@ cudot_status auto_to_host(cudot_ctx &ctx, DeviceState &s, std::size_t n) {
 
 cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
     const std::size_t bytes = n * (element_size(ctx.dtype) + element_size(ctx.y_dtype));
+    return managed_run(ctx, s, bytes, [&](bool prefetch) { return run_dot(ctx, s, n, prefetch, result); });
+}
+
+cudot_status managed_run(cudot_ctx &ctx, DeviceState &s, std::size_t bytes, const std::function<cudot_status(bool)> &run) {
     // Without concurrent managed access nothing may prefetch, and a dot reads the pages where they are.
-    if (s.sync_after_dot) return run_dot(ctx, s, n, false, result);
-    if (bytes < kAdaptBytes) return run_dot(ctx, s, n, false, result);
+    if (s.sync_after_dot) return run(false);
+    if (bytes < kAdaptBytes) return run(false);
 
     bool probe = false;
     if (s.in_place && --s.probe_wait == 0) {  // drop the advice and bring the inputs over once
@@ -99,7 +103,7 @@ cudot_status managed_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *
         probe = true;
     }
     const auto start = std::chrono::steady_clock::now();
-    cudot_status status = run_dot(ctx, s, n, probe, result);
+    cudot_status status = run(probe);
     if (status != CUDOT_OK || s.in_place) return status;
     if (probe) {  // the next dot, without a migration, tells whether they stayed
         s.judging = true;

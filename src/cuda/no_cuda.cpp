@@ -17,6 +17,15 @@ cudot_status queue_tiles(cudot_ctx &ctx, std::size_t, std::size_t) {
 cudot_status wait_tiles(cudot_ctx &ctx, std::size_t, float *) {
     return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU tiles in a build without CUDA");
 }
+cudot_status dot_rows(cudot_ctx &ctx, const Rows &, double *) {
+    return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU rows in a build without CUDA");
+}
+cudot_status queue_gpu_rows(cudot_ctx &ctx, const Rows &, double *) {
+    return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU rows in a build without CUDA");
+}
+cudot_status wait_gpu_rows(cudot_ctx &ctx, std::size_t, float *) {
+    return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU rows in a build without CUDA");
+}
 cudot_status auto_gpu_dot(cudot_ctx &ctx, std::size_t, bool, double *) {
     return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU dot in a build without CUDA");
 }

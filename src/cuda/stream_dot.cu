@@ -587,7 +587,41 @@ void aim_rows(RowsPlan &plan, void *workspace) {
     }
 }
 
-cudot_status stream_rows_here(const Rows &rows, int device, const StreamCall &call, ErrorSink err) {
+// Waits for a queued blocking batch and copies its results out, then gives back what it took: the
+// staging once nothing can still write it (the batch ended, or nothing was launched), the workspace once
+// the batch ended. A batch whose queueing failed (not `queued`) only gives back.
+cudot_status finish_rows_here(PendingRows &pending, bool launched, ErrorSink err) {
+    cudot_status status = CUDOT_ERROR_INTERNAL;
+    if (pending.queued) {
+        GpuWait wait;
+        wait.device = pending.device;
+        wait.stream = static_cast<cudaStream_t>(pending.stream);
+        wait.slot = pending.polled ? reinterpret_cast<const Completion *>(pending.staging.first) : nullptr;
+        wait.slots = pending.polled ? pending.count : 1;
+        wait.deadline = deadline_in(pending.bound_ms);
+        wait.bound_ms = pending.bound_ms;
+        wait.what = "the batch";
+        wait.then = pending.then;
+        wait.gave_up = pending.gave_up;
+        double ignored = 0;
+        status = wait_gpu(wait, &ignored, err);
+        if (status == CUDOT_OK) std::memcpy(pending.results, pending.staging.first, pending.count * sizeof(double));
+    }
+    const bool ended = pending.queued && status == CUDOT_OK;
+    const bool staging_free = pending.staging.first && (ended || !launched);
+    Workspace *w = static_cast<Workspace *>(pending.workspace);
+    if (staging_free || (w && ended)) {
+        ArrayGpu &g = array_gpu(pending.device);
+        std::lock_guard<std::mutex> lock(g.mutex);
+        if (staging_free) g.staging.push_back(pending.staging);
+        if (w && ended) --w->running;
+    }
+    pending = PendingRows{};
+    return status;
+}
+
+// Queues a batch on call.stream; a blocking one is left in `pending` for finish_rows.
+cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &call, PendingRows &pending, ErrorSink err) {
     bool capturing = false;
     if (cudot_status status = enter_stream(device, call, "cudot_dot_rows_async", capturing, err)) return status;
     cudaStream_t stream = static_cast<cudaStream_t>(call.stream);
@@ -654,34 +688,36 @@ cudot_status stream_rows_here(const Rows &rows, int device, const StreamCall &ca
                                                       cudaMemcpyDeviceToHost, stream));
         if (e != cudaSuccess) status = cuda_fail(err, e, "cudaMemcpyAsync (a batch's results to the host)");
     }
-    lock.unlock();
-    if (blocking && status == CUDOT_OK) {
-        std::size_t elements = 0;  // what the batch reads, for the wait's bound
+    if (!blocking) return status;
+    pending.device = device;
+    pending.stream = stream;
+    pending.workspace = w;
+    pending.staging = staging;
+    pending.polled = polled;
+    pending.count = rows.count;
+    pending.results = call.host_result;
+    pending.bound_ms = call.bound_ms;
+    if (pending.bound_ms == 0) {  // by what the batch reads
+        std::size_t elements = 0;
         for (std::size_t i = 0; i < rows.count && rows.layout == Rows::Layout::Segmented; ++i)
             elements += static_cast<std::size_t>(rows.offsets[i + 1] - rows.offsets[i]);
         if (rows.layout != Rows::Layout::Segmented) elements = rows.count * rows.n;
-        GpuWait wait;
-        wait.device = device;
-        wait.stream = stream;
-        wait.slot = polled ? reinterpret_cast<const Completion *>(staging.first) : nullptr;
-        wait.slots = polled ? rows.count : 1;
-        const std::uint64_t bound = default_wait_ms(elements * (rows.x.size() + rows.y.size()) + rows.count * 8);
-        wait.deadline = deadline_in(bound);
-        wait.bound_ms = bound;
-        wait.what = "the batch";
-        double ignored = 0;
-        status = wait_gpu(wait, &ignored, err);
-        if (status == CUDOT_OK) std::memcpy(call.host_result, staging.first, rows.count * sizeof(double));
+        pending.bound_ms = default_wait_ms(elements * (rows.x.size() + rows.y.size()) + rows.count * 8);
     }
-    // Staging memory the kernel or the copy may still write is not reused (as a single dot's slot).
-    const bool staging_free = blocking && (status == CUDOT_OK || !launched);
-    const bool workspace_idle = w && blocking && status == CUDOT_OK;
-    if (staging_free || workspace_idle) {
-        lock.lock();
-        if (staging_free) g.staging.push_back(staging);
-        if (workspace_idle) --w->running;
+    pending.then = call.then;
+    pending.gave_up = call.gave_up;
+    pending.queued = status == CUDOT_OK;
+    if (status != CUDOT_OK) {
+        lock.unlock();
+        (void)finish_rows_here(pending, launched, ErrorSink{nullptr, 0});  // gives back what it can
     }
     return status;
+}
+
+cudot_status stream_rows_here(const Rows &rows, int device, const StreamCall &call, ErrorSink err) {
+    PendingRows pending;
+    if (cudot_status status = queue_rows_here(rows, device, call, pending, err)) return status;
+    return call.device_result ? CUDOT_OK : finish_rows_here(pending, true, err);
 }
 
 }  // namespace
@@ -778,6 +814,12 @@ cudot_status stream_rows(const Rows &rows, int device, const StreamCall &call, E
     CallerCudaState caller;
     return caller.restore(stream_rows_here(rows, device, call, err), err);
 }
+
+cudot_status queue_rows(const Rows &rows, int device, const StreamCall &call, PendingRows &pending, ErrorSink err) {
+    return queue_rows_here(rows, device, call, pending, err);
+}
+
+cudot_status finish_rows(PendingRows &pending, ErrorSink err) { return finish_rows_here(pending, true, err); }
 
 cudot_status register_host(const void *p, std::size_t bytes, bool *locked, ErrorSink err) {
     *locked = false;

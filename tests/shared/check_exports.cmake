@@ -4,7 +4,8 @@
 # calls itself cudot.dll (SONAME is then the DLL's name) and imports Windows system DLLs only.
 set(api init get_inputs dot dot_n deinit status_string last_error version version_string get_memory
         get_capacity get_dtypes tile_partials join_partials
-        dot_arrays dot_arrays_async tile_partials_arrays register_host unregister_host dot_rows dot_rows_async)
+        dot_arrays dot_arrays_async tile_partials_arrays register_host unregister_host dot_rows dot_rows_async
+        get_rows dot_each_row)
 if(DEFINED OBJDUMP)
   include(${CMAKE_CURRENT_LIST_DIR}/pe_dll.cmake)
   cudot_pe_tables(${OBJDUMP} ${LIB} exports imports name)

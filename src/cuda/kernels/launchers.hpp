@@ -54,6 +54,8 @@ struct RowsParams;
 void prepare_rows(const RowsParams &params, int32_t x_dtype, int32_t y_dtype, bool short_rows, unsigned blocks,
                   KernelCall &call);
 cudaError_t rows_occupancy(int32_t x_dtype, int32_t y_dtype, bool short_rows, int *blocks_per_sm);
+void *rows_short_kernel_for(int32_t x_dtype, int32_t y_dtype);  // rows_short_kernels.cu
+void *rows_tile_kernel_for(int32_t x_dtype, int32_t y_dtype);   // rows_tile_kernels.cu
 // Whether the current device can run this build's kernels (loads one of them).
 cudaError_t kernels_load();
 

@@ -1,6 +1,5 @@
-// rows_kernels.cu - the batch kernels (rows_kernel.cuh) for every pair of element types, and their launch
-// made ready for a stream or a CUDA graph node (launchers.hpp). Apart from the single dot's kernels so that the sets compile
-// side by side.
+// rows_kernels.cu - a batch's launch made ready for a stream or a CUDA graph node (launchers.hpp); the
+// kernels' instantiations are in rows_short_kernels.cu and rows_tile_kernels.cu.
 #include <cstring>
 
 #include "launchers.hpp"
@@ -11,20 +10,9 @@ namespace cuda {
 
 static_assert(sizeof(RowsParams) <= sizeof(KernelCall{}.params), "KernelCall::params holds RowsParams");
 
-namespace {
-
-template <class Tx, class Ty> void *rows_kernel_typed(bool short_rows) {
-    return short_rows ? reinterpret_cast<void *>(&rows_short_kernel<Tx, Ty>)
-                      : reinterpret_cast<void *>(&rows_tile_kernel<Tx, Ty>);
+static void *rows_kernel_for(int32_t x_dtype, int32_t y_dtype, bool short_rows) {
+    return short_rows ? rows_short_kernel_for(x_dtype, y_dtype) : rows_tile_kernel_for(x_dtype, y_dtype);
 }
-
-void *rows_kernel_for(int32_t x_dtype, int32_t y_dtype, bool short_rows) {
-    return types::with_type(x_dtype, [&](auto xt) {
-        return types::with_type(y_dtype, [&](auto yt) { return rows_kernel_typed<decltype(xt), decltype(yt)>(short_rows); });
-    });
-}
-
-}  // namespace
 
 void prepare_rows(const RowsParams &params, int32_t x_dtype, int32_t y_dtype, bool short_rows, unsigned blocks,
                   KernelCall &call) {
