@@ -39,20 +39,22 @@ TEST_CASE("status strings name every status and never return NULL", "[api]") {
 }
 
 TEST_CASE("the ABI values are the documented ones", "[api]") {
-    CHECK(sizeof(cudot_config) == 24);
+    CHECK(sizeof(cudot_config) == 32);
     CHECK(offsetof(cudot_config, dtype) == 4);
     CHECK(offsetof(cudot_config, memory) == 8);
     CHECK(offsetof(cudot_config, device) == 12);
     CHECK(offsetof(cudot_config, y_dtype) == 16);
     CHECK(offsetof(cudot_config, wait_ms) == 20);
+    CHECK(offsetof(cudot_config, rows) == 24);
     CHECK(CUDOT_DEFAULT_WAIT_MS == 60000u);
     CHECK(CUDOT_F16 == 3);
     CHECK(CUDOT_BF16 == 4);
     CHECK(CUDOT_I8 == 5);
     CHECK(CUDOT_U8 == 6);
     cudot_config c = CUDOT_CONFIG_INIT;
-    CHECK(c.size == 24);
+    CHECK(c.size == 32);
     CHECK(c.wait_ms == 0);
+    CHECK(c.rows == 0);
     CHECK(c.y_dtype == 0);
     CHECK(c.dtype == CUDOT_F32);
     CHECK(c.memory == CUDOT_MEMORY_AUTO);

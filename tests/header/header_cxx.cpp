@@ -1,7 +1,10 @@
 // header_cxx.cpp - cudot.h must compile alone as C++ with every warning on.
+#include <cstddef>
+
 #include "cudot.h"
 
-static_assert(sizeof(cudot_config) == 24, "cudot_config 1.5 is 24 bytes (1.0 was 16, 1.1 20); it may only grow");
+static_assert(sizeof(cudot_config) == 32, "cudot_config 1.10 is 32 bytes (1.0 was 16, 1.1 20, 1.5 24); it may only grow");
+static_assert(offsetof(cudot_config, rows) == 24, "rows follows wait_ms");
 static_assert(CUDOT_OK == 0 && CUDOT_ERROR_INTERNAL == 6, "status values are fixed");
 
 int main() {

@@ -303,14 +303,19 @@ std::vector<Row> init_rows() {
     for (uint32_t size : {21u, 23u})
         rows.push_back(status_row(E, "config->size = " + std::to_string(size) + " (ends inside wait_ms)", IA,
                                   "config->size", [size] { return call_init_sized(10, size, size); }));
-    rows.push_back(status_row(E, "config->size = sizeof(cudot_config) = 24", CUDOT_OK, "",
+    rows.push_back(status_row(E, "config->size = 24 (1.5 to 1.9 layout, caller owns exactly 24 bytes)", CUDOT_OK, "",
                               [] { return call_init_sized(10, 24, 24); }));
-    for (uint32_t size : {28u, 64u, 4096u})
-        rows.push_back(status_row(E, "config->size = " + std::to_string(size) + ", every byte past 24 zero", CUDOT_OK,
+    for (uint32_t size : {25u, 28u, 31u})
+        rows.push_back(status_row(E, "config->size = " + std::to_string(size) + " (ends inside rows)", IA,
+                                  "config->size", [size] { return call_init_sized(10, size, size); }));
+    rows.push_back(status_row(E, "config->size = sizeof(cudot_config) = 32", CUDOT_OK, "",
+                              [] { return call_init_sized(10, 32, 32); }));
+    for (uint32_t size : {40u, 64u, 4096u})
+        rows.push_back(status_row(E, "config->size = " + std::to_string(size) + ", every byte past 32 zero", CUDOT_OK,
                                   "", [size] { return call_init_sized(10, size, size); }));
-    rows.push_back(status_row(E, "config->size = 28, byte 24 non-zero (an option this version lacks)",
+    rows.push_back(status_row(E, "config->size = 40, byte 32 non-zero (an option this version lacks)",
                               CUDOT_ERROR_UNSUPPORTED, "newer than this library",
-                              [] { return call_init_sized(10, 28, 28, 24); }));
+                              [] { return call_init_sized(10, 40, 40, 32); }));
     rows.push_back(status_row(E, "config->size = 4096, byte 4095 non-zero", CUDOT_ERROR_UNSUPPORTED, "byte 4095",
                               [] { return call_init_sized(10, 4096, 4096, 4095); }));
     for (uint32_t size : {4097u, 65536u, 1u << 31, std::numeric_limits<uint32_t>::max()})
@@ -318,6 +323,14 @@ std::vector<Row> init_rows() {
                                   "config->size = " + std::to_string(size) +
                                       " (over 4096: garbage; caller owns only 20 bytes)",
                                   IA, "config->size", [size] { return call_init_sized(10, size, 20); }));
+
+    for (uint64_t many : {uint64_t(1) << 62, ~uint64_t(0)})
+        rows.push_back(status_row(E, "config->rows = " + std::to_string(many) + " (rows * n overflows)", IA, "overflows",
+                                  [many] {
+                                      cudot_config c = config(CUDOT_F32, CUDOT_MEMORY_HOST);
+                                      c.rows = many;
+                                      return call_init(10, c);
+                                  }));
 
     // Element types.
     for (int32_t dtype : {-1, 7, 99, kInt32Max, kInt32Min})
