@@ -145,7 +145,8 @@ enum {
  * library reads only the first `size` bytes and uses defaults for fields an older caller lacks. */
 typedef struct cudot_config {
     uint32_t size;    /* sizeof(cudot_config): 16 (the first version, which ended at `device`), 20 (1.1,
-                         which ended at `y_dtype`), 24, or more from a newer header, at most 4096;
+                         which ended at `y_dtype`), 24 (1.5, at `wait_ms`), 32 (1.10, at `rows`), or
+                         more from a newer header, at most 4096;
                          bytes past what this library knows must be zero (they would ask for features
                          it lacks) */
     int32_t  dtype;   /* element type of x (and of y unless y_dtype says otherwise); 0 means CUDOT_F32 */
