@@ -16,7 +16,8 @@ compares:
     syscall with untyped words, so only its names are checked.
 Types are compared as the C ABI sees them: fixed-width integers by width and sign, size_t as size_t, any
 data pointer as a pointer (void * stands for any pointee, as C lets it), and pointer-sized integers
-(Go's uintptr) for size_t or a pointer. Go's two mirrors (the cgo preamble of lib_unix.go, the Go
+(Go's uintptr) for size_t or a pointer. ctypes has one type for c_size_t and c_uint64 on 64-bit
+platforms (c_ulong or c_ulonglong), so Python's is read as either of them. Go's two mirrors (the cgo preamble of lib_unix.go, the Go
 structs of context.go and lib_windows.go) are checked separately.
 
 usage: scripts/check_bindings_abi.py [--header FILE] [--bindings DIR] [--self-test] [-q]
@@ -142,6 +143,8 @@ def compatible(want, got, under_pointer=False):
     """Whether a binding's type `got` passes what the header's `want` is, at the ABI level."""
     if want == got:
         return True
+    if got == "u64|size" and want in ("u64", "size"):  # ctypes: c_uint64 is c_size_t (see the docstring)
+        return True
     if not under_pointer and got == "word" and (want == "size" or want.startswith("*")):
         return True
     if want.startswith("*") and got.startswith("*"):
@@ -150,7 +153,7 @@ def compatible(want, got, under_pointer=False):
     return under_pointer and "void" in (want, got) and not want.startswith("*") and not got.startswith("*")
 
 
-SIZES = {"u8": 1, "i8": 1, "u32": 4, "i32": 4, "u64": 8, "i64": 8, "size": 8, "f64": 8, "word": 8}
+SIZES = {"u8": 1, "i8": 1, "u32": 4, "i32": 4, "u64": 8, "i64": 8, "size": 8, "f64": 8, "word": 8, "u64|size": 8}
 
 
 def layout(fields, structs):
@@ -432,7 +435,10 @@ def python_mirror(root, header):
     structure_types = {name: obj for name, obj in vars(lib).items()
                        if isinstance(obj, type) and issubclass(obj, ctypes.Structure)}
     keys = {obj: struct_key(name) for name, obj in structure_types.items()}
-    scalars = {ctypes.c_uint32: "u32", ctypes.c_int32: "i32", ctypes.c_int64: "i64", ctypes.c_size_t: "size",
+    # On 64-bit platforms ctypes.c_size_t and ctypes.c_uint64 are one type: either C type matches it.
+    size_t = "u64|size" if ctypes.c_size_t is ctypes.c_uint64 else "size"
+    scalars = {ctypes.c_uint64: "u64", ctypes.c_uint32: "u32", ctypes.c_int32: "i32", ctypes.c_int64: "i64",
+               ctypes.c_size_t: size_t,
                ctypes.c_void_p: "*void", ctypes.c_double: "f64", ctypes.c_char_p: "*char", ctypes.c_uint8: "u8",
                ctypes.c_int8: "i8", ctypes.c_char: "char"}
 
@@ -614,7 +620,7 @@ def julia_mirror(root, header):
             tables.append((f"{name} _STATUS_NAMES", 1, re.findall(r":(\w+)", m.group(1))))
     need(functions, "ccall of a cudot function", d)
     need(tables, "_STATUS_NAMES", d)
-    return [Mirror("julia (src/Cudot.jl, src/arrays.jl)", structs=structs, enums=enums, defines=defines,
+    return [Mirror(JULIA, structs=structs, enums=enums, defines=defines,
                    functions=functions, names_only=names, status_tables=tables)]
 
 
@@ -642,7 +648,7 @@ GO_CGO, GO_GO, GO_CONST = ("go (cgo preamble, lib_unix.go)", "go (Go structs, co
                            "go (constants)")
 PYTHON = "python (cudot/_lib.py, _errors.py, _types.py, _context.py)"
 CSHARP = "csharp (src/Native.cs, Types.cs, constants)"
-JULIA = "julia (src/Cudot.jl, src/arrays.jl)"
+JULIA = "julia (src/Cudot.jl, src/arrays.jl, src/rows.jl, src/context_rows.jl)"
 STRUCT_MIRRORS = (GO_CGO, GO_GO, PYTHON, CSHARP, JULIA)
 CONSTANT_MIRRORS = (GO_CONST, PYTHON, CSHARP, JULIA)
 SIGNATURE_MIRRORS = (GO_CGO, PYTHON, CSHARP, JULIA)
@@ -650,7 +656,10 @@ SIGNATURE_MIRRORS = (GO_CGO, PYTHON, CSHARP, JULIA)
 # (what, file under the copy, (old, new), the mirrors that must each report it). Header changes first.
 HEADER_CHANGES = [
     ("a field added at the end of cudot_config", "cudot.h",
+     ("    uint64_t rows;", "    uint64_t rows;\n    int32_t added_option;"), STRUCT_MIRRORS),
+    ("a field added in the middle of cudot_config", "cudot.h",
      ("    uint32_t wait_ms;", "    uint32_t wait_ms;\n    int32_t added_option;"), STRUCT_MIRRORS),
+    ("the type of cudot_config.rows changed", "cudot.h", ("    uint64_t rows;", "    uint32_t rows;"), STRUCT_MIRRORS),
     ("a field added in the middle of cudot_arrays", "cudot.h",
      ("    void *x_ready;      /* NULL", "    void *added_ready;\n    void *x_ready;      /* NULL"), STRUCT_MIRRORS),
     ("the type of cudot_array.stride changed", "cudot.h",
@@ -676,9 +685,26 @@ HEADER_CHANGES = [
      SIGNATURE_MIRRORS + (GO_GO,)),
 ]
 BINDING_CHANGES = [
-    ("Python's Config without wait_ms", "python/cudot/_lib.py", ("(\"wait_ms\", ctypes.c_uint32)", ""), (PYTHON,)),
-    ("Go's cgo cd_config without wait_ms", "go/lib_unix.go", (" uint32_t wait_ms; } cd_config;", " } cd_config;"),
+    ("Python's Config without wait_ms", "python/cudot/_lib.py", ("(\"wait_ms\", ctypes.c_uint32), ", ""), (PYTHON,)),
+    ("Python's Config without rows", "python/cudot/_lib.py", (", (\"rows\", ctypes.c_uint64)", ""), (PYTHON,)),
+    ("Go's cgo cd_config without rows", "go/lib_unix.go", (" uint64_t rows; } cd_config;", " } cd_config;"), (GO_CGO,)),
+    ("Go's config without rows", "go/context.go", ("\trows                          uint64\n", ""), (GO_GO,)),
+    ("C#'s NativeConfig without Rows", "csharp/src/Native.cs", ("        public ulong Rows;", ""), (CSHARP,)),
+    ("Julia's _Config without rows", "julia/src/Cudot.jl", ("    rows::UInt64", ""), (JULIA,)),
+    ("Python's cudot_dot_each_row signature", "python/cudot/_lib.py",
+     ("\"cudot_dot_each_row\": (c_int, [c_void_p, c_size_t, c_size_t,",
+      "\"cudot_dot_each_row\": (c_int, [c_void_p, c_size_t, ctypes.c_uint32,"), (PYTHON,)),
+    ("Julia's cudot_dot_each_row signature", "julia/src/context_rows.jl",
+     ("(Ptr{Cvoid}, Csize_t, Csize_t, Ptr{Cdouble}), p, rows", "(Ptr{Cvoid}, Csize_t, Cuint, Ptr{Cdouble}), p, rows"),
+     (JULIA,)),
+    ("Go's cgo cudot_dot_each_row signature", "go/lib_unix.go",
+     ("(*cd_dot_each_row_fn)(void *, size_t, size_t, double *)", "(*cd_dot_each_row_fn)(void *, size_t, uint32_t, double *)"),
      (GO_CGO,)),
+    ("C#'s cudot_get_rows signature", "csharp/src/Native.cs",
+     ("cudot_get_rows(IntPtr ctx, out UIntPtr rows, out UIntPtr n)", "cudot_get_rows(IntPtr ctx, out UIntPtr rows, out uint n)"),
+     (CSHARP,)),
+    ("Go's cgo cd_config without wait_ms", "go/lib_unix.go", (" uint32_t wait_ms; uint64_t rows; } cd_config;",
+                                                              " uint64_t rows; } cd_config;"), (GO_CGO,)),
     ("Go's config without waitMS", "go/context.go", ("\twaitMS                        uint32\n", ""), (GO_GO,)),
     ("C#'s NativeConfig without WaitMs", "csharp/src/Native.cs", ("        public uint WaitMs;", ""), (CSHARP,)),
     ("Julia's _Config without wait_ms", "julia/src/Cudot.jl", ("    wait_ms::UInt32", ""), (JULIA,)),

@@ -140,7 +140,7 @@ expect_error "no library at all" "cannot load libcudot.so.1" "$build/Example.exe
 # bindings/testing/config_spy.c against include/cudot.h, refuses cudot_init with a message that spells out
 # the cudot_config it received, and tests/spy/WaitMsSpy.cs prints it. Each value must arrive in the
 # header's wait_ms field, with the other options in theirs, in a struct of the header's size.
-echo "== waitMs reaches cudot_config.wait_ms (tests/spy, against bindings/testing/config_spy.c)"
+echo "== waitMs and rows reach cudot_config.wait_ms and .rows (tests/spy, against bindings/testing/config_spy.c)"
 mkdir -p "$fakes/spy"
 if cc -shared -fPIC -I "$here/../../include" -Wl,-soname,libcudot.so.1 -o "$fakes/spy/libcudot.so.1" \
       "$here/../testing/config_spy.c" &&
@@ -156,6 +156,24 @@ if cc -shared -fPIC -I "$here/../../include" -Wl,-soname,libcudot.so.1 -o "$fake
     seen=""
     for key in n dtype memory device y_dtype wait_ms size; do seen+="$key=${got[$key]:-?} "; done
     if [[ -n ${got[sizeof]:-} && ${seen% } == "$want" ]]; then
+      echo "ok   $name"
+    else
+      echo "FAIL $name: the spy received: $out (want $want)"; failed+=("$name")
+    fi
+    unset got
+  done
+  # rows (1.10): one row goes as 0, which a library older than 1.10 accepts; more as they are.
+  for rw in 1:0 2:2 12345:12345; do
+    rows=${rw%%:*} wire=${rw#*:}
+    name="rows $rows reaches the library"
+    out=$(CUDOT_LIBRARY="$fakes/spy/libcudot.so.1" mono "$build/WaitMsSpy.exe" 7 "$rows" 2>&1) || {
+      echo "FAIL $name: $out"; failed+=("$name"); continue; }
+    declare -A got=()
+    for word in $out; do [[ $word == *=* ]] && got[${word%%=*}]=${word#*=}; done
+    want="n=1 dtype=5 memory=4 device=0 y_dtype=3 wait_ms=7 rows=$wire size=32"
+    seen=""
+    for key in n dtype memory device y_dtype wait_ms rows size; do seen+="$key=${got[$key]:-?} "; done
+    if [[ ${got[sizeof]:-} == 32 && ${seen% } == "$want" ]]; then
       echo "ok   $name"
     else
       echo "FAIL $name: the spy received: $out (want $want)"; failed+=("$name")

@@ -70,29 +70,33 @@ func LibraryVersion() (uint32, error) {
 }
 
 // Context owns a cudot context: two input buffers of Capacity elements, x of DType and y of YDType,
-// and what computes on them.
+// and what computes on them. With Options.Rows, each buffer holds Rows rows of n elements, row-major.
 type Context struct {
 	mu     sync.Mutex
 	h      unsafe.Pointer // the cudot_ctx; nil once closed
 	x, y   unsafe.Pointer // the library's input buffers
-	n      int
-	dtype  DType // of x
-	ydtype DType // of y
+	n      int            // the capacity: rows * rowLen
+	rows   int            // rows of the buffers (1 without Options.Rows)
+	rowLen int            // elements of each row: New's n
+	dtype  DType          // of x
+	ydtype DType          // of y
 	memory Memory
 	device int
 }
 
-// config mirrors cudot_config as of 1.5 (24 bytes, wait_ms last); scripts/check_bindings_abi.py
+// config mirrors cudot_config as of 1.10 (32 bytes, rows last); scripts/check_bindings_abi.py
 // compares it with cudot.h. It goes to the library as is: through Proc.Call on Windows, and as the
 // cd_config of the cgo preamble elsewhere (lib_unix.go checks at compile time that the two agree). A
-// library older than a field accepts it while the field is zero: y_dtype for 1.0, wait_ms before 1.5.
+// library older than a field accepts it while the field is zero: y_dtype for 1.0, wait_ms before 1.5,
+// rows before 1.10. rows sits at offset 24, a multiple of 8, so 32-bit platforms lay it out alike.
 type config struct {
 	size                          uint32
 	dtype, memory, device, ydtype int32
 	waitMS                        uint32
+	rows                          uint64
 }
 
-const configSize = 24
+const configSize = 32
 
 // Compile-time checks that config is exactly configSize bytes.
 var (
@@ -140,8 +144,9 @@ func reportLeak(c *Context) {
 	}
 }
 
-// New creates a context with input buffers for n elements (n may be 0). Load failures are reported
-// here too (they wrap ErrLoad).
+// New creates a context with input buffers for n elements (n may be 0), or, with Options.Rows, for
+// Rows rows of n elements each (Rows*n elements). Load failures are reported here too (they wrap
+// ErrLoad).
 func New(n int, opts Options) (*Context, error) {
 	if err := Load(); err != nil {
 		return nil, err
@@ -152,16 +157,40 @@ func New(n int, opts Options) (*Context, error) {
 	if opts.Device < math.MinInt32 || opts.Device > math.MaxInt32 {
 		return nil, &Error{Op: "New", Status: StatusInvalidArgument, Message: "device ordinal out of range"}
 	}
-	h, st, msg := libInit(uint64(n), config{size: configSize, dtype: int32(opts.DType), memory: int32(opts.Memory),
-		device: int32(opts.Device), ydtype: int32(opts.YDType), waitMS: opts.WaitMS})
+	rows := 1
+	switch {
+	case opts.Rows < 0:
+		return nil, &Error{Op: "New", Status: StatusInvalidArgument, Message: fmt.Sprintf("negative rows %d", opts.Rows)}
+	case opts.Rows > 1:
+		rows = opts.Rows
+		if n > 0 && rows > math.MaxInt/n {
+			return nil, &Error{Op: "New", Status: StatusInvalidArgument,
+				Message: fmt.Sprintf("%d rows of %d elements overflow an int", rows, n)}
+		}
+	}
+	cfg := config{size: configSize, dtype: int32(opts.DType), memory: int32(opts.Memory), device: int32(opts.Device),
+		ydtype: int32(opts.YDType), waitMS: opts.WaitMS}
+	if rows > 1 {
+		cfg.rows = uint64(rows) // one row goes as 0, which a library older than 1.10 accepts
+	}
+	h, st, msg := libInit(uint64(n), cfg)
 	if st != StatusOK {
 		return nil, statusError("New", st, msg)
 	}
 	live.Add(1)
-	c := &Context{h: h, n: n}
+	c := &Context{h: h, n: rows * n, rows: rows, rowLen: n}
 	var mem, dev, xt, yt int32
 	if st, msg = libGetMemory(h, &mem, &dev); st == StatusOK {
 		c.x, c.y, st, msg = libGetInputs(h)
+	}
+	if st == StatusOK {
+		var r, l uint64
+		var ok bool
+		// A library older than 1.10 has no cudot_get_rows; it made one row of n (it refuses more).
+		if st, ok, msg = libGetRows(h, &r, &l); ok && st == StatusOK && (r != uint64(rows) || l != uint64(n)) {
+			st, msg = StatusInternal, fmt.Sprintf("cudot_get_rows reports %d rows of %d elements; New asked for %d of %d",
+				r, l, rows, n)
+		}
 	}
 	if st == StatusOK {
 		var ok bool
@@ -244,8 +273,13 @@ func (c *Context) dot(op string, n int, all bool) (float64, error) {
 	return r, nil
 }
 
-// Capacity is the n given to New.
+// Capacity is the number of elements of each buffer: the n given to New, times Options.Rows for a
+// Context with rows.
 func (c *Context) Capacity() int { return c.n }
+
+// Rows returns the rows of the buffers and the elements of each (cudot_get_rows, as New read it): the
+// Options.Rows and n given to New; a Context made without Rows has one row of n.
+func (c *Context) Rows() (rows, n int) { return c.rows, c.rowLen }
 
 // DType is the element type of x (Float32 when Options.DType was left zero).
 func (c *Context) DType() DType { return c.dtype }

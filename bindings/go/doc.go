@@ -81,6 +81,17 @@
 // RegisterHost page-locks a slice's memory for GPUs to read it fast; UnregisterHost must release it
 // before the slice is dropped.
 //
+// # Contexts with rows
+//
+// Options.Rows makes buffers of Rows rows of n elements each, row-major (library 1.10). DotEachRow
+// and RowDots dot them row by row, each result with the bits of that row's own Dot; Row gives row r of
+// an accessor's slice:
+//
+//	ctx, err := cudot.New(n, cudot.Options{DType: cudot.Float32, Rows: k})
+//	x, y := ctx.Float32Inputs() // k*n elements each
+//	copy(cudot.Row(ctx, x, 2), rowTwo)
+//	scores, err := ctx.RowDots() // k results
+//
 // # Versions
 //
 // BindingVersion is the library version this binding was written for (the cudot.h whose API it

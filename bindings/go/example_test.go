@@ -154,3 +154,30 @@ func ExampleArray_Strided() {
 	fmt.Println(r1, r2)
 	// Output: 10 12
 }
+
+func ExampleContext_DotEachRow() {
+	// Three rows of four elements; y holds the same query in every row.
+	ctx, err := cudot.New(4, cudot.Options{DType: cudot.Float32, Memory: cudot.Host, Rows: 3})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ctx.Close()
+	x, y := ctx.Float32Inputs() // 12 elements each
+	table := [][]float32{{1, 2, 3, 4}, {0, 1, 0, 1}, {5, 5, 5, 5}}
+	for r := range table {
+		copy(cudot.Row(ctx, x, r), table[r])
+		copy(cudot.Row(ctx, y, r), []float32{1, 10, 100, 1000})
+	}
+	scores, err := ctx.RowDots()
+	fmt.Println(scores, err)
+	first := make([]float64, 2)
+	err = ctx.DotEachRow(2, 2, first) // the first two rows, their first two elements
+	fmt.Println(first, err)
+	rows, n := ctx.Rows()
+	fmt.Println(rows, n, ctx.Capacity())
+	// Output:
+	// [4321 1010 5555] <nil>
+	// [21 10] <nil>
+	// 3 4 12
+}

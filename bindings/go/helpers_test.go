@@ -57,6 +57,9 @@ const helperSameTypeEnv = "CUDOT_GO_LOAD_HELPER_SAME_TYPE"
 // helperWaitMSEnv sets the WaitMS of the helper's first context (decimal; unset: zero).
 const helperWaitMSEnv = "CUDOT_GO_LOAD_HELPER_WAIT_MS"
 
+// helperRowsEnv sets the Rows of the helper's first context (decimal; unset: zero).
+const helperRowsEnv = "CUDOT_GO_LOAD_HELPER_ROWS"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(loadHelperEnv) == "1" {
 		opts := cudot.Options{DType: cudot.Int8, YDType: cudot.Float16, Memory: cudot.Host}
@@ -70,6 +73,14 @@ func TestMain(m *testing.M) {
 				os.Exit(1)
 			}
 			opts.WaitMS = uint32(v)
+		}
+		if r := os.Getenv(helperRowsEnv); r != "" {
+			v, err := strconv.Atoi(r)
+			if err != nil {
+				fmt.Printf("helper: bad %s: %v\n", helperRowsEnv, err)
+				os.Exit(1)
+			}
+			opts.Rows = v
 		}
 		ctx, err1 := cudot.New(1, opts)
 		_, err2 := cudot.New(1, cudot.Options{Memory: cudot.Host})

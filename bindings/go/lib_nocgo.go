@@ -48,3 +48,11 @@ func libDotArrays(*arraysCall) (float64, Status, string)            { return 0, 
 func libDotArraysAsync(*arraysCall, uintptr) (Status, string)       { return StatusInternal, "" }
 func libTilePartialsArrays(*arraysCall, []byte) (Status, string)    { return StatusInternal, "" }
 func libHostRange(hostOp, unsafe.Pointer, uintptr) (Status, string) { return StatusInternal, "" }
+
+func libHasContextRows() bool { return false }
+func libGetRows(unsafe.Pointer, *uint64, *uint64) (Status, bool, string) {
+	return StatusOK, false, ""
+}
+func libDotEachRow(unsafe.Pointer, uint64, uint64, []float64) (Status, string) {
+	return StatusInternal, ""
+}

@@ -12,11 +12,11 @@ package cudot
 
 // The cudot.h declarations we need, repeated so that this package builds without the header or the
 // library; scripts/check_bindings_abi.py compares them with cudot.h. The context stays an opaque void*.
-// cudot_config as of 1.5: 24 bytes, wait_ms last. Go fills it as its config (context.go), whose layout
+// cudot_config as of 1.10: 32 bytes, rows last. Go fills it as its config (context.go), whose layout
 // is checked against this one below. An older library accepts it while the fields it lacks are zero
-// (y_dtype for 1.0, wait_ms before 1.5): it ignores zero bytes past the fields it knows.
-typedef struct { uint32_t size; int32_t dtype, memory, device, y_dtype; uint32_t wait_ms; } cd_config;
-_Static_assert(sizeof(cd_config) == 24, "cudot_config is 24 bytes");
+// (y_dtype for 1.0, wait_ms before 1.5, rows before 1.10): it ignores zero bytes past the fields it knows.
+typedef struct { uint32_t size; int32_t dtype, memory, device, y_dtype; uint32_t wait_ms; uint64_t rows; } cd_config;
+_Static_assert(sizeof(cd_config) == 32, "cudot_config is 32 bytes");
 typedef int (*cd_init_fn)(void **, size_t, const cd_config *);
 typedef int (*cd_get_inputs_fn)(void *, void **, void **);
 typedef int (*cd_dot_fn)(void *, double *);
@@ -29,6 +29,8 @@ typedef const char *(*cd_last_error_fn)(const void *);
 typedef uint32_t (*cd_version_fn)(void);
 typedef int (*cd_tile_partials_fn)(void *, size_t, size_t, void *);
 typedef int (*cd_join_partials_fn)(int32_t, int32_t, const void *, size_t, double *);
+typedef int (*cd_get_rows_fn)(const void *, size_t *, size_t *);
+typedef int (*cd_dot_each_row_fn)(void *, size_t, size_t, double *);
 
 // cudot_array and cudot_arrays as of 1.7 (88 bytes on 64-bit platforms).
 typedef struct { const void *data; int32_t dtype, reserved; int64_t stride; } cd_array;
@@ -63,6 +65,8 @@ static cd_tile_partials_arrays_fn p_tile_partials_arrays;
 static cd_register_host_fn p_register_host;
 static cd_unregister_host_fn p_unregister_host;
 static cd_dot_rows_fn p_dot_rows; // since 1.9
+static cd_get_rows_fn p_get_rows; // since 1.10, like the next
+static cd_dot_each_row_fn p_dot_each_row;
 
 static void cd_copy(char *dst, size_t cap, const char *src) {
 	snprintf(dst, cap, "%s", src ? src : "");
@@ -104,6 +108,8 @@ static int cd_open(const char *path, char *err, size_t cap) {
 	p_register_host = (cd_register_host_fn)dlsym(lib, "cudot_register_host");
 	p_unregister_host = (cd_unregister_host_fn)dlsym(lib, "cudot_unregister_host");
 	p_dot_rows = (cd_dot_rows_fn)dlsym(lib, "cudot_dot_rows");
+	p_get_rows = (cd_get_rows_fn)dlsym(lib, "cudot_get_rows");
+	p_dot_each_row = (cd_dot_each_row_fn)dlsym(lib, "cudot_dot_each_row");
 	return 0;
 }
 
@@ -171,6 +177,20 @@ static int cd_get_memory(void *ctx, int32_t *m, int32_t *d, char **msg) {
 static int cd_has_get_dtypes(void) { return p_get_dtypes != NULL; }
 static int cd_get_dtypes(void *ctx, int32_t *x, int32_t *y, char **msg) {
 	int st = p_get_dtypes(ctx, x, y);
+	*msg = cd_message(st, ctx);
+	return st;
+}
+// Contexts with rows (1.10): results is a Go pointer (rows doubles, NULL for none).
+static int cd_has_context_rows(void) { return p_get_rows != NULL && p_dot_each_row != NULL; }
+static int cd_get_rows(void *ctx, uint64_t *rows, uint64_t *n, char **msg) {
+	size_t r = 0, l = 0;
+	int st = p_get_rows(ctx, &r, &l);
+	*rows = r, *n = l;
+	*msg = cd_message(st, ctx);
+	return st;
+}
+static int cd_dot_each_row(void *ctx, uint64_t rows, uint64_t n, double *results, char **msg) {
+	int st = p_dot_each_row(ctx, (size_t)rows, (size_t)n, results);
 	*msg = cd_message(st, ctx);
 	return st;
 }
@@ -296,6 +316,7 @@ var _ = [1]struct{}{}[unsafe.Offsetof(config{}.memory)-unsafe.Offsetof(C.cd_conf
 var _ = [1]struct{}{}[unsafe.Offsetof(config{}.device)-unsafe.Offsetof(C.cd_config{}.device)]
 var _ = [1]struct{}{}[unsafe.Offsetof(config{}.ydtype)-unsafe.Offsetof(C.cd_config{}.y_dtype)]
 var _ = [1]struct{}{}[unsafe.Offsetof(config{}.waitMS)-unsafe.Offsetof(C.cd_config{}.wait_ms)]
+var _ = [1]struct{}{}[unsafe.Offsetof(config{}.rows)-unsafe.Offsetof(C.cd_config{}.rows)]
 
 func libInit(n uint64, cfg config) (unsafe.Pointer, Status, string) {
 	var h unsafe.Pointer
@@ -366,6 +387,29 @@ func libGetDTypes(h unsafe.Pointer, x, y *int32) (st Status, ok bool, msg string
 }
 
 func libStatusString(st Status) string { return C.GoString(C.cd_status_string(C.int(st))) }
+
+// libHasContextRows reports whether the library (1.10 or later) has cudot_get_rows and
+// cudot_dot_each_row.
+func libHasContextRows() bool { return C.cd_has_context_rows() != 0 }
+
+// libGetRows calls cudot_get_rows; ok is false when the library (older than 1.10) lacks it.
+func libGetRows(h unsafe.Pointer, rows, n *uint64) (st Status, ok bool, msg string) {
+	if !libHasContextRows() {
+		return StatusOK, false, ""
+	}
+	var r, l C.uint64_t
+	var m *C.char
+	st = Status(C.cd_get_rows(h, &r, &l, &m))
+	*rows, *n = uint64(r), uint64(l)
+	return st, true, takeMessage(m)
+}
+
+// libDotEachRow dots the first n elements of each of the first rows rows into results (rows of them).
+func libDotEachRow(h unsafe.Pointer, rows, n uint64, results []float64) (Status, string) {
+	var m *C.char
+	st := Status(C.cd_dot_each_row(h, C.uint64_t(rows), C.uint64_t(n), (*C.double)(first0(results)), &m))
+	return st, takeMessage(m)
+}
 
 // libHasPartials reports whether the library (1.2 or later) has cudot_tile_partials and
 // cudot_join_partials.

@@ -65,6 +65,8 @@ var procs struct {
 	dotArrays, dotArraysAsync, tilePartialsArrays, registerHost, unregisterHost *syscall.Proc
 
 	dotRows *syscall.Proc // since 1.9; nil with an older library
+
+	getRows, dotEachRow *syscall.Proc // since 1.10; nil with an older library
 }
 
 func openLibrary(path string) error {
@@ -95,6 +97,8 @@ func openLibrary(path string) error {
 	procs.registerHost, _ = dll.FindProc("cudot_register_host")
 	procs.unregisterHost, _ = dll.FindProc("cudot_unregister_host")
 	procs.dotRows, _ = dll.FindProc("cudot_dot_rows") // optional: new in 1.9
+	procs.getRows, _ = dll.FindProc("cudot_get_rows") // optional: new in 1.10, like the next
+	procs.dotEachRow, _ = dll.FindProc("cudot_dot_each_row")
 	// The DLL is never released: contexts may use it until the process exits.
 	return nil
 }
@@ -204,6 +208,33 @@ func libGetDTypes(h unsafe.Pointer, x, y *int32) (st Status, ok bool, msg string
 func libStatusString(st Status) string {
 	r, _, _ := procs.statusString.Call(uintptr(st))
 	return goString(r)
+}
+
+// libHasContextRows reports whether the library (1.10 or later) has cudot_get_rows and
+// cudot_dot_each_row.
+func libHasContextRows() bool { return procs.getRows != nil && procs.dotEachRow != nil }
+
+// libGetRows calls cudot_get_rows; ok is false when the library (older than 1.10) lacks it.
+func libGetRows(h unsafe.Pointer, rows, n *uint64) (st Status, ok bool, msg string) {
+	if !libHasContextRows() {
+		return StatusOK, false, ""
+	}
+	var r, l uintptr // size_t
+	st, msg = callOn(uintptr(h), func() uintptr {
+		ret, _, _ := procs.getRows.Call(uintptr(h), uintptr(unsafe.Pointer(&r)), uintptr(unsafe.Pointer(&l)))
+		return ret
+	})
+	*rows, *n = uint64(r), uint64(l)
+	return st, true, msg
+}
+
+// libDotEachRow dots the first n elements of each of the first rows rows into results (rows of them).
+func libDotEachRow(h unsafe.Pointer, rows, n uint64, results []float64) (Status, string) {
+	p := first0(results)
+	return callOn(uintptr(h), func() uintptr {
+		r, _, _ := procs.dotEachRow.Call(uintptr(h), uintptr(rows), uintptr(n), uintptr(p))
+		return r
+	})
 }
 
 // libHasPartials reports whether the library (1.2 or later) has cudot_tile_partials and

@@ -104,4 +104,10 @@ type Options struct {
 	// longer (a hung GPU) fails with ErrCUDA, and the Context can then only be closed. Needs library
 	// version 1.5: an older one refuses a non-zero WaitMS with ErrUnsupported.
 	WaitMS uint32
+	// Rows makes buffers of Rows rows of n elements each (New's n), row-major: row r is elements
+	// r*n .. r*n+n-1 of each (Row gives it as a slice), and Capacity is Rows*n. DotEachRow and RowDots
+	// dot them row by row; Dot, DotN and TilePartials see each buffer as one vector of Rows*n elements.
+	// Zero (or 1) means one row. Needs library version 1.10 when above 1: an older one answers
+	// ErrUnsupported.
+	Rows int
 }

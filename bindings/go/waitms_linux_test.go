@@ -75,7 +75,34 @@ func TestWaitMSReachesTheLibrary(t *testing.T) {
 				t.Errorf("the binding passed a config of %d bytes; cudot.h's is %d", got["size"], got["sizeof"])
 			}
 			want := map[string]int64{"n": 1, "dtype": int64(cudot.Int8), "memory": int64(cudot.Host), "device": 0,
-				"y_dtype": int64(cudot.Float16), "wait_ms": int64(w)}
+				"y_dtype": int64(cudot.Float16), "wait_ms": int64(w), "rows": 0}
+			for k, v := range want {
+				if g, ok := got[k]; !ok || g != v {
+					t.Errorf("the library received %s = %d (present: %v), want %d", k, g, ok, v)
+				}
+			}
+		})
+	}
+}
+
+// TestRowsReachTheLibrary: Options.Rows arrives in cudot_config.rows as cudot.h lays it out, one row (0 or
+// 1) as 0, which a library older than 1.10 accepts, with the other options in their fields.
+func TestRowsReachTheLibrary(t *testing.T) {
+	spy := buildConfigSpy(t)
+	for _, c := range []struct{ rows, wire int64 }{{0, 0}, {1, 0}, {2, 2}, {12345, 12345}, {math.MaxInt32, math.MaxInt32}} {
+		c := c
+		t.Run(strconv.FormatInt(c.rows, 10), func(t *testing.T) {
+			out := runLoadHelper(t, "CUDOT_LIBRARY="+spy, helperRowsEnv+"="+strconv.FormatInt(c.rows, 10),
+				helperWaitMSEnv+"=77")
+			if !strings.Contains(out, "CUDOT_ERROR_UNSUPPORTED: config spy:") {
+				t.Fatalf("New did not report the spy's refusal: %q", out)
+			}
+			got := spyFields(t, out)
+			if got["size"] != got["sizeof"] || got["sizeof"] != 32 {
+				t.Errorf("the binding passed a config of %d bytes; cudot.h's is %d (32 since 1.10)", got["size"], got["sizeof"])
+			}
+			want := map[string]int64{"n": 1, "dtype": int64(cudot.Int8), "memory": int64(cudot.Host), "device": 0,
+				"y_dtype": int64(cudot.Float16), "wait_ms": 77, "rows": c.wire}
 			for k, v := range want {
 				if g, ok := got[k]; !ok || g != v {
 					t.Errorf("the library received %s = %d (present: %v), want %d", k, g, ok, v)

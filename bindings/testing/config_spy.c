@@ -8,7 +8,7 @@
  *     cc -shared -fPIC -I include -Wl,-soname,libcudot.so.1 -o libcudot_spy.so bindings/testing/config_spy.c
  *
  * The message, one line: "config spy: n=N size=S sizeof=Z dtype=D memory=M device=V y_dtype=Y
- * wait_ms=W", with sizeof the header's sizeof(cudot_config). Every other function of the header exists,
+ * wait_ms=W rows=R", with sizeof the header's sizeof(cudot_config). Every other function of the header exists,
  * so that every binding loads it; those fail with CUDOT_ERROR_INVALID_ARGUMENT. */
 #include <stdio.h>
 #include <string.h>
@@ -27,9 +27,9 @@ cudot_status cudot_init(cudot_ctx **ctx, size_t n, const cudot_config *config) {
     memset(&c, 0, sizeof c);
     memcpy(&c, config, config->size < sizeof c ? config->size : sizeof c);
     snprintf(message, sizeof message,
-             "config spy: n=%zu size=%u sizeof=%u dtype=%d memory=%d device=%d y_dtype=%d wait_ms=%u", n,
-             (unsigned)config->size, (unsigned)sizeof(cudot_config), (int)c.dtype, (int)c.memory, (int)c.device,
-             (int)c.y_dtype, (unsigned)c.wait_ms);
+             "config spy: n=%zu size=%u sizeof=%u dtype=%d memory=%d device=%d y_dtype=%d wait_ms=%u rows=%llu",
+             n, (unsigned)config->size, (unsigned)sizeof(cudot_config), (int)c.dtype, (int)c.memory, (int)c.device,
+             (int)c.y_dtype, (unsigned)c.wait_ms, (unsigned long long)c.rows);
     return CUDOT_ERROR_UNSUPPORTED;
 }
 
@@ -45,6 +45,11 @@ cudot_status cudot_deinit(cudot_ctx *ctx) { return ctx ? refuse() : CUDOT_OK; }
 cudot_status cudot_get_memory(const cudot_ctx *ctx, int32_t *m, int32_t *d) { (void)ctx, (void)m, (void)d; return refuse(); }
 cudot_status cudot_get_dtypes(const cudot_ctx *ctx, int32_t *x, int32_t *y) { (void)ctx, (void)x, (void)y; return refuse(); }
 cudot_status cudot_get_capacity(const cudot_ctx *ctx, size_t *n) { (void)ctx, (void)n; return refuse(); }
+cudot_status cudot_get_rows(const cudot_ctx *ctx, size_t *rows, size_t *n) { (void)ctx, (void)rows, (void)n; return refuse(); }
+cudot_status cudot_dot_each_row(cudot_ctx *ctx, size_t rows, size_t n, double *results) {
+    (void)ctx, (void)rows, (void)n, (void)results;
+    return refuse();
+}
 cudot_status cudot_tile_partials(cudot_ctx *ctx, size_t first, size_t n, void *out) {
     (void)ctx, (void)first, (void)n, (void)out;
     return refuse();

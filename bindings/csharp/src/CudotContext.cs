@@ -30,7 +30,8 @@ namespace Cudot
 
         readonly CudotSafeHandle handle;
         readonly IntPtr x, y;       // stable until cudot_deinit, so fetched once
-        readonly long capacity;
+        readonly long capacity;     // rows * rowLength
+        readonly long rows, rowLength;
         readonly DType xType, yType;   // as the library reports them (cudot_get_dtypes)
         volatile bool disposed;     // set by Dispose before the handle closes; see Lease
 
@@ -49,25 +50,35 @@ namespace Cudot
         /// <summary>The 1.1 binding's constructor, kept so that code compiled against it still binds.</summary>
         public CudotContext(long n, DType dtype, Memory memory, int device, DType? yDType) : this(n, dtype, memory, device, yDType, 0) { }
 
+        /// <summary>The 1.5 binding's constructor, kept so that code compiled against it still binds.</summary>
+        public CudotContext(long n, DType dtype, Memory memory, int device, DType? yDType, uint waitMs)
+            : this(n, dtype, memory, device, yDType, waitMs, 1) { }
+
         /// <summary>Creates a context for n elements (cudot_init): x of dtype, y of yDType (null: the same
         /// as dtype). waitMs bounds, in milliseconds, how long one call of a GPU strategy waits for the GPU
         /// (0: the library's default, DefaultWaitMs plus 2 s per GiB the call reads); a call that waits
         /// longer throws with Status.Cuda, and the context can then only be disposed. A non-zero waitMs
-        /// needs library 1.5 (older ones throw Unsupported). Throws CudotException on failure.</summary>
+        /// needs library 1.5 (older ones throw Unsupported). rows (library 1.10 when above 1; older ones
+        /// throw Unsupported) makes buffers of rows rows of n elements each, row-major: Capacity is rows * n,
+        /// row r is the window (r * n, n) of the views, and DotEachRow dots the rows one by one, while Dot
+        /// sees each buffer as one vector of rows * n elements. Throws CudotException on failure.</summary>
         public unsafe CudotContext(long n, DType dtype = DType.Float32, Memory memory = Memory.Auto, int device = 0, DType? yDType = null,
-                                   uint waitMs = 0)
+                                   uint waitMs = 0, long rows = 1)
         {
             if (n < 0) throw new ArgumentOutOfRangeException("n", n, "capacity cannot be negative");
+            if (rows < 1) throw new ArgumentOutOfRangeException("rows", rows, "a context has at least one row");
+            if (n > 0 && rows > long.MaxValue / n)
+                throw new ArgumentOutOfRangeException("rows", rows, rows + " rows of " + n + " elements overflow a long");
             CudotLibrary.EnsureLoaded(); // must precede the first Api call (see Native.cs)
 
             // y_dtype 0 means "as dtype"; sending 0 for an equal pair also lets a 1.0 library (which
             // knows only the first 16 bytes and refuses non-zero ones beyond) serve it. WaitMs 0 likewise
-            // keeps the config valid for a library older than 1.5.
+            // keeps the config valid for a library older than 1.5, and Rows 0 (one row) for one older than 1.10.
             int yWire = yDType == null || yDType.Value == dtype ? 0 : (int)yDType.Value;
             var config = new NativeConfig
             {
                 Size = (uint)sizeof(NativeConfig), DType = (int)dtype, Memory = (int)memory, Device = device, YDType = yWire,
-                WaitMs = waitMs,
+                WaitMs = waitMs, Rows = rows == 1 ? 0 : (ulong)rows,
             };
             var h = new CudotSafeHandle(); // allocated before the call, so nothing can fail between init and Attach
             IntPtr raw;
@@ -81,7 +92,9 @@ namespace Cudot
             }
             h.Attach(raw);
             handle = h;
-            capacity = n;
+            capacity = n * rows;
+            this.rows = rows;
+            rowLength = n;
             try
             {
                 using (var lease = Lease())
@@ -109,7 +122,7 @@ namespace Cudot
         /// <summary>True once Dispose ran (or the handle was closed some other way).</summary>
         public bool IsDisposed { get { return disposed || handle.IsClosed; } }
 
-        /// <summary>Capacity in elements, from cudot_get_capacity.</summary>
+        /// <summary>Capacity in elements (rows * n for a context with rows), from cudot_get_capacity.</summary>
         public long Capacity
         {
             get

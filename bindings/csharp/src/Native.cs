@@ -9,9 +9,10 @@ using System.Text;
 
 namespace Cudot
 {
-    // cudot_config as of 1.5: 24 bytes, fields in header order (scripts/check_bindings_abi.py compares
+    // cudot_config as of 1.10: 32 bytes, fields in header order (scripts/check_bindings_abi.py compares
     // them with cudot.h). Size is sizeof(NativeConfig), so the library reads every field; an older library
-    // accepts the fields it lacks only while they are zero (YDType for 1.0, WaitMs before 1.5).
+    // accepts the fields it lacks only while they are zero (YDType for 1.0, WaitMs before 1.5, Rows before
+    // 1.10). Rows lies at offset 24, a multiple of 8, so no platform pads before it.
     [StructLayout(LayoutKind.Sequential)]
     internal struct NativeConfig
     {
@@ -21,6 +22,7 @@ namespace Cudot
         public int Device;
         public int YDType; // 0: the same as DType
         public uint WaitMs; // 0: the library's default bound on waits for the GPU
+        public ulong Rows;  // rows of n elements each; 0: one row
     }
 
     // cudot_array: one operand of a dot on the caller's own memory (since 1.7).
@@ -93,6 +95,10 @@ namespace Cudot
         internal static extern int cudot_get_capacity(IntPtr ctx, out UIntPtr n);
         [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
         internal static extern int cudot_get_dtypes(IntPtr ctx, out int xDType, out int yDType); // since 1.1
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)] // since 1.10
+        internal static extern int cudot_get_rows(IntPtr ctx, out UIntPtr rows, out UIntPtr n);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)] // since 1.10
+        internal static extern unsafe int cudot_dot_each_row(IntPtr ctx, UIntPtr rows, UIntPtr n, double* results);
         [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
         internal static extern IntPtr cudot_status_string(int status);
         [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
@@ -155,6 +161,21 @@ namespace Cudot
             int s = Native.cudot_get_capacity(ctx, out v);
             n = v.ToUInt64();
             return s;
+        }
+        // The two below exist from library 1.10 on: callers check CudotLibrary.Version first.
+        [MethodImpl(NoInline)]
+        internal static int GetRows(IntPtr ctx, out ulong rows, out ulong n)
+        {
+            UIntPtr r, l;
+            int s = Native.cudot_get_rows(ctx, out r, out l);
+            rows = r.ToUInt64();
+            n = l.ToUInt64();
+            return s;
+        }
+        [MethodImpl(NoInline)]
+        internal static unsafe int DotEachRow(IntPtr ctx, ulong rows, ulong n, double* results)
+        {
+            return Native.cudot_dot_each_row(ctx, new UIntPtr(rows), new UIntPtr(n), results);
         }
         [MethodImpl(NoInline)]
         internal static unsafe int TilePartials(IntPtr ctx, ulong first, ulong n, byte* partials)

@@ -284,11 +284,12 @@ namespace Cudot.Tests
         // CUDOT_TEST_GPU=1: a GPU is expected, so NO_DEVICE is a failure instead of a skip.
         public static bool Required { get { return Environment.GetEnvironmentVariable("CUDOT_TEST_GPU") == "1"; } }
 
-        public static CudotContext OpenOrSkip(long n, DType dtype, Memory memory, DType? yDType = null, int device = 0, uint waitMs = 0)
+        public static CudotContext OpenOrSkip(long n, DType dtype, Memory memory, DType? yDType = null, int device = 0, uint waitMs = 0,
+                                              long rows = 1)
         {
             try
             {
-                return new CudotContext(n, dtype, memory, device, yDType, waitMs);
+                return new CudotContext(n, dtype, memory, device, yDType, waitMs, rows);
             }
             catch (CudotException e) when (e.Status == Status.NoDevice)
             {

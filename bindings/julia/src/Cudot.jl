@@ -118,6 +118,10 @@ const _PARTIALS_SINCE = v"1.2.0"
 # The first library version with dots on the caller's own arrays (cudot_dot_arrays and the rest).
 const _ARRAYS_SINCE = v"1.7.0"
 
+# The first library version with contexts of several rows (cudot_config.rows, cudot_get_rows,
+# cudot_dot_each_row; src/context_rows.jl).
+const _CONTEXT_ROWS_SINCE = v"1.10.0"
+
 # How a batch of dots names its rows (cudot_rows_layout, library 1.9; src/rows.jl).
 const _ROWS_STRIDED = Int32(0)      # row i of x at element i * x_row_stride of x.data; likewise y
 const _ROWS_SEGMENTED = Int32(1)    # one long x and y cut by count + 1 offsets
@@ -165,10 +169,11 @@ const _ABI_MAJOR = 1
 # The package's UUID (Project.toml): Julia files preferences under the package, and finds them by it.
 const _UUID = Base.UUID("0f56134a-f92d-4556-8e1b-7047de6221ec")
 
-# struct cudot_config of version 1.5: six 32-bit fields, 24 bytes, no padding (the same layout
-# as the C struct on every platform cudot supports; scripts/check_bindings_abi.py compares it with
-# cudot.h). An older library accepts it as long as the fields it lacks are zero: it reads the bytes
-# it knows and requires the rest to be zero (y_dtype for 1.0, wait_ms before 1.5).
+# struct cudot_config of version 1.10: six 32-bit fields and a 64-bit one at offset 24, 32 bytes,
+# no padding (the same layout as the C struct on every platform cudot supports;
+# scripts/check_bindings_abi.py compares it with cudot.h). An older library accepts it as long as
+# the fields it lacks are zero: it reads the bytes it knows and requires the rest to be zero
+# (y_dtype for 1.0, wait_ms before 1.5, rows before 1.10).
 struct _Config
     size::UInt32
     dtype::Int32
@@ -176,6 +181,7 @@ struct _Config
     device::Int32
     y_dtype::Int32     # 0: the same as dtype
     wait_ms::UInt32    # 0: the library's default bound on waits for the GPU
+    rows::UInt64       # rows of n elements each; 0: one row
 end
 
 # ---------------------------------------------------------------------------------------------
@@ -234,6 +240,8 @@ struct _Library
     unregister_host::Ptr{Cvoid}
     dot_rows::Ptr{Cvoid}              # C_NULL where the library lacks it (before 1.9), like the next
     dot_rows_async::Ptr{Cvoid}
+    get_rows::Ptr{Cvoid}              # C_NULL before 1.10, like dot_each_row (src/context_rows.jl)
+    dot_each_row::Ptr{Cvoid}
     status_string::Ptr{Cvoid}
     last_error::Ptr{Cvoid}
 end
@@ -379,6 +387,8 @@ function _bind_library(handle::Ptr{Cvoid}, version::VersionNumber, path, how)
                     arrays_sym(:cudot_unregister_host),
                     _sym_if_present(handle, :cudot_dot_rows),
                     _sym_if_present(handle, :cudot_dot_rows_async),
+                    _sym_since(handle, version, _CONTEXT_ROWS_SINCE, :cudot_get_rows, path, how),
+                    _sym_since(handle, version, _CONTEXT_ROWS_SINCE, :cudot_dot_each_row, path, how),
                     _sym(handle, :cudot_status_string, path, how),
                     _sym(handle, :cudot_last_error, path, how))
 end
@@ -647,9 +657,9 @@ end
 end
 
 """
-    CudotContext(n; eltype=Float32, y_eltype=eltype, memory=:auto, device=0, wait_ms=0)
-    CudotContext{Tx}(n; y_eltype=Tx, memory=:auto, device=0, wait_ms=0)
-    CudotContext{Tx,Ty}(n; memory=:auto, device=0, wait_ms=0)
+    CudotContext(n; eltype=Float32, y_eltype=eltype, memory=:auto, device=0, wait_ms=0, rows=1)
+    CudotContext{Tx}(n; y_eltype=Tx, memory=:auto, device=0, wait_ms=0, rows=1)
+    CudotContext{Tx,Ty}(n; memory=:auto, device=0, wait_ms=0, rows=1)
     CudotContext(f, n; kwargs...)        # do-block form: closes the context when f returns
 
 A cudot context: two input buffers of capacity `n` elements, `x` of element type `eltype` (`Tx`)
@@ -670,6 +680,10 @@ product.
   waits longer (a hung GPU) throws status 5 (CUDA), and the context can then only be closed. Needs
   cudot 1.5 when not 0 (an older library answers status 4, UNSUPPORTED); outside 0 to
   `typemax(UInt32)` it is status 1 (INVALID_ARGUMENT), before the library is called.
+- `rows`: buffers of `rows` rows of `n` elements each (capacity `rows * n`); with `rows > 1` the
+  input views are `n × rows` matrices, column `j` being row `j` of the C buffers, and
+  [`Cudot.dot_each_row`](@ref) dots them one by one. Needs cudot 1.10 when above 1 (an older
+  library answers status 4, UNSUPPORTED); below 1 it is status 1, before the library is called.
 
 Fill the buffers through [`inputs`](@ref) (or `ctx.x` and `ctx.y`, the same views), then call
 [`dot`](@ref). Release the context with `close(ctx)` (idempotent) or use the do-block form. A
@@ -688,13 +702,16 @@ the same context runs in another task.
 """
 mutable struct CudotContext{Tx<:_Eltype,Ty<:_Eltype}
     ptr::Ptr{Cvoid}          # C_NULL once closed or finalized
-    n::Int                   # capacity; stays readable after close
+    n::Int                   # capacity (rows * rowlen); stays readable after close
+    rows::Int                # rows of the buffers (1 without the rows keyword)
+    rowlen::Int              # elements of each row: the n given to the constructor
     xbuf::Vector{Tx}         # the C buffers, wrapped without ownership; replaced by empty
     ybuf::Vector{Ty}         # vectors on close, so that nothing keeps the freed addresses
     lock::ReentrantLock      # serializes calls and keeps close from racing them
 
     function CudotContext{Tx,Ty}(n::Integer; memory::Union{Symbol,AbstractString}=:auto,
-                                 device::Integer=0, wait_ms::Integer=0) where {Tx<:_Eltype,Ty<:_Eltype}
+                                 device::Integer=0, wait_ms::Integer=0,
+                                 rows::Integer=1) where {Tx<:_Eltype,Ty<:_Eltype}
         mcode = _memory_code(Symbol(memory))
         0 <= n <= typemax(Int) ||
             throw(CudotError(ERROR_INVALID_ARGUMENT, string("cudot_init: capacity n = ", n,
@@ -705,6 +722,10 @@ mutable struct CudotContext{Tx<:_Eltype,Ty<:_Eltype}
         0 <= wait_ms <= typemax(UInt32) ||
             throw(CudotError(ERROR_INVALID_ARGUMENT, string("cudot_init: wait_ms = ", wait_ms,
                                                             " is out of range")))
+        1 <= rows <= typemax(Int) && (n == 0 || rows <= typemax(Int) ÷ n) ||
+            throw(CudotError(ERROR_INVALID_ARGUMENT, string("cudot_init: rows = ", rows, " of n = ", n,
+                                                            " elements is out of range")))
+        cap = Int(n) * Int(rows)
         h = _lib()
         xcode, ycode = _dtype_code(Tx), _dtype_code(Ty)
         if h.version < _MIXED_SINCE && (xcode > _F64 || ycode != xcode)
@@ -715,14 +736,16 @@ mutable struct CudotContext{Tx<:_Eltype,Ty<:_Eltype}
                                     "for x and y")))
         end
         # y_dtype 0 means "the same as dtype": used whenever the C types agree (also Bool with
-        # UInt8), which keeps the request valid for a 1.0 library; wait_ms 0 likewise before 1.5.
+        # UInt8), which keeps the request valid for a 1.0 library; wait_ms 0 likewise before 1.5,
+        # and rows 0 (one row) before 1.10.
         cfg = _Config(UInt32(sizeof(_Config)), xcode, mcode, Int32(device),
-                      ycode == xcode ? Int32(0) : ycode, UInt32(wait_ms))
+                      ycode == xcode ? Int32(0) : ycode, UInt32(wait_ms),
+                      rows == 1 ? UInt64(0) : UInt64(rows))
         st, p, msg = _init(h, Csize_t(n), cfg)
         st == OK || throw(CudotError(st, msg))
 
         # Own the C context (finalizer registered) before anything else can throw.
-        ctx = new{Tx,Ty}(p, Int(n), Tx[], Ty[], ReentrantLock())
+        ctx = new{Tx,Ty}(p, cap, Int(rows), Int(n), Tx[], Ty[], ReentrantLock())
         finalizer(_finalize, ctx)
 
         xr = Ref{Ptr{Cvoid}}(C_NULL)
@@ -735,8 +758,8 @@ mutable struct CudotContext{Tx<:_Eltype,Ty<:_Eltype}
         end
         # The buffers stay at these addresses until cudot_deinit. With n == 0 the pointers must
         # not be dereferenced; an empty wrap never does.
-        xbuf = unsafe_wrap(Array, Ptr{Tx}(xr[]), Int(n); own=false)
-        ybuf = unsafe_wrap(Array, Ptr{Ty}(yr[]), Int(n); own=false)
+        xbuf = unsafe_wrap(Array, Ptr{Tx}(xr[]), cap; own=false)
+        ybuf = unsafe_wrap(Array, Ptr{Ty}(yr[]), cap; own=false)
         # The C buffers start with unspecified bytes. Any byte is a valid value of the other types,
         # but a Bool must be 0x00 or 0x01: zero Bool buffers so that reading one before writing it
         # is well defined.
@@ -750,16 +773,16 @@ end
 
 function CudotContext(n::Integer; eltype=Float32, y_eltype=eltype,
                       memory::Union{Symbol,AbstractString}=:auto, device::Integer=0,
-                      wait_ms::Integer=0)
+                      wait_ms::Integer=0, rows::Integer=1)
     Tx = _checked_eltype(eltype, "eltype")
     Ty = _checked_eltype(y_eltype, "y_eltype")
-    return CudotContext{Tx,Ty}(n; memory=memory, device=device, wait_ms=wait_ms)
+    return CudotContext{Tx,Ty}(n; memory=memory, device=device, wait_ms=wait_ms, rows=rows)
 end
 
 function CudotContext{Tx}(n::Integer; y_eltype=Tx, memory::Union{Symbol,AbstractString}=:auto,
-                          device::Integer=0, wait_ms::Integer=0) where {Tx<:_Eltype}
+                          device::Integer=0, wait_ms::Integer=0, rows::Integer=1) where {Tx<:_Eltype}
     Ty = _checked_eltype(y_eltype, "y_eltype")
-    return CudotContext{Tx,Ty}(n; memory=memory, device=device, wait_ms=wait_ms)
+    return CudotContext{Tx,Ty}(n; memory=memory, device=device, wait_ms=wait_ms, rows=rows)
 end
 
 function CudotContext(f::Function, n::Integer; kwargs...)
@@ -974,7 +997,8 @@ end
 """
     capacity(ctx::CudotContext) -> Int
 
-The capacity given at construction (`cudot_get_capacity`).
+The capacity given at construction (`cudot_get_capacity`): `n`, or `rows * n` for a context made
+with `rows`.
 """
 function capacity(ctx::CudotContext)
     return _locked(ctx) do h, p
@@ -1119,6 +1143,12 @@ The context's two input buffers as views of length `capacity(ctx)`: `x::CudotVec
 data is copied: the views are the library's own memory. The buffers keep their contents between
 calls. They become unusable (accesses throw) once the context is closed.
 
+A context made with `rows > 1` gives `n × rows` matrices instead: `reshape`s of those two views
+(so every access is checked the same way), column `j` being row `j` of the C buffers (which are
+row-major, one row after the other). `view(x, :, j)` is that row; [`Cudot.dot_each_row`](@ref)
+dots the rows one by one. `dot` of these matrices, or of their columns, is refused with an
+`ArgumentError`: use `dot(ctx)` (the whole buffers as one vector) or `Cudot.dot_each_row(ctx)`.
+
 Element types: `Float32`, `Float64`, `Float16` and `Int8`/`UInt8` are stored natively. A `Bool`
 view is a byte buffer holding 0 or 1 (zeroed at construction); never put another byte value in
 it through a pointer or `reinterpret` (Julia assumes a `Bool` byte is 0 or 1). A `UInt16` view
@@ -1128,7 +1158,13 @@ bits; Cudot does not depend on that package).
 """
 function inputs(ctx::CudotContext)
     _live_ptr(ctx)
-    return (_xview(ctx), _yview(ctx))
+    x, y = _xview(ctx), _yview(ctx)
+    r = getfield(ctx, :rows)
+    r == 1 && return (x, y)
+    # A context with rows: n × rows matrices over the same checked views (column j is row j of the
+    # C buffers, which are row-major: Julia's column-major order reads them as they lie).
+    m = getfield(ctx, :rowlen)
+    return (reshape(x, m, r), reshape(y, m, r))
 end
 
 # ctx.x and ctx.y are the checked views (what inputs returns), and the only properties: the fields
@@ -1357,6 +1393,9 @@ include("arrays.jl")
 # Many dots in one call (cudot_dot_rows, library 1.9): Cudot.dot_columns, dot_columns!,
 # dot_segments, dot_segments!.
 include("rows.jl")
+
+# Contexts with rows (cudot 1.10): Cudot.nrows, row_length, dot_each_row, dot_each_row!.
+include("context_rows.jl")
 
 # ---------------------------------------------------------------------------------------------
 # bfloat16 bit patterns

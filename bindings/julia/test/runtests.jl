@@ -182,9 +182,9 @@ function within_contract(::Type{Tx}, ::Type{Ty}, r::Float64, s::BigFloat, a::Big
 end
 
 # A context of a GPU strategy, or nothing when there is no GPU and GPU tests are not required.
-function gpu_context(n, Tx, Ty, mem; device=0, wait_ms=0)
+function gpu_context(n, Tx, Ty, mem; device=0, wait_ms=0, rows=1)
     try
-        return CudotContext(n; eltype=Tx, y_eltype=Ty, memory=mem, device=device, wait_ms=wait_ms)
+        return CudotContext(n; eltype=Tx, y_eltype=Ty, memory=mem, device=device, wait_ms=wait_ms, rows=rows)
     catch err
         if err isa CudotError && err.status == Cudot.ERROR_NO_DEVICE && !GPU_REQUIRED
             return nothing
@@ -1559,7 +1559,22 @@ end
             @test got["size"] == got["sizeof"] == sizeof(Cudot._Config)
             @test got == Dict("n" => 1, "size" => got["sizeof"], "sizeof" => got["sizeof"],
                               "dtype" => Int(Cudot._dtype_code(Int8)), "memory" => Int(Cudot._memory_code(:host)),
-                              "device" => 0, "y_dtype" => Int(Cudot._dtype_code(Float16)), "wait_ms" => Int(w))
+                              "device" => 0, "y_dtype" => Int(Cudot._dtype_code(Float16)), "wait_ms" => Int(w),
+                              "rows" => 0)
+        end
+        # rows (1.10): one row goes as 0, which a library older than 1.10 accepts; more as they are.
+        for (k, wire) in ((1, 0), (2, 2), (12345, 12345))
+            Cudot._LIB[] = spylib
+            e = try
+                thrown(() -> CudotContext{Float64,Float64}(7; memory=:host, device=3, wait_ms=9, rows=k))
+            finally
+                Cudot._LIB[] = real
+            end
+            @test e isa CudotError && e.status == Cudot.ERROR_UNSUPPORTED
+            words = split(e.msg)
+            got = Dict(String(key) => parse(Int, v) for (key, v) in (split(kv, "=") for kv in words[3:end]))
+            @test got["size"] == got["sizeof"] == sizeof(Cudot._Config) == 32
+            @test got["rows"] == wire && got["wait_ms"] == 9 && got["device"] == 3 && got["n"] == 7
         end
     end
 end
@@ -1571,6 +1586,10 @@ include("own_arrays.jl")
 # ---- many dots in one call (1.9)
 
 include("rows.jl")
+
+# ---- contexts with rows (1.10)
+
+include("context_rows.jl")
 
 if HAVE_CUDA_JL
     include("cuda_arrays.jl")

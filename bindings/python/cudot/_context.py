@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from . import _lib, _partials, _types
 from ._errors import CudotError, InvalidArgumentError, Status, optional_function
+from ._rows import _results
 
 MEMORY_NAMES = ("auto", "pinned", "mapped", "managed", "host")  # index == CUDOT_MEMORY_* value
 DEVICE_ALL = -1  # CUDOT_DEVICE_ALL: Context(..., device=DEVICE_ALL) uses every visible GPU (library 1.3)
@@ -18,6 +19,7 @@ _DEVICE_NONE = -2
 # CUDOT_DEFAULT_WAIT_MS: the fixed part of the default bound on waits for the GPU (Context's wait_ms=0).
 DEFAULT_WAIT_MS = 60000
 _WAIT_MS_MAX = 2 ** 32 - 1  # cudot_config.wait_ms is a uint32_t
+_ROWS_MAX = 2 ** 64 - 1  # cudot_config.rows is a uint64_t
 
 
 # Pointers of the contexts not yet given to cudot_deinit; lets the tests see when memory is freed.
@@ -57,9 +59,9 @@ class _Buffer:
     """The base numpy sees under a view: the address of a library buffer, plus the handle keeping it alive."""
     __slots__ = ("_handle", "_interface")
 
-    def __init__(self, handle, address, n, dtype):
+    def __init__(self, handle, address, shape, dtype):
         self._handle = handle
-        self._interface = {"version": 3, "shape": (n,), "typestr": dtype.str, "data": (address, False)}
+        self._interface = {"version": 3, "shape": shape, "typestr": dtype.str, "data": (address, False)}
 
     @property
     def __array_interface__(self):
@@ -92,16 +94,27 @@ class Context:
     wait_ms (GPU strategies, library 1.5): the longest one call waits for the GPU, in milliseconds; 0 means
     the library's default (DEFAULT_WAIT_MS plus 2 s per GiB the call reads). A call that waits longer raises
     CudaError, and the context can then only be closed.
+
+    rows (library 1.10): the buffers hold rows rows of n elements each, row-major (capacity rows * n), and
+    ctx.x and ctx.y are 2-D views of shape (rows, n); ctx.dot_each_row() gives the dot of each row.
+    ctx.dot() and ctx.dot(k) still see each buffer as one vector of rows * n elements. rows=None (the
+    default) keeps the 1-D views of n elements. A library older than 1.10 refuses rows above 1
+    (UnsupportedError).
     """
     _handle: Optional[_Handle]
     _views: Optional[Tuple[np.ndarray, np.ndarray]]
     _types: Tuple[_types.ElementType, _types.ElementType]
+    _shape: Optional[Tuple[int, int]]
 
     def __init__(self, n: int, dtype: npt.DTypeLike = np.float32, memory: str = "auto", device: int = 0, *,
-                 y_dtype: npt.DTypeLike = None, wait_ms: int = 0) -> None:
+                 y_dtype: npt.DTypeLike = None, wait_ms: int = 0, rows: Optional[int] = None) -> None:
         # What close() and repr() expect, even if init fails (_types gets its real value at the end).
-        self._handle = self._views = self._types = None  # type: ignore[assignment]
+        self._handle = self._views = self._types = self._shape = None  # type: ignore[assignment]
         n = _count(n, "n", _lib.SIZE_MAX)
+        if rows is not None:
+            rows = _count(rows, "rows", _ROWS_MAX)
+            if rows == 0:
+                raise ValueError("cudot: rows must be at least 1 (None: one row, viewed as a vector), got 0")
         device = operator.index(device)
         if not -2 ** 31 <= device < 2 ** 31:
             raise ValueError(f"cudot: device {device} does not fit a 32-bit int")
@@ -109,9 +122,10 @@ class Context:
         tx = _types.lookup(dtype)
         ty = tx if y_dtype is None else _types.lookup(y_dtype)
         # y_dtype 0 ("same as dtype") where the codes agree, so that a 1.0 library still accepts the config;
-        # wait_ms 0 (the default) likewise for a library older than 1.5.
+        # wait_ms 0 (the default) likewise for a library older than 1.5, and rows 0 (one row) for one older
+        # than 1.10.
         config = _lib.Config(ctypes.sizeof(_lib.Config), tx.code, _memory_code(memory), device,
-                             0 if ty.code == tx.code else ty.code, wait_ms)
+                             0 if ty.code == tx.code else ty.code, wait_ms, 0 if rows in (None, 1) else rows)
         ptr = ctypes.c_void_p()
         status = _lib.lib.cudot_init(ctypes.byref(ptr), n, ctypes.byref(config))
         if status != Status.OK:
@@ -119,6 +133,7 @@ class Context:
             raise CudotError.for_status(status, _lib.last_error(None))
         self._handle = _Handle(ptr.value)
         self._types = (tx, ty)
+        self._shape = None if rows is None else (rows, n)
 
     # -- state --------------------------------------------------------------------------------------
     def _live(self):
@@ -183,17 +198,38 @@ class Context:
 
     @property
     def capacity(self) -> int:
+        """The elements of each buffer (cudot_get_capacity): rows * n."""
         handle = self._live()
         n = ctypes.c_size_t()
         self._check(_lib.lib.cudot_get_capacity(handle.ptr, ctypes.byref(n)), handle)
         return n.value
 
+    def _rows_and_length(self):
+        handle = self._live()
+        fn = getattr(_lib.lib, "cudot_get_rows", None)
+        if fn is None:  # a library older than 1.10 makes one row of the whole capacity, and no other
+            return 1, self.capacity
+        rows, n = ctypes.c_size_t(), ctypes.c_size_t()
+        self._check(fn(handle.ptr, ctypes.byref(rows), ctypes.byref(n)), handle)
+        return rows.value, n.value
+
+    @property
+    def rows(self) -> int:
+        """The rows of the buffers (cudot_get_rows): the rows given to Context, or 1."""
+        return self._rows_and_length()[0]
+
+    @property
+    def row_length(self) -> int:
+        """The elements of each row (cudot_get_rows): the n given to Context."""
+        return self._rows_and_length()[1]
+
     # -- buffers -------------------------------------------------------------------------------------
     def inputs(self, dtype: npt.DTypeLike = None,
                y_dtype: npt.DTypeLike = None) -> Tuple[np.ndarray, np.ndarray]:
-        """(x, y): writable numpy views of the two input buffers (no copy). Pass dtype (and y_dtype, which
-        defaults to dtype) to assert the element types your code expects; a mismatch raises TypeError
-        instead of reinterpreting bytes."""
+        """(x, y): writable numpy views of the two input buffers (no copy): 1-D of capacity elements, or of
+        shape (rows, n) for a context made with rows. Pass dtype (and y_dtype, which defaults to dtype) to
+        assert the element types your code expects; a mismatch raises TypeError instead of reinterpreting
+        bytes."""
         handle = self._live()
         if dtype is not None or y_dtype is not None:
             expected = (dtype, dtype if y_dtype is None else y_dtype)
@@ -205,9 +241,9 @@ class Context:
         if views is None:
             x, y = ctypes.c_void_p(), ctypes.c_void_p()
             self._check(_lib.lib.cudot_get_inputs(handle.ptr, ctypes.byref(x), ctypes.byref(y)), handle)
-            n = self.capacity
-            views = (np.asarray(_Buffer(handle, x.value, n, self._types[0].view)),
-                     np.asarray(_Buffer(handle, y.value, n, self._types[1].view)))
+            shape = self._shape or (self.capacity,)
+            views = (np.asarray(_Buffer(handle, x.value, shape, self._types[0].view)),
+                     np.asarray(_Buffer(handle, y.value, shape, self._types[1].view)))
             if self._handle is handle:  # not closed meanwhile by another thread: keep them
                 self._views = views
         return views
@@ -238,6 +274,31 @@ class Context:
         if n is None:
             raise TypeError("cudot: dot_n needs an integer n")
         return self.dot(n)
+
+    def dot_each_row(self, rows: Optional[int] = None, n: Optional[int] = None,
+                     out: Optional[npt.NDArray[np.float64]] = None) -> npt.NDArray[np.float64]:
+        """The dot of the first n elements of each of the first `rows` rows (cudot_dot_each_row, library
+        1.10), as a float64 array of `rows` results: result i has the bits of cudot.dot on row i's first n
+        elements alone, on every memory strategy. rows defaults to all rows, n to whole rows. out: a
+        float64 array of shape (rows,) to write into and return. rows beyond the context's, or n beyond
+        its row length, raise InvalidArgumentError, and nothing is written then."""
+        handle = self._live()
+        fn = optional_function("cudot_dot_each_row")
+        all_rows, length = self._rows_and_length()
+        rows = _count(all_rows if rows is None else rows, "rows", _lib.SIZE_MAX)
+        n = _count(length if n is None else n, "n", _lib.SIZE_MAX)
+        if out is None and rows > all_rows:
+            # The library refuses more rows than the context has, with its message, before it writes
+            # anything: no need to allocate room for them all first (a huge count would fail in numpy).
+            self._check(fn(handle.ptr, rows, n, np.empty(1).ctypes.data), handle)
+            raise CudotError.for_status(Status.INTERNAL, f"cudot_dot_each_row accepted {rows} rows of a context "
+                                                         f"of {all_rows}")
+        results, copy_to = _results(out, (rows,))  # out not contiguous or aligned: through a copy
+        self._check(fn(handle.ptr, rows, n, results.ctypes.data if rows else None), handle)
+        if copy_to is not None:
+            copy_to[...] = results
+            return copy_to
+        return results
 
     def tile_partials(self, first: int = 0, n: Optional[int] = None) -> npt.NDArray[np.uint8]:
         """The partial sums of the tiles of elements [first, first + n) (n defaults to the rest of the
@@ -282,5 +343,6 @@ class Context:
     def __repr__(self):
         if self._handle is None:
             return "<cudot.Context closed>"
-        return (f"<cudot.Context capacity={self.capacity}, dtypes={self.dtypes}, memory={self.memory!r}, "
+        shape = "" if self._shape is None else f"rows={self._shape[0]}, n={self._shape[1]}, "
+        return (f"<cudot.Context {shape}capacity={self.capacity}, dtypes={self.dtypes}, memory={self.memory!r}, "
                 f"device={self.device}>")

@@ -266,6 +266,9 @@ def total(n: int) -> float:
         parts: npt.NDArray[np.uint8] = ctx.tile_partials(0, n)
         device: Optional[int] = ctx.device
         own: float = cudot.dot(ctx.x[::-1], np.zeros(n, np.float16), stream=None)
+        with cudot.Context(n, "f64", memory="host", rows=2) as table:
+            each: npt.NDArray[np.float64] = table.dot_each_row(2, n, out=np.zeros(2))
+            cells: int = table.rows * table.row_length
         with cudot.register_host(ctx.y) as registration:
             own_parts: npt.NDArray[np.uint8] = cudot.tile_partials(ctx.x, cudot.as_bf16(ctx.y.view(np.uint16)))
         try:

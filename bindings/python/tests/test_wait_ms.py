@@ -1,4 +1,5 @@
-"""Context(..., wait_ms=...): the bound on waits for the GPU (cudot_config.wait_ms, library 1.5).
+"""Context(..., wait_ms=...): the bound on waits for the GPU (cudot_config.wait_ms, library 1.5); and, with the
+same spy, Context(..., rows=...) (cudot_config.rows, library 1.10).
 
 Without a GPU the library gives wait_ms no visible effect, so the value's way into the library is checked
 with bindings/testing/config_spy.c, a stand-in whose cudot_init reports the config it received, read through
@@ -40,7 +41,7 @@ def test_wait_ms_reaches_its_field_of_the_header_s_config(spy, wait_ms):
     # The binding's struct has the header's size, and every field lands where the header puts it.
     assert got["size"] == got["sizeof"] == ctypes.sizeof(_lib.Config)
     assert got == dict(n=7, size=got["sizeof"], sizeof=got["sizeof"], dtype=4, memory=2, device=5, y_dtype=6,
-                       wait_ms=wait_ms)
+                       wait_ms=wait_ms, rows=0)
 
 
 def test_wait_ms_defaults_to_zero_the_library_s_default(spy):
@@ -83,3 +84,12 @@ def test_contexts_with_wait_ms_compute_as_without(memory, wait_ms):
         for k in (n, n // 3, 1):
             for _ in range(3):  # AUTO times the CPU and the GPU on the first dots of a size
                 assert bits(bounded.dot(k)) == bits(host.dot(k))
+
+
+@pytest.mark.parametrize("rows, wire", [(None, 0), (1, 0), (2, 2), (12345, 12345), (2 ** 64 - 1, 2 ** 64 - 1)])
+def test_rows_reach_their_field_of_the_header_s_config(spy, rows, wire):
+    # One row goes as 0, so that a library older than 1.10 (which needs the bytes past 24 zero) accepts it.
+    got = received(n=7, dtype="f64", memory="host", device=3, wait_ms=9, rows=rows)
+    assert got == dict(n=7, size=got["sizeof"], sizeof=got["sizeof"], dtype=2, memory=4, device=3, y_dtype=0,
+                       wait_ms=9, rows=wire)
+    assert got["sizeof"] == 32
