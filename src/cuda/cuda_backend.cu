@@ -178,13 +178,24 @@ cudot_status wait_gpu_rows(cudot_ctx &ctx, std::size_t elements, float *gpu_ms) 
             s.rows_pending[i].gave_up = &gave_up;
             ran[i] = s.rows_pending[i].queued;
         }
-        const cudot_status status = finish_each_row(ctx, s, s.rows_pending);
+        cudot_status status = finish_each_row(ctx, s, s.rows_pending);
         if (gave_up) s.hung = true;
         *gpu_ms = 0;
+        // The results can land before the kernel has ended (and its stop event with it): each GPU's stream
+        // is waited for (bounded) before its time is read.
         for (std::size_t i = 0; i < s.gpus.size() && status == CUDOT_OK; ++i) {
+            if (!ran[i]) continue;
+            Gpu &g = s.gpus[i];
+            cudaError_t e = checked(use_primary_context(g.device));
+            if (e != cudaSuccess) {
+                status = cuda_fail(ctx.sink(), e, "cuCtxSetCurrent (the GPU's primary context)");
+                break;
+            }
+            status = wait_stream(s, g, ctx.sink());
             float ms = 0;
-            if (ran[i] && note(cudaEventElapsedTime(&ms, s.gpus[i].start, s.gpus[i].stop)) == cudaSuccess)
-                *gpu_ms = std::max(*gpu_ms, ms);
+            if (status == CUDOT_OK && (e = checked(cudaEventElapsedTime(&ms, g.start, g.stop))) != cudaSuccess)
+                status = cuda_fail(ctx.sink(), e, "cudaEventElapsedTime (the GPU's share of the rows)");
+            *gpu_ms = std::max(*gpu_ms, ms);
         }
         s.rows_pending.clear();
         s.queued.reset();
