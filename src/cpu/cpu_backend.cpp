@@ -325,11 +325,16 @@ cudot_status dot_rows(const Rows &rows, double *results, void *partials) {
     static_assert(kSoloTiles * order::kTile * 2 > ParallelPolicy::kBytesDouble, "solo rows fit their partials");
     RowsJob job{&rows, results, use.from_bytes};
     std::size_t solo_bytes = 0, solo_rows = 0;
-    for (std::size_t i = 0; i < rows.count; ++i)
-        if (job.solo(i)) {
-            solo_bytes += rows.length(i) * pair;
-            ++solo_rows;
-        }
+    if (rows.layout != Rows::Layout::Segmented) {  // equal rows: all solo or none
+        solo_rows = job.solo(0) ? rows.count : 0;
+        solo_bytes = solo_rows * rows.n * pair;
+    } else {
+        for (std::size_t i = 0; i < rows.count; ++i)
+            if (job.solo(i)) {
+                solo_bytes += rows.length(i) * pair;
+                ++solo_rows;
+            }
+    }
     if (solo_rows > 0) {
         ThreadPool &pool = ThreadPool::instance();
         if (solo_bytes < use.from_bytes || pool.threads() == 1) {
