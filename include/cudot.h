@@ -44,7 +44,7 @@
 
 /* Version of this header. cudot_version() returns the version of the library actually loaded. */
 #define CUDOT_VERSION_MAJOR 1
-#define CUDOT_VERSION_MINOR 10
+#define CUDOT_VERSION_MINOR 11
 #define CUDOT_VERSION_PATCH 0
 #define CUDOT_VERSION_NUMBER (CUDOT_VERSION_MAJOR * 10000 + CUDOT_VERSION_MINOR * 100 + CUDOT_VERSION_PATCH)
 
@@ -373,6 +373,19 @@ CUDOT_API cudot_status cudot_join_partials(int32_t x_dtype, int32_t y_dtype, con
  * use after free may; memory freed but still mapped (most small malloc blocks) is read as it is;
  * elements between the first and the last are never checked. */
 
+/* How a dot is summed.
+ *  CUDOT_MODE_CANONICAL: cudot's canonical order (see "Accuracy" above): the same bits everywhere cudot
+ *      runs, within the documented error bound of the exact value. The default.
+ *  CUDOT_MODE_EXACT: the exact sum of the exact products x_i * y_i (products beyond the double range
+ *      included), rounded once to the nearest double, ties to even: the correctly rounded dot, the one
+ *      number any correct implementation gives, whatever the order of the elements. A sum that rounds
+ *      past the largest double gives +-inf; an exact zero gives +0.0. A NaN product (a NaN element, or
+ *      inf * 0) or infinite products of both signs give NaN; otherwise infinite products of one sign
+ *      give that infinity. In this version the CPU computes it, for operands in host memory (pageable,
+ *      page-locked or registered, whatever their size): an operand in device or managed memory, and
+ *      cudot_dot_arrays_async and cudot_tile_partials_arrays in this mode, get CUDOT_ERROR_UNSUPPORTED. */
+typedef enum cudot_mode { CUDOT_MODE_CANONICAL = 0, CUDOT_MODE_EXACT = 1 } cudot_mode;
+
 /* One operand: n elements of one type, element i at data + i * stride elements. */
 typedef struct cudot_array {
     const void *data; /* element 0; any address (not even the element type's alignment is required). May
@@ -390,7 +403,7 @@ typedef struct cudot_array {
  * (CUDOT_ARRAYS_INIT does); fields past a caller's size read as zero, and bytes past what the library
  * knows must be zero. */
 typedef struct cudot_arrays {
-    uint32_t size;      /* sizeof(cudot_arrays): 88 in 1.7 on 64-bit platforms, at most 4096 */
+    uint32_t size;      /* sizeof(cudot_arrays): 88 in 1.7, 96 since 1.11 (64-bit platforms); at most 4096 */
     uint32_t reserved;  /* must be 0 */
     size_t n;           /* elements of each operand (0: the dot is +0.0; nothing is read) */
     cudot_array x, y;
@@ -402,17 +415,21 @@ typedef struct cudot_arrays {
                            NULL here means "nothing to wait for": name the legacy default stream as
                            (void *)1 (cudaStreamLegacy), the per-thread one as (void *)2. */
     void *y_ready;      /* the same for y */
+    int32_t mode;       /* a cudot_mode: CUDOT_MODE_CANONICAL (0) or CUDOT_MODE_EXACT. Since 1.11 (size 96);
+                           a caller compiled against an older header gets the canonical mode */
+    int32_t reserved2;  /* must be 0 */
 } cudot_arrays;
 
-#define CUDOT_ARRAYS_INIT \
-    { (uint32_t)sizeof(cudot_arrays), 0, 0, { NULL, CUDOT_F32, 0, 1 }, { NULL, CUDOT_F32, 0, 1 }, NULL, NULL, NULL }
+#define CUDOT_ARRAYS_INIT                                                                                  \
+    { (uint32_t)sizeof(cudot_arrays), 0, 0, { NULL, CUDOT_F32, 0, 1 }, { NULL, CUDOT_F32, 0, 1 }, NULL, NULL, \
+      NULL, CUDOT_MODE_CANONICAL, 0 }
 
 /*! cudot_dot_arrays: *result = the dot of a->x and a->y, the same bits as cudot_dot of a HOST context
  * holding the same n values (NaN, Inf and the empty dot alike), for every type pair, stride and place.
  * x and y may overlap or be the same array: both are only read.
  * @return CUDOT_OK;
- *         CUDOT_ERROR_INVALID_ARGUMENT  a or result NULL, a->size below 1.7's or above 4096, unknown dtype,
- *                                       reserved fields not 0, data NULL with n > 0, n * stride
+ *         CUDOT_ERROR_INVALID_ARGUMENT  a or result NULL, a->size below 1.7's (88), between 88 and 96 or
+ *                                       above 4096, unknown dtype, unknown mode, reserved fields not 0, data NULL with n > 0, n * stride
  *                                       overflowing, a device or managed operand running past its
  *                                       allocation, a host operand whose first or last element cannot be
  *                                       read (freed, or device memory with no GPU to read it) on pages
@@ -423,7 +440,8 @@ typedef struct cudot_arrays {
  *         CUDOT_ERROR_NO_DEVICE         a device or managed operand with no usable GPU;
  *         CUDOT_ERROR_UNSUPPORTED       operands on two GPUs; a host operand the GPU of the other cannot
  *                                       read; the stream is being captured; size larger than this library
- *                                       knows with non-zero bytes beyond;
+ *                                       knows with non-zero bytes beyond; CUDOT_MODE_EXACT with an operand
+ *                                       in device or managed memory (see cudot_mode);
  *         CUDOT_ERROR_OUT_OF_MEMORY     memory for the dot's tile partials cannot be had: one partial per
  *                                       CUDOT_TILE_ELEMENTS elements of n, whatever the strides (two
  *                                       stride-0 operands read one element each, yet n = SIZE_MAX needs
@@ -432,6 +450,8 @@ typedef struct cudot_arrays {
  *                                       allocating where they exceed the memory the process may use (the
  *                                       message says what n needs); when a GPU computes: the stream's
  *                                       workspace in GPU memory (see "Streams") could not be allocated;
+ *                                       CUDOT_MODE_EXACT: the CPU threads' exact sums (about 1.1 KiB
+ *                                       each, four per thread) could not be allocated;
  *         CUDOT_ERROR_CUDA              a CUDA call failed (the message names it); CUDOT_ERROR_INTERNAL.
  * The message of a failure is read with cudot_last_error(NULL) on the same thread. */
 CUDOT_API cudot_status cudot_dot_arrays(const cudot_arrays *a, double *result);

@@ -237,6 +237,8 @@ class Header:
             return "dtype"
         if tag == "cudot_rows_layout":
             return "rows_layout"
+        if tag == "cudot_mode":
+            return "mode"
         # A new enum: every binding must then mirror it, and this script must learn how each one names it.
         return f"a new enum ({tag or ', '.join(members)}; teach {os.path.basename(__file__)} its group)"
 
@@ -247,6 +249,8 @@ class Header:
             return norm(name[len("CUDOT_MEMORY_"):])
         if group == "rows_layout":
             return norm(name[len("CUDOT_ROWS_"):])
+        if group == "mode":
+            return norm(name[len("CUDOT_MODE_"):])
         return norm(name[len("CUDOT_"):])
 
     def status_names(self):
@@ -392,7 +396,7 @@ def go_mirrors(root, header):
     need(procs, "FindProc names", "lib_windows.go")
 
     # Constants: typed ones (Status, DType, Memory, rowsLayout) are the enums, untyped ones the #defines.
-    groups = {"Status": "status", "DType": "dtype", "Memory": "memory", "rowsLayout": "rows_layout"}
+    groups = {"Status": "status", "DType": "dtype", "Memory": "memory", "rowsLayout": "rows_layout", "Mode": "mode"}
     enums, defines, tables = {g: {} for g in groups.values()}, {}, []
     for name in sorted(os.listdir(d)):
         if not name.endswith(".go") or name.endswith("_test.go"):
@@ -407,7 +411,7 @@ def go_mirrors(root, header):
             ident, typ, value = m.group(1), m.group(2), go_int(m.group(3))
             if typ in groups:
                 group = groups[typ]
-                key = dtype_key(ident) if group == "dtype" else norm(re.sub(r"^(Status|rows)", "", ident))
+                key = dtype_key(ident) if group == "dtype" else norm(re.sub(r"^(Status|rows|Mode)", "", ident))
                 enums[group][key] = value
             elif typ is None:
                 defines[norm(ident)] = value
@@ -488,8 +492,10 @@ def python_mirror(root, header):
             for n, v in re.findall(r"^(_?[A-Z][A-Z0-9_]*)\s*=\s*(-?\d+)\b(?!\s*[*+/-])", text, re.M):
                 defines[norm(n)] = int(v)
     layouts = {norm(n): int(v) for n, v in re.findall(r"^ROWS_(\w+)\s*=\s*(\d+)", read(lib_path), re.M)}
+    modes = {norm(n): int(v) for n, v in re.findall(r"^MODE_(\w+)\s*=\s*(\d+)", read(lib_path), re.M)}
     return [Mirror("python (cudot/_lib.py, _errors.py, _types.py, _context.py)", structs=structs,
-                   enums={"status": status, "dtype": dtypes, "memory": memory, "rows_layout": layouts},
+                   enums={"status": status, "dtype": dtypes, "memory": memory, "rows_layout": layouts,
+                          "mode": modes},
                    defines=defines,
                    functions=functions, offsets=offsets)]
 
@@ -520,7 +526,7 @@ def csharp_mirror(root, header):
     texts = {name: strip_c_comments(read(os.path.join(d, name)))
              for name in sorted(os.listdir(d)) if name.endswith(".cs")}
     structs, functions, enums, defines = {}, {}, {}, {}
-    groups = {"Status": "status", "DType": "dtype", "Memory": "memory", "RowsLayout": "rows_layout"}
+    groups = {"Status": "status", "DType": "dtype", "Memory": "memory", "RowsLayout": "rows_layout", "Mode": "mode"}
     for name, text in texts.items():
         sequential = r"\[StructLayout\(LayoutKind\.Sequential\)\]\s*(?:\w+\s+)*struct\s+(\w+)\s*\{(.*?)\}"
         for m in re.finditer(sequential, text, re.S):
@@ -582,7 +588,7 @@ def julia_mirror(root, header):
     texts = {name: re.sub(r"#[^\n]*", "", read(os.path.join(d, name)))
              for name in sorted(os.listdir(d)) if name.endswith(".jl")}
     structs, functions, names, defines, tables = {}, {}, {}, {}, []
-    enums = {"status": {}, "dtype": {}, "memory": {}, "rows_layout": {}}
+    enums = {"status": {}, "dtype": {}, "memory": {}, "rows_layout": {}, "mode": {}}
 
     def use(name, where, ret, params):  # every call is checked: two calls of one function may differ
         functions.setdefault("cudot_" + name, []).append(
@@ -610,6 +616,8 @@ def julia_mirror(root, header):
                 enums["dtype"][dtype_key(n)] = int(v)
             elif n.startswith("_ROWS_"):
                 enums["rows_layout"][norm(n[len("_ROWS_"):])] = int(v)
+            elif n.startswith("_MODE_"):
+                enums["mode"][norm(n[len("_MODE_"):])] = int(v)
             else:
                 defines[norm(n)] = int(v)
         m = re.search(r"^const\s+_MEMORY\s*=\s*\(([^)]*)\)", text, re.M)

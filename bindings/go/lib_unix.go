@@ -32,10 +32,12 @@ typedef int (*cd_join_partials_fn)(int32_t, int32_t, const void *, size_t, doubl
 typedef int (*cd_get_rows_fn)(const void *, size_t *, size_t *);
 typedef int (*cd_dot_each_row_fn)(void *, size_t, size_t, double *);
 
-// cudot_array and cudot_arrays as of 1.7 (88 bytes on 64-bit platforms).
+// cudot_array and cudot_arrays as of 1.11 (96 bytes on 64-bit platforms; a library before 1.11 reads the
+// first 88, and the last 8 are zero here: the canonical mode).
 typedef struct { const void *data; int32_t dtype, reserved; int64_t stride; } cd_array;
-typedef struct { uint32_t size, reserved; size_t n; cd_array x, y; void *stream, *x_ready, *y_ready; } cd_arrays;
-_Static_assert(sizeof(void *) != 8 || sizeof(cd_arrays) == 88, "cudot_arrays is 88 bytes");
+typedef struct { uint32_t size, reserved; size_t n; cd_array x, y; void *stream, *x_ready, *y_ready;
+	int32_t mode, reserved2; } cd_arrays;
+_Static_assert(sizeof(void *) != 8 || sizeof(cd_arrays) == 96, "cudot_arrays is 96 bytes");
 typedef int (*cd_dot_arrays_fn)(const cd_arrays *, double *);
 typedef int (*cd_tile_partials_arrays_fn)(const cd_arrays *, void *);
 typedef int (*cd_register_host_fn)(const void *, size_t);
@@ -213,7 +215,7 @@ static cd_arrays cd_fill(const cd_request *r, const void *xp, const void *yp) {
 	cd_arrays a = {sizeof(cd_arrays), 0, (size_t)r->n,
 		{xp ? xp : (const void *)r->x_addr, r->x_dtype, 0, r->x_stride},
 		{yp ? yp : (const void *)r->y_addr, r->y_dtype, 0, r->y_stride},
-		(void *)r->stream, (void *)r->x_ready, (void *)r->y_ready};
+		(void *)r->stream, (void *)r->x_ready, (void *)r->y_ready, 0, 0};
 	return a;
 }
 static int cd_dot_arrays(const cd_request *r, const void *xp, const void *yp, double *res, char **msg) {

@@ -272,7 +272,8 @@ func libJoinPartials(x, y DType, partials []byte) (float64, Status, string) {
 	return res, StatusOK, ""
 }
 
-// cArray and cArrays mirror cudot_array and cudot_arrays of 1.7 (88 bytes on 64-bit Windows). data is
+// cArray and cArrays mirror cudot_array and cudot_arrays of 1.11 (96 bytes on 64-bit Windows; mode 0,
+// the canonical mode, which a library before 1.11 reads as the zero bytes past its 88). data is
 // an unsafe.Pointer so that the collector sees the Go slices it points into while the call runs;
 // device addresses go into it unconverted (asPointer), as the collector ignores addresses outside its
 // heap.
@@ -287,6 +288,7 @@ type cArrays struct {
 	n                      uintptr
 	x, y                   cArray
 	stream, xReady, yReady uintptr
+	mode, reserved2        int32
 }
 
 // asPointer reinterprets a device address as a pointer without converting the uintptr (which go vet's
@@ -310,7 +312,7 @@ func (c *arraysCall) c() *cArrays {
 // 32-bit Windows Go aligns the int64 stride to 4 bytes where C aligns it to 8, so cArrays would not
 // match cudot_arrays there: the calls are answered as unsupported.
 func libHasArrays() bool {
-	return unsafe.Sizeof(cArrays{}) == 88 && procs.dotArrays != nil && procs.dotArraysAsync != nil && procs.tilePartialsArrays != nil &&
+	return unsafe.Sizeof(cArrays{}) == 96 && procs.dotArrays != nil && procs.dotArraysAsync != nil && procs.tilePartialsArrays != nil &&
 		procs.registerHost != nil && procs.unregisterHost != nil
 }
 
@@ -368,7 +370,7 @@ type cRows struct {
 
 // libHasRows reports whether the library (1.9 or later) has cudot_dot_rows, on a platform where cRows
 // lays out as cudot_rows does (not 32-bit Windows: see libHasArrays).
-func libHasRows() bool { return unsafe.Sizeof(cArrays{}) == 88 && procs.dotRows != nil }
+func libHasRows() bool { return unsafe.Sizeof(cArrays{}) == 96 && procs.dotRows != nil }
 
 // libDotRows dots the rows of c into results (count of them).
 func libDotRows(c *rowsCall, results []float64) (Status, string) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -20,6 +21,7 @@
 #include "../core/order.hpp"
 #include "../process/process_limits.hpp"
 #include "../cpu/cpu_backend.hpp"
+#include "../cpu/exact_dot.hpp"
 #include "../cpu/fp_env.hpp"
 #include "../cpu/readable.hpp"
 #include "../cuda/cuda_backend.hpp"
@@ -29,7 +31,7 @@ namespace arrays {
 
 namespace {
 
-constexpr std::uint32_t kArraysV17Size = sizeof(cudot_arrays);  // 1.7's: the first and smallest
+constexpr std::uint32_t kArraysV17Size = offsetof(cudot_arrays, mode);  // 1.7's: the first and smallest
 constexpr std::uint32_t kArraysMaxSize = 4096;
 // From this many elements page-locked host operands go to a GPU; below it a launch costs more than the
 // CPU's whole dot.
@@ -51,15 +53,25 @@ cudot_status read_request(const cudot_arrays *a, cudot_arrays &out, const char *
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
                     "%s: cudot_arrays.size is %u; set it to sizeof(cudot_arrays) (%u), or start from "
                     "CUDOT_ARRAYS_INIT", call, size, kArraysV17Size);
+    if (size > kArraysV17Size && size < sizeof(cudot_arrays))
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                    "%s: cudot_arrays.size is %u, which cuts its 1.11 fields (mode, reserved2) short: use %u (1.7's) "
+                    "or sizeof(cudot_arrays) (%u)", call, size, kArraysV17Size, static_cast<unsigned>(sizeof(cudot_arrays)));
     const unsigned char *bytes = reinterpret_cast<const unsigned char *>(a);
     for (std::uint32_t i = sizeof(cudot_arrays); i < size; ++i)
         if (bytes[i] != 0)
             return fail(err, CUDOT_ERROR_UNSUPPORTED,
                         "%s: cudot_arrays has non-zero bytes past what this library (%s) knows: a newer header's "
                         "fields, which it cannot honour", call, cudot_version_string());
-    std::memcpy(&out, a, sizeof out);
-    if (out.reserved != 0)
-        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: cudot_arrays.reserved must be 0", call);
+    std::memset(&out, 0, sizeof out);  // fields past an older caller's size read as zero
+    std::memcpy(&out, a, std::min<std::size_t>(size, sizeof out));
+    if (out.reserved != 0 || out.reserved2 != 0)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: cudot_arrays.%s must be 0", call,
+                    out.reserved != 0 ? "reserved" : "reserved2");
+    if (out.mode != CUDOT_MODE_CANONICAL && out.mode != CUDOT_MODE_EXACT)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                    "%s: cudot_arrays.mode is %d: use CUDOT_MODE_CANONICAL (0) or CUDOT_MODE_EXACT (1)", call,
+                    static_cast<int>(out.mode));
     return CUDOT_OK;
 }
 
@@ -225,6 +237,10 @@ cudot_status run(const cudot_arrays *request, Want want, void *out, const char *
         if (want == Want::Result) *static_cast<double *>(out) = 0.0;
         return CUDOT_OK;
     }
+    const bool exact = a.mode == CUDOT_MODE_EXACT;
+    if (exact && want != Want::Result)
+        return fail(err, CUDOT_ERROR_UNSUPPORTED, "%s: CUDOT_MODE_EXACT is computed by the CPU in this version, "
+                    "for cudot_dot_arrays only", call);
     Operands ops;
     ops.n = n;
     int device = -1;
@@ -239,7 +255,12 @@ cudot_status run(const cudot_arrays *request, Want want, void *out, const char *
             if (cudot_status status = locate(ops.x, n, "x", call, err)) return status;
             if (cudot_status status = locate(ops.y, n, "y", call, err)) return status;
         }
-        if (cudot_status status = pick_device(ops, want == Want::DeviceResult, call, device, err)) return status;
+        if (exact && (on_gpu(ops.x) || on_gpu(ops.y)))
+            return fail(err, CUDOT_ERROR_UNSUPPORTED, "%s: CUDOT_MODE_EXACT is computed by the CPU in this version: "
+                        "%s is in %s; copy it to host memory", call, on_gpu(ops.x) ? "x" : "y",
+                        place_name(on_gpu(ops.x) ? ops.x.place : ops.y.place));
+        if (!exact)
+            if (cudot_status status = pick_device(ops, want == Want::DeviceResult, call, device, err)) return status;
     } else {  // an asynchronous empty dot: +0.0 written on the GPU of the result
         Operand result = dense_operand(out, CUDOT_F64);
         if (cudot_status status = cuda::locate(result, 1, "device_result", err)) return status;
@@ -250,7 +271,11 @@ cudot_status run(const cudot_arrays *request, Want want, void *out, const char *
     }
     cpu::DefaultFpEnv fp_env;  // the caller's FTZ/DAZ or rounding mode must not change the result
     cudot_status status;
-    if (device < 0) {
+    if (exact) {
+        status = cpu::exact_dot(ops, static_cast<double *>(out));
+        if (status == CUDOT_ERROR_OUT_OF_MEMORY)
+            return fail(err, status, "%s: out of host memory for the CPU threads' exact sums", call);
+    } else if (device < 0) {
         status = cpu_run(ops, want, out, call, err);
     } else {
         cuda::StreamCall c;

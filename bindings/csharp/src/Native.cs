@@ -35,7 +35,8 @@ namespace Cudot
         public long Stride;  // in elements, signed
     }
 
-    // cudot_arrays as of 1.7: 88 bytes on 64-bit platforms, fields in header order.
+    // cudot_arrays as of 1.11: 96 bytes on 64-bit platforms, fields in header order (a library before
+    // 1.11 reads the first 88; Mode 0, the canonical mode, is what it knows).
     [StructLayout(LayoutKind.Sequential)]
     internal struct NativeArrays
     {
@@ -44,6 +45,14 @@ namespace Cudot
         public UIntPtr N;
         public NativeArray X, Y;
         public IntPtr Stream, XReady, YReady;
+        public int Mode, Reserved2; // a Mode; Reserved2 must be 0
+    }
+
+    // cudot_mode: how a dot is summed (since 1.11). This binding's calls use the canonical order.
+    internal enum Mode
+    {
+        Canonical = 0, // cudot's canonical order: the same bits everywhere cudot runs
+        Exact = 1,     // the exact sum of the exact products, rounded once (not yet offered here)
     }
 
     // cudot_rows_layout: how a batch of dots names its rows (since 1.9).

@@ -240,10 +240,10 @@ namespace Cudot.Tests
             if (IntPtr.Size != 8) Assert.Ignore("cudot.h states the sizes for 64-bit platforms");
             Type arrays = typeof(CudotContext).Assembly.GetType("Cudot.NativeArrays", true);
             Type array = typeof(CudotContext).Assembly.GetType("Cudot.NativeArray", true);
-            Assert.AreEqual(88, Marshal.SizeOf(arrays), "sizeof(cudot_arrays)");
+            Assert.AreEqual(96, Marshal.SizeOf(arrays), "sizeof(cudot_arrays)");
             Assert.AreEqual(24, Marshal.SizeOf(array), "sizeof(cudot_array)");
-            string[] fields = { "N", "X", "Y", "Stream", "XReady", "YReady" };
-            int[] offsets = { 8, 16, 40, 64, 72, 80 };
+            string[] fields = { "N", "X", "Y", "Stream", "XReady", "YReady", "Mode", "Reserved2" };
+            int[] offsets = { 8, 16, 40, 64, 72, 80, 88, 92 };
             for (int i = 0; i < fields.Length; i++)
                 Assert.AreEqual(offsets[i], Marshal.OffsetOf(arrays, fields[i]).ToInt32(), fields[i]);
             Assert.AreEqual(12, Marshal.OffsetOf(array, "Reserved").ToInt32());

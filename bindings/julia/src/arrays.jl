@@ -14,8 +14,9 @@ struct _Array
     stride::Int64      # in elements, signed
 end
 
-# struct cudot_arrays of 1.7: 88 bytes on 64-bit platforms (size, reserved, n at 8, x at 16, y at
-# 40, stream at 64, x_ready at 72, y_ready at 80), the layout Julia gives these isbits fields.
+# struct cudot_arrays of 1.11: 96 bytes on 64-bit platforms (size, reserved, n at 8, x at 16, y at
+# 40, stream at 64, x_ready at 72, y_ready at 80, mode at 88, reserved2 at 92), the layout Julia gives
+# these isbits fields. A library before 1.11 reads the first 88 bytes; mode 0 is what it knows.
 struct _Arrays
     size::UInt32       # sizeof(_Arrays)
     reserved::UInt32   # must be 0
@@ -25,6 +26,8 @@ struct _Arrays
     stream::Ptr{Cvoid}
     x_ready::Ptr{Cvoid}
     y_ready::Ptr{Cvoid}
+    mode::Int32        # _MODE_CANONICAL (this binding's calls) or _MODE_EXACT
+    reserved2::Int32   # must be 0
 end
 
 # struct cudot_rows of 1.9: a batch of dots (src/rows.jl). 136 bytes on 64-bit platforms (size at
@@ -185,7 +188,7 @@ function _arrays_call(call, h::_Library, what::AbstractString, x::AbstractVector
                                  string("x has ", n, " elements and y has ", length(y))))
             a = _Arrays(UInt32(sizeof(_Arrays)), UInt32(0), Csize_t(n), _operand(x, "x"),
                         _operand(y, "y"), _stream_handle(s), _ready_handle(x_ready),
-                        _ready_handle(y_ready))
+                        _ready_handle(y_ready), _MODE_CANONICAL, Int32(0))
             st = call(Ref(a))
             st == OK || _throw_global_error(h, st, what)
         end

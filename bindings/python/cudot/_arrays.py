@@ -16,7 +16,8 @@ from . import _fast, _lib, _operands, _partials
 from ._errors import CudotError, Status, check_without_context, invalid_argument, optional_function
 
 
-def _prepared(x: Any, y: Any, stream: Any, out: Any = None) -> Tuple[_operands.Views, _lib.Arrays, Optional[int]]:
+def _prepared(x: Any, y: Any, stream: Any, out: Any = None,
+              mode: int = _lib.MODE_CANONICAL) -> Tuple[_operands.Views, _lib.Arrays, Optional[int]]:
     """(the borrowed arrays, to close when the call is done; cudot_arrays for x and y; the address of out
     or None).
 
@@ -32,7 +33,7 @@ def _prepared(x: Any, y: Any, stream: Any, out: Any = None) -> Tuple[_operands.V
         ready = [v.ready if v.ready is not None and not _operands.same_stream(v.ready, work) else None
                  for v in views]
         arrays = _lib.Arrays(ctypes.sizeof(_lib.Arrays), 0, xn, _lib.Array(xd, xc, 0, xs), _lib.Array(yd, yc, 0, ys),
-                             work or None, ready[0], ready[1])
+                             work or None, ready[0], ready[1], mode)
         address = None if out is None else _result_address(borrowed.add("out", out))
     except BaseException:
         borrowed.close()
@@ -59,7 +60,7 @@ assert _fast.ARRAYS_LAYOUT.size == _ARRAYS_SIZE, "cudot_arrays: the struct layou
 _READERS = _fast.READERS
 
 
-def dot(x: Any, y: Any, *, stream: Any = None) -> float:
+def dot(x: Any, y: Any, *, stream: Any = None, exact: bool = False) -> float:
     """The dot product of two 1-D arrays of equal length, read where they are, without copying: numpy
     arrays (any stride, negative and 0 included; read-only and unaligned ones too), objects with
     __cuda_array_interface__ (CuPy, PyTorch) or __dlpack__. Element types: float32, float64, float16,
@@ -69,7 +70,12 @@ def dot(x: Any, y: Any, *, stream: Any = None) -> float:
     stream: the CUDA stream that GPU work is queued on (an int handle, a CuPy or PyTorch stream, or None:
     the current stream of the producer of the first CUDA operand (CuPy's, PyTorch's on the tensor's
     GPU, or the one a __cuda_array_interface__ names), else the legacy default stream). The call waits
-    for the result; it is refused (UnsupportedError) on a stream that is being captured into a graph."""
+    for the result; it is refused (UnsupportedError) on a stream that is being captured into a graph.
+
+    exact: the correctly rounded dot (library 1.11, CUDOT_MODE_EXACT): the exact sum of the exact
+    products, rounded once to the nearest float64, whatever the order of the elements. Computed by the
+    CPU in this version: operands in host memory only (others raise UnsupportedError)."""
+    mode = _lib.MODE_EXACT if exact else _lib.MODE_CANONICAL
     # The short way (numpy, CuPy, PyTorch: see _fast); anything else, or anything unusual, is read
     # through the protocols by _dot_through_protocols, which gives the same bits or the error.
     rx = _READERS.get(type(x)) or _fast.learn(type(x))
@@ -99,9 +105,9 @@ def dot(x: Any, y: Any, *, stream: Any = None) -> float:
             try:
                 _pack_arrays(arrays, 0, _ARRAYS_SIZE, 0, n, xd, xc, 0, xs, yd, yc, 0, ys, work,
                              0 if x_ready is None or x_ready == legacy else x_ready,
-                             0 if y_ready is None or y_ready == legacy else y_ready)
+                             0 if y_ready is None or y_ready == legacy else y_ready, mode, 0)
             except struct.error:  # a value out of its field's range: the long way says what is wrong
-                return _dot_through_protocols(x, y, stream)
+                return _dot_through_protocols(x, y, stream, mode)
             try:
                 fn = _lib.lib.cudot_dot_arrays
             except AttributeError:
@@ -112,14 +118,14 @@ def dot(x: Any, y: Any, *, stream: Any = None) -> float:
             if status:
                 check_without_context(status)
             return value
-    return _dot_through_protocols(x, y, stream)
+    return _dot_through_protocols(x, y, stream, mode)
 
 
-def _dot_through_protocols(x: Any, y: Any, stream: Any) -> float:
+def _dot_through_protocols(x: Any, y: Any, stream: Any, mode: int) -> float:
     """dot, with x and y read through __array_interface__, __cuda_array_interface__ or DLPack."""
     fn = optional_function("cudot_dot_arrays")
     result = ctypes.c_double()
-    borrowed, arrays, _ = _prepared(x, y, stream)
+    borrowed, arrays, _ = _prepared(x, y, stream, mode=mode)
     with borrowed:
         check_without_context(fn(ctypes.byref(arrays), ctypes.byref(result)))
     return result.value

@@ -42,9 +42,9 @@ NUMPY_TYPES: Dict[np.dtype, Tuple[int, int]] = {
     np.dtype(name): (code, np.dtype(name).itemsize) for name, code in CODES.items() if name != "bfloat16"}
 
 # cudot_arrays as bytes: size, reserved, n, x (data, dtype, reserved, stride), y (the same), stream,
-# x_ready, y_ready; native order and alignment, 88 bytes on 64-bit platforms (checked against the
-# ctypes structure below, where it is used).
-ARRAYS_LAYOUT = struct.Struct("@IIN" + "Piiq" * 2 + "PPP")
+# x_ready, y_ready, mode, reserved2; native order and alignment, 96 bytes on 64-bit platforms (checked
+# against the ctypes structure, where it is used).
+ARRAYS_LAYOUT = struct.Struct("@IIN" + "Piiq" * 2 + "PPPii")
 
 
 # --- numpy ------------------------------------------------------------------------------------------

@@ -47,11 +47,17 @@ class Array(ctypes.Structure):
 
 
 class Arrays(ctypes.Structure):
-    """cudot_arrays (1.7, 88 bytes on 64-bit platforms): a dot of two caller-owned operands. Streams are
-    cudaStream_t values as ints (None: NULL, the legacy default stream)."""
+    """cudot_arrays (1.7, 88 bytes on 64-bit platforms; 96 since 1.11, with mode): a dot of two
+    caller-owned operands. Streams are cudaStream_t values as ints (None: NULL, the legacy default
+    stream)."""
     _fields_ = [("size", ctypes.c_uint32), ("reserved", ctypes.c_uint32), ("n", ctypes.c_size_t),
                 ("x", Array), ("y", Array), ("stream", ctypes.c_void_p), ("x_ready", ctypes.c_void_p),
-                ("y_ready", ctypes.c_void_p)]
+                ("y_ready", ctypes.c_void_p), ("mode", ctypes.c_int32), ("reserved2", ctypes.c_int32)]
+
+
+# cudot_mode (1.11)
+MODE_CANONICAL = 0
+MODE_EXACT = 1
 
 
 class Rows(ctypes.Structure):

@@ -1,0 +1,16 @@
+// exact_dot.hpp - the exact mode's dot on the CPU: the exact sum of the exact products, rounded once.
+#pragma once
+
+#include "../core/operands.hpp"
+#include "../core/types.hpp"
+
+namespace cudot {
+namespace cpu {
+
+// *result = the sum of ops.x[i] * ops.y[i], i < ops.n, computed exactly and rounded once to the nearest
+// double (exact_sum.hpp's round()). On the pool's threads from a few pieces of 2^16 elements on.
+// OUT_OF_MEMORY when the pieces' sums cannot be allocated.
+cudot_status exact_dot(const Operands &ops, double *result);
+
+}  // namespace cpu
+}  // namespace cudot

@@ -1,0 +1,227 @@
+// test_exact.cpp - CUDOT_MODE_EXACT on host arrays (the CPU computes it): the correctly rounded dot,
+// checked against known answers, IEEE's special values, MPFR's exact sums (where MPFR is linked) and
+// itself under any permutation, cut or thread count.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <cstddef>
+#include <random>
+#include <vector>
+
+#include "own_arrays.hpp"
+#include "reference.hpp"
+#if defined(CUDOT_TESTS_WITH_MPFR)
+#include "gendot.hpp"
+#endif
+
+using test::bits;
+
+namespace {
+
+cudot_arrays exact_request(std::size_t n, int32_t xd, const void *x, std::int64_t sx, int32_t yd, const void *y,
+                           std::int64_t sy) {
+    cudot_arrays a = test::arrays_of(n, xd, x, sx, yd, y, sy);
+    a.mode = CUDOT_MODE_EXACT;
+    return a;
+}
+
+template <class T>
+double exact_of(const std::vector<T> &x, const std::vector<T> &y, int32_t dtype) {
+    double r = -1;
+    const cudot_arrays a = exact_request(x.size(), dtype, x.data(), 1, dtype, y.data(), 1);
+    INFO(cudot_last_error(nullptr));
+    REQUIRE(cudot_dot_arrays(&a, &r) == CUDOT_OK);
+    return r;
+}
+double exact(const std::vector<double> &x, const std::vector<double> &y) { return exact_of(x, y, CUDOT_F64); }
+double exact_f32(const std::vector<float> &x, const std::vector<float> &y) { return exact_of(x, y, CUDOT_F32); }
+
+const double kInf = std::numeric_limits<double>::infinity();
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Doubles with random signs and exponents over [lo, hi], full random significands.
+std::vector<double> wide_values(std::size_t n, int lo, int hi, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int> e(lo, hi);
+    std::uniform_real_distribution<double> m(1.0, 2.0);
+    std::vector<double> v(n);
+    for (double &d : v) d = std::ldexp(m(rng), e(rng)) * (rng() & 1 ? -1.0 : 1.0);
+    return v;
+}
+
+}  // namespace
+
+TEST_CASE("exact: known answers: cancellation, products and sums beyond the double range", "[exact]") {
+    // f32 [1e16, 1, -1e16] x 100 then [3], against ones: the canonical mode gives 4, the exact sum is 103.
+    std::vector<float> x;
+    for (int i = 0; i < 100; ++i) x.insert(x.end(), {1e16f, 1.0f, -1e16f});
+    x.push_back(3.0f);
+    CHECK(exact_f32(x, std::vector<float>(x.size(), 1.0f)) == 103.0);
+    // Products beyond the double range that cancel: 1e200 * 1e200 - 1e200 * 1e200 + 1 * 1 is 1.
+    CHECK(exact({1e200, 1e200, 1.0}, {1e200, -1e200, 1.0}) == 1.0);
+    // A sum whose partial values overflow while the exact value is finite: [1e308, 1e308] . [10, -10] = 0.
+    CHECK(bits(exact({1e308, 1e308}, {10.0, -10.0})) == bits(0.0));
+    // An exact value beyond the largest double rounds to +inf, not NaN.
+    std::vector<double> big, ten;
+    for (int i = 0; i < 3; ++i) {
+        big.insert(big.end(), {1e300, 1e300, -1e300});
+        ten.insert(ten.end(), {1e10, 1e10, 1e10});
+    }
+    CHECK(exact(big, ten) == kInf);
+    CHECK(exact({-1e300, -1e300}, {1e10, 1e10}) == -kInf);
+    // The largest double exactly, and the midpoint above it (rounds to even: up, to inf).
+    const double max = std::numeric_limits<double>::max();
+    CHECK(exact({max}, {1.0}) == max);
+    CHECK(exact({max, std::ldexp(1.0, 970)}, {1.0, 1.0}) == kInf);
+    CHECK(exact({max, std::ldexp(1.0, 969)}, {1.0, 1.0}) == max);
+}
+
+TEST_CASE("exact: zeros, subnormals and special values", "[exact]") {
+    CHECK(bits(exact({1.0, -1.0}, {1.0, 1.0})) == bits(0.0));  // an exact zero is +0.0
+    CHECK(bits(exact({-0.0}, {1.0})) == bits(0.0));
+    CHECK(bits(exact({}, {})) == bits(0.0));
+    const double tiny = std::numeric_limits<double>::denorm_min();
+    CHECK(exact({tiny, tiny}, {1.0, 1.0}) == 2 * tiny);
+    CHECK(bits(exact({tiny}, {0.5})) == bits(0.0));                   // 2^-1075: a tie, to even (zero)
+    CHECK(exact({tiny, tiny}, {0.5, 0.25}) == tiny);                    // 0.75 * 2^-1074 rounds up
+    CHECK(exact({tiny, 1.0, -1.0}, {tiny, 1.0, 1.0}) == 0.0);           // 2^-2148, rounded to 0
+    CHECK(std::signbit(exact({-tiny}, {tiny})));                       // -2^-2148 rounds to -0.0
+    CHECK(exact({std::ldexp(1.0, -1070)}, {std::ldexp(1.0, 1000)}) == std::ldexp(1.0, -70));
+    CHECK(exact({std::ldexp(1.0, -537), 3.0}, {std::ldexp(1.0, -537), -1.0}) == -3.0);
+    CHECK(std::isnan(exact({kNaN, 1.0}, {1.0, 1.0})));
+    CHECK(std::isnan(exact({kInf}, {0.0})));
+    CHECK(std::isnan(exact({kInf, -kInf}, {1.0, 1.0})));
+    CHECK(exact({kInf, 1e308, 1e308}, {1.0, 10.0, -10.0}) == kInf);
+    CHECK(exact({-kInf, 5.0}, {2.0, 1.0}) == -kInf);
+    CHECK(exact({kInf, kInf}, {-1.0, -3.0}) == -kInf);
+    // One NaN for every NaN: the library's quiet NaN.
+    const double got = exact({kNaN}, {1.0});
+    CHECK(bits(got) == bits(std::numeric_limits<double>::quiet_NaN()));
+}
+
+TEST_CASE("exact: any permutation, cut and thread count gives the same bits", "[exact]") {
+    const std::size_t n = 300000;  // several pieces on the pool
+    std::vector<double> x = wide_values(n, -600, 600, 1), y = wide_values(n, -400, 400, 2);
+    const double want = exact(x, y);
+    std::mt19937_64 rng(3);
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    for (int round = 0; round < 4; ++round) {
+        std::shuffle(order.begin(), order.end(), rng);
+        std::vector<double> xs(n), ys(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            xs[i] = x[order[i]];
+            ys[i] = y[order[i]];
+        }
+        CHECK(bits(exact(xs, ys)) == bits(want));
+    }
+    // Reversed through a negative stride, and each element read by an unaligned, strided view.
+    double r = 0;
+    cudot_arrays a = exact_request(n, CUDOT_F64, x.data() + n - 1, -1, CUDOT_F64, y.data() + n - 1, -1);
+    REQUIRE(cudot_dot_arrays(&a, &r) == CUDOT_OK);
+    CHECK(bits(r) == bits(want));
+    std::vector<unsigned char> xu(n * 16 + 1), yu(n * 16 + 1);
+    for (std::size_t i = 0; i < n; ++i) {
+        std::memcpy(&xu[1 + 16 * i], &x[i], 8);
+        std::memcpy(&yu[1 + 16 * i], &y[i], 8);
+    }
+    a = exact_request(n, CUDOT_F64, &xu[1], 2, CUDOT_F64, &yu[1], 2);
+    REQUIRE(cudot_dot_arrays(&a, &r) == CUDOT_OK);
+    CHECK(bits(r) == bits(want));
+}
+
+TEST_CASE("exact: every pair of element types agrees with the exact sum of its values as doubles", "[exact]") {
+    for (int32_t xd : test::all_dtypes())
+        for (int32_t yd : test::all_dtypes()) {
+            const std::size_t n = 5000;
+            std::vector<unsigned char> xv = test::random_values(xd, n, 10 + xd), yv = test::random_values(yd, n, 20 + yd);
+            std::vector<double> xs(n), ys(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                xs[i] = static_cast<double>(test::value_at(xd, xv.data(), i));
+                ys[i] = static_cast<double>(test::value_at(yd, yv.data(), i));
+            }
+            double r = 0;
+            const cudot_arrays a = exact_request(n, xd, xv.data(), 1, yd, yv.data(), 1);
+            INFO(test::dtype_name(xd) << " x " << test::dtype_name(yd));
+            REQUIRE(cudot_dot_arrays(&a, &r) == CUDOT_OK);
+            CHECK(bits(r) == bits(exact(xs, ys)));
+#if defined(CUDOT_TESTS_WITH_MPFR)
+            CHECK(bits(r) == bits(test::exact_dot(xs.data(), ys.data(), n).value));
+#endif
+        }
+}
+
+#if defined(CUDOT_TESTS_WITH_MPFR)
+TEST_CASE("exact: equals MPFR's exact sum rounded once, on sets made to break it", "[exact]") {
+    SECTION("ill-conditioned dots, condition numbers up to 1e300") {
+        for (double condition : {1e3, 1e16, 1e32, 1e100, 1e200, 1e300})
+            for (bool f32 : {false, true}) {
+                if (f32 && condition > 1e32) continue;  // beyond what float exponents can build
+                std::vector<double> x, y;
+                test::gendot(2000, condition, f32, 77, x, y);
+                INFO("condition " << condition << (f32 ? " f32" : " f64"));
+                REQUIRE(std::all_of(x.begin(), x.end(), [](double v) { return std::isfinite(v); }));
+                CHECK(bits(exact(x, y)) == bits(test::exact_dot(x.data(), y.data(), x.size()).value));
+            }
+    }
+    SECTION("magnitudes from 2^-1074 to 2^1023, subnormal and overflowing products") {
+        for (std::uint64_t seed = 0; seed < 40; ++seed) {
+            std::vector<double> x = wide_values(700, -1074, 1023, 100 + seed), y = wide_values(700, -1074, 1023, 200 + seed);
+            if (seed % 4 == 1)  // cancellation down to a few low bits
+                for (std::size_t i = 0; i + 1 < x.size(); i += 2) {
+                    x[i + 1] = -x[i];
+                    y[i + 1] = y[i] * (seed % 8 == 1 ? 1.0 : 1.0 + std::ldexp(1.0, -52));
+                }
+            INFO("seed " << seed);
+            CHECK(bits(exact(x, y)) == bits(test::exact_dot(x.data(), y.data(), x.size()).value));
+        }
+    }
+    SECTION("results in the subnormal range") {
+        for (std::uint64_t seed = 0; seed < 20; ++seed) {
+            std::vector<double> x = wide_values(50, -560, -520, 300 + seed), y = wide_values(50, -560, -520, 400 + seed);
+            INFO("seed " << seed);
+            CHECK(bits(exact(x, y)) == bits(test::exact_dot(x.data(), y.data(), x.size()).value));
+        }
+    }
+}
+#endif
+
+TEST_CASE("exact: 2^31 products through broadcast operands", "[exact][slow-under-checkers]") {
+    // x = 1 + 2^-23 and y = 3 repeated (stride 0): the exact sum 2^31 * 3 * (1 + 2^-23) = 3 * (2^31 + 2^8).
+    const float x = 1.0f + std::ldexp(1.0f, -23), y = 3.0f;
+    const std::size_t n = std::size_t(1) << 31;
+    double r = 0;
+    const cudot_arrays a = exact_request(n, CUDOT_F32, &x, 0, CUDOT_F32, &y, 0);
+    REQUIRE(cudot_dot_arrays(&a, &r) == CUDOT_OK);
+    CHECK(r == 3.0 * (std::ldexp(1.0, 31) + 256.0));
+}
+
+TEST_CASE("exact: bad requests get a status and a message, and the result is left alone", "[exact][errors]") {
+    const double x[2] = {1, 2}, y[2] = {3, 4};
+    cudot_arrays a = exact_request(2, CUDOT_F64, x, 1, CUDOT_F64, y, 1);
+    double r = -7;
+    a.mode = 2;
+    CHECK(cudot_dot_arrays(&a, &r) == CUDOT_ERROR_INVALID_ARGUMENT);
+    CHECK(std::string(cudot_last_error(nullptr)).find("mode") != std::string::npos);
+    a.mode = CUDOT_MODE_EXACT;
+    a.reserved2 = 1;
+    CHECK(cudot_dot_arrays(&a, &r) == CUDOT_ERROR_INVALID_ARGUMENT);
+    a.reserved2 = 0;
+    std::vector<unsigned char> partials(64);
+    CHECK(cudot_tile_partials_arrays(&a, partials.data()) == CUDOT_ERROR_UNSUPPORTED);
+    CHECK(cudot_dot_arrays_async(&a, &r) == CUDOT_ERROR_UNSUPPORTED);
+    CHECK(r == -7);
+    // A caller of 1.7's size (88 bytes) gets the canonical mode: the same bits as a HOST context.
+    a.size = offsetof(cudot_arrays, mode);
+    CHECK(cudot_dot_arrays(&a, &r) == CUDOT_OK);
+    CHECK(r == 11.0);
+    a.size = sizeof a;
+    CHECK(cudot_dot_arrays(&a, &r) == CUDOT_OK);
+    CHECK(r == 11.0);
+}
