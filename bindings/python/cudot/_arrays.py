@@ -121,7 +121,7 @@ def dot(x: Any, y: Any, *, stream: Any = None, exact: bool = False) -> float:
     return _dot_through_protocols(x, y, stream, mode)
 
 
-def _dot_through_protocols(x: Any, y: Any, stream: Any, mode: int) -> float:
+def _dot_through_protocols(x: Any, y: Any, stream: Any, mode: int = _lib.MODE_CANONICAL) -> float:
     """dot, with x and y read through __array_interface__, __cuda_array_interface__ or DLPack."""
     fn = optional_function("cudot_dot_arrays")
     result = ctypes.c_double()

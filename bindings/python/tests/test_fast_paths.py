@@ -306,7 +306,7 @@ def test_a_library_without_dot_arrays_is_unsupported(monkeypatch):
 
 def test_the_struct_layout_matches_the_ctypes_structure():
     a = _lib.Arrays()
-    _fast.ARRAYS_LAYOUT.pack_into(a, 0, ctypes.sizeof(a), 0, 5, 0x1000, 2, 0, -3, 0x2000, 6, 0, 7, 11, 12, 13)
+    _fast.ARRAYS_LAYOUT.pack_into(a, 0, ctypes.sizeof(a), 0, 5, 0x1000, 2, 0, -3, 0x2000, 6, 0, 7, 11, 12, 13, 1, 0)
     assert (a.size, a.n, a.x.data, a.x.dtype, a.x.stride, a.y.data, a.y.dtype, a.y.stride, a.stream, a.x_ready,
-            a.y_ready) == (ctypes.sizeof(a), 5, 0x1000, 2, -3, 0x2000, 6, 7, 11, 12, 13)
+            a.y_ready, a.mode, a.reserved2) == (ctypes.sizeof(a), 5, 0x1000, 2, -3, 0x2000, 6, 7, 11, 12, 13, 1, 0)
     assert _fast.ARRAYS_LAYOUT.size == ctypes.sizeof(_lib.Arrays)

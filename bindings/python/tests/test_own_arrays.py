@@ -270,12 +270,12 @@ def test_stream_spellings(stream, handle):
     fields, arrays = prepared(exporter, a, stream)
     assert fields["stream"] == handle and exporter.streams == [handle or 1]
     x = arrays.x
-    assert (x.data, x.dtype, x.reserved, x.stride, arrays.size, arrays.reserved) == (a.ctypes.data, 1, 0, 1, 88, 0)
+    assert (x.data, x.dtype, x.reserved, x.stride, arrays.size, arrays.reserved, arrays.mode) == (a.ctypes.data, 1, 0, 1, 96, 0, 0)
 
 
 @pytest.mark.skipif(ctypes.sizeof(ctypes.c_void_p) != 8, reason="the header gives the sizes of 64-bit platforms")
 def test_the_structs_have_the_sizes_of_the_header():
-    assert (ctypes.sizeof(_lib.Array), ctypes.sizeof(_lib.Arrays)) == (24, 88)
+    assert (ctypes.sizeof(_lib.Array), ctypes.sizeof(_lib.Arrays)) == (24, 96)
 
 
 # --- errors -----------------------------------------------------------------------------------------
