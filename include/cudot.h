@@ -44,7 +44,7 @@
 
 /* Version of this header. cudot_version() returns the version of the library actually loaded. */
 #define CUDOT_VERSION_MAJOR 1
-#define CUDOT_VERSION_MINOR 11
+#define CUDOT_VERSION_MINOR 12
 #define CUDOT_VERSION_PATCH 0
 #define CUDOT_VERSION_NUMBER (CUDOT_VERSION_MAJOR * 10000 + CUDOT_VERSION_MINOR * 100 + CUDOT_VERSION_PATCH)
 
@@ -381,9 +381,12 @@ CUDOT_API cudot_status cudot_join_partials(int32_t x_dtype, int32_t y_dtype, con
  *      number any correct implementation gives, whatever the order of the elements. A sum that rounds
  *      past the largest double gives +-inf; an exact zero gives +0.0. A NaN product (a NaN element, or
  *      inf * 0) or infinite products of both signs give NaN; otherwise infinite products of one sign
- *      give that infinity. In this version the CPU computes it, for operands in host memory (pageable,
- *      page-locked or registered, whatever their size): an operand in device or managed memory, and
- *      cudot_dot_arrays_async and cudot_tile_partials_arrays in this mode, get CUDOT_ERROR_UNSUPPORTED. */
+ *      give that infinity. The same bits whoever computes it: cudot_dot_arrays computes operands in
+ *      host memory (pageable, page-locked or registered, whatever their size) on the CPU, and operands a
+ *      GPU holds (device or managed memory, or one of them page-locked) on that GPU;
+ *      cudot_dot_arrays_async computes it on the GPU, as in the canonical mode. In this version the
+ *      mode has no tile partials (cudot_tile_partials_arrays: CUDOT_ERROR_UNSUPPORTED), and only
+ *      cudot_dot_arrays and cudot_dot_arrays_async take it. */
 typedef enum cudot_mode { CUDOT_MODE_CANONICAL = 0, CUDOT_MODE_EXACT = 1 } cudot_mode;
 
 /* One operand: n elements of one type, element i at data + i * stride elements. */
@@ -440,8 +443,7 @@ typedef struct cudot_arrays {
  *         CUDOT_ERROR_NO_DEVICE         a device or managed operand with no usable GPU;
  *         CUDOT_ERROR_UNSUPPORTED       operands on two GPUs; a host operand the GPU of the other cannot
  *                                       read; the stream is being captured; size larger than this library
- *                                       knows with non-zero bytes beyond; CUDOT_MODE_EXACT with an operand
- *                                       in device or managed memory (see cudot_mode);
+ *                                       knows with non-zero bytes beyond;
  *         CUDOT_ERROR_OUT_OF_MEMORY     memory for the dot's tile partials cannot be had: one partial per
  *                                       CUDOT_TILE_ELEMENTS elements of n, whatever the strides (two
  *                                       stride-0 operands read one element each, yet n = SIZE_MAX needs
@@ -450,8 +452,8 @@ typedef struct cudot_arrays {
  *                                       allocating where they exceed the memory the process may use (the
  *                                       message says what n needs); when a GPU computes: the stream's
  *                                       workspace in GPU memory (see "Streams") could not be allocated;
- *                                       CUDOT_MODE_EXACT: the CPU threads' exact sums (about 1.1 KiB
- *                                       each, four per thread) could not be allocated;
+ *                                       CUDOT_MODE_EXACT on the CPU: the CPU threads' exact sums (about
+ *                                       1.2 KiB each, four per thread) could not be allocated;
  *         CUDOT_ERROR_CUDA              a CUDA call failed (the message names it); CUDOT_ERROR_INTERNAL.
  * The message of a failure is read with cudot_last_error(NULL) on the same thread. */
 CUDOT_API cudot_status cudot_dot_arrays(const cudot_arrays *a, double *result);

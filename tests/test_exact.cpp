@@ -14,6 +14,8 @@
 #include <random>
 #include <vector>
 
+#include "cpu/exact_dot.hpp"
+#include "cpu/tile_kernels.hpp"
 #include "own_arrays.hpp"
 #include "reference.hpp"
 #if defined(CUDOT_TESTS_WITH_MPFR)
@@ -21,15 +23,10 @@
 #endif
 
 using test::bits;
+using test::exact_request;
+using test::wide_values;
 
 namespace {
-
-cudot_arrays exact_request(std::size_t n, int32_t xd, const void *x, std::int64_t sx, int32_t yd, const void *y,
-                           std::int64_t sy) {
-    cudot_arrays a = test::arrays_of(n, xd, x, sx, yd, y, sy);
-    a.mode = CUDOT_MODE_EXACT;
-    return a;
-}
 
 template <class T>
 double exact_of(const std::vector<T> &x, const std::vector<T> &y, int32_t dtype) {
@@ -45,15 +42,6 @@ double exact_f32(const std::vector<float> &x, const std::vector<float> &y) { ret
 const double kInf = std::numeric_limits<double>::infinity();
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Doubles with random signs and exponents over [lo, hi], full random significands.
-std::vector<double> wide_values(std::size_t n, int lo, int hi, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_int_distribution<int> e(lo, hi);
-    std::uniform_real_distribution<double> m(1.0, 2.0);
-    std::vector<double> v(n);
-    for (double &d : v) d = std::ldexp(m(rng), e(rng)) * (rng() & 1 ? -1.0 : 1.0);
-    return v;
-}
 
 }  // namespace
 
@@ -103,6 +91,55 @@ TEST_CASE("exact: zeros, subnormals and special values", "[exact]") {
     // One NaN for every NaN: the library's quiet NaN.
     const double got = exact({kNaN}, {1.0});
     CHECK(bits(got) == bits(std::numeric_limits<double>::quiet_NaN()));
+}
+
+TEST_CASE("exact: every copy of the CPU's inner loop gives the same bits", "[exact]") {
+    using namespace cudot;
+    const cpu::TileKernels *variants[4];
+    const int count = cpu::tile_kernel_variants(variants, 4);
+    auto check = [&](const std::vector<unsigned char> &x, int32_t xd, const std::vector<unsigned char> &y, int32_t yd,
+                     std::size_t n, std::int64_t stride) {
+        Operands ops;
+        ops.n = n;
+        ops.x = dense_operand(x.data(), xd);
+        ops.y = dense_operand(y.data(), yd);
+        ops.x.stride = ops.y.stride = stride;
+        double want = 0;
+        REQUIRE(cpu::exact_dot(ops, &want, variants[0]) == CUDOT_OK);
+        for (int v = 1; v < count; ++v) {
+            double got = 0;
+            INFO(variants[v]->isa << ": " << test::dtype_name(xd) << " x " << test::dtype_name(yd) << ", stride " << stride);
+            REQUIRE(cpu::exact_dot(ops, &got, variants[v]) == CUDOT_OK);
+            CHECK(bits(got) == bits(want));
+        }
+        return want;
+    };
+    auto bytes = [](const std::vector<double> &v) {
+        std::vector<unsigned char> b(v.size() * 8);
+        std::memcpy(b.data(), v.data(), b.size());
+        return b;
+    };
+    for (std::uint64_t seed = 0; seed < 8; ++seed) {  // every range, and cancellation
+        std::vector<double> x = wide_values(3001, -1074, 1023, 900 + seed), y = wide_values(3001, -1074, 1023, 950 + seed);
+        if (seed % 2)
+            for (std::size_t i = 0; i + 1 < x.size(); i += 2) x[i + 1] = -x[i], y[i + 1] = y[i];
+        const double r = check(bytes(x), CUDOT_F64, bytes(y), CUDOT_F64, x.size(), 1);
+#if defined(CUDOT_TESTS_WITH_MPFR)
+        CHECK(bits(r) == bits(test::exact_dot(x.data(), y.data(), x.size()).value));
+#endif
+        (void)r;
+    }
+    for (int32_t xd : test::all_dtypes())
+        for (int32_t yd : test::all_dtypes())
+            for (std::int64_t stride : {1, 2}) {
+                const std::size_t n = 1003;
+                const std::vector<unsigned char> x = test::random_values(xd, 2 * n, 31 + xd),
+                                                 y = test::random_values(yd, 2 * n, 37 + yd);
+                check(x, xd, y, yd, n, stride);
+            }
+    std::vector<double> x(4000, 1.5), y(4000, -2.0);  // a run of infinities and NaNs among finite products
+    x[1000] = kInf, x[2001] = kNaN;
+    CHECK(std::isnan(check(bytes(x), CUDOT_F64, bytes(y), CUDOT_F64, x.size(), 1)));
 }
 
 TEST_CASE("exact: any permutation, cut and thread count gives the same bits", "[exact]") {

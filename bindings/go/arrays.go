@@ -178,6 +178,7 @@ type arraysCall struct {
 	n       uint64
 	x, y    operand
 	streams Streams
+	mode    Mode
 }
 
 // errNoArrays answers a call of this file on a library older than 1.7.
@@ -221,12 +222,26 @@ func Dot(x, y Array) (float64, error) { return DotOn(Streams{}, x, y) }
 // operand past its allocation or, without a GPU, device memory the CPU cannot read), ErrNoDevice (a
 // device or managed operand with no usable GPU), ErrUnsupported (operands on two GPUs, a stream being
 // captured, a library older than 1.7), ErrCUDA.
-func DotOn(s Streams, x, y Array) (float64, error) {
-	const op = "Dot"
+func DotOn(s Streams, x, y Array) (float64, error) { return dotIn("Dot", s, x, y, ModeCanonical) }
+
+// DotExact returns the correctly rounded dot product of x and y (library 1.11, cudot_mode's
+// CUDOT_MODE_EXACT): the exact sum of the exact products, rounded once to the nearest float64, ties to
+// even, whatever the order of the elements. Products beyond the float64 range count with their exact
+// value; a sum that rounds past the largest float64 is an infinity, an exact zero +0. Special values
+// follow IEEE as if the sum were exact (NaN for a NaN product, Inf*0, or infinite products of both
+// signs). The CPU computes Go slices, the GPU device and managed memory (library 1.12; 1.11 returns
+// ErrUnsupported for them, older libraries for every operand). Otherwise as Dot.
+func DotExact(x, y Array) (float64, error) { return DotExactOn(Streams{}, x, y) }
+
+// DotExactOn is DotExact with the CUDA streams of s (see DotOn).
+func DotExactOn(s Streams, x, y Array) (float64, error) { return dotIn("DotExact", s, x, y, ModeExact) }
+
+func dotIn(op string, s Streams, x, y Array, mode Mode) (float64, error) {
 	c, err := prepare(op, x, y, s)
 	if err != nil {
 		return 0, err
 	}
+	c.mode = mode
 	r, st, msg := libDotArrays(c)
 	keepAlive(x, y)
 	if st != StatusOK {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand"
 	"runtime"
 	"strings"
 	"testing"
@@ -431,4 +432,51 @@ func reverse(v []float64) []float64 {
 		out[len(v)-1-i] = v[i]
 	}
 	return out
+}
+
+func TestDotExact(t *testing.T) {
+	// The known answers of the C library's tests: cancellation, and products beyond the float64 range.
+	x32 := make([]float32, 0, 301)
+	for i := 0; i < 100; i++ {
+		x32 = append(x32, 1e16, 1, -1e16)
+	}
+	x32 = append(x32, 3)
+	ones := make([]float32, len(x32))
+	for i := range ones {
+		ones[i] = 1
+	}
+	if r, err := cudot.DotExact(cudot.Float32Slice(x32), cudot.Float32Slice(ones)); err != nil || r != 103 {
+		t.Fatalf("DotExact: %v, %v; want 103", r, err)
+	}
+	for _, c := range []struct{ x, y []float64 }{
+		{[]float64{1e200, -1e200, 1}, []float64{1e200, 1e200, 1}},
+		{[]float64{1e308, 1e308}, []float64{10, -10}},
+		{[]float64{1e300, 1e300, -1e300}, []float64{1e10, 1e10, 1e10}},
+	} {
+		r, err := cudot.DotExact(cudot.Float64Slice(c.x), cudot.Float64Slice(c.y))
+		if want, _ := exactDot(c.x, c.y); err != nil || math.Float64bits(r) != math.Float64bits(want) {
+			t.Errorf("DotExact(%v, %v) = %v, %v; want %v", c.x, c.y, r, err, want)
+		}
+	}
+	// Wide random values, and any permutation of them: the bits of math/big's exact sum.
+	rng := rand.New(rand.NewSource(5))
+	n := 20000
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range x {
+		x[i] = math.Ldexp(1+rng.Float64(), rng.Intn(600)-300) * float64(1-2*rng.Intn(2))
+		y[i] = math.Ldexp(1+rng.Float64(), rng.Intn(600)-300)
+	}
+	want, _ := exactDot(x, y)
+	for round := 0; round < 3; round++ {
+		r, err := cudot.DotExact(cudot.Float64Slice(x), cudot.Float64Slice(y))
+		if err != nil || math.Float64bits(r) != math.Float64bits(want) {
+			t.Fatalf("round %d: DotExact = %v, %v; want %v", round, r, err, want)
+		}
+		rng.Shuffle(n, func(i, j int) { x[i], x[j] = x[j], x[i]; y[i], y[j] = y[j], y[i] })
+	}
+	// Reversed, through a negative stride.
+	r, err := cudot.DotExact(cudot.Float64Slice(x).Strided(n-1, n, -1), cudot.Float64Slice(y).Strided(n-1, n, -1))
+	if err != nil || math.Float64bits(r) != math.Float64bits(want) {
+		t.Fatalf("reversed: DotExact = %v, %v; want %v", r, err, want)
+	}
 }

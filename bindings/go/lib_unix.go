@@ -33,7 +33,7 @@ typedef int (*cd_get_rows_fn)(const void *, size_t *, size_t *);
 typedef int (*cd_dot_each_row_fn)(void *, size_t, size_t, double *);
 
 // cudot_array and cudot_arrays as of 1.11 (96 bytes on 64-bit platforms; a library before 1.11 reads the
-// first 88, and the last 8 are zero here: the canonical mode).
+// first 88, and refuses a non-zero mode in the last 8 as bytes it does not know).
 typedef struct { const void *data; int32_t dtype, reserved; int64_t stride; } cd_array;
 typedef struct { uint32_t size, reserved; size_t n; cd_array x, y; void *stream, *x_ready, *y_ready;
 	int32_t mode, reserved2; } cd_arrays;
@@ -206,6 +206,7 @@ typedef struct {
 	int64_t x_stride, y_stride;
 	int32_t x_dtype, y_dtype;
 	uintptr_t stream, x_ready, y_ready;
+	int32_t mode;
 } cd_request;
 
 static int cd_has_arrays(void) {
@@ -215,7 +216,7 @@ static cd_arrays cd_fill(const cd_request *r, const void *xp, const void *yp) {
 	cd_arrays a = {sizeof(cd_arrays), 0, (size_t)r->n,
 		{xp ? xp : (const void *)r->x_addr, r->x_dtype, 0, r->x_stride},
 		{yp ? yp : (const void *)r->y_addr, r->y_dtype, 0, r->y_stride},
-		(void *)r->stream, (void *)r->x_ready, (void *)r->y_ready, 0, 0};
+		(void *)r->stream, (void *)r->x_ready, (void *)r->y_ready, r->mode, 0};
 	return a;
 }
 static int cd_dot_arrays(const cd_request *r, const void *xp, const void *yp, double *res, char **msg) {
@@ -454,7 +455,7 @@ func request(c *arraysCall) C.cd_request {
 		x_stride: C.int64_t(c.x.stride), y_stride: C.int64_t(c.y.stride),
 		x_dtype: C.int32_t(c.x.dtype), y_dtype: C.int32_t(c.y.dtype),
 		stream: C.uintptr_t(c.streams.Stream), x_ready: C.uintptr_t(c.streams.XReady),
-		y_ready: C.uintptr_t(c.streams.YReady)}
+		y_ready: C.uintptr_t(c.streams.YReady), mode: C.int32_t(c.mode)}
 }
 
 func libDotArrays(c *arraysCall) (float64, Status, string) {

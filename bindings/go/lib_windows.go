@@ -272,8 +272,8 @@ func libJoinPartials(x, y DType, partials []byte) (float64, Status, string) {
 	return res, StatusOK, ""
 }
 
-// cArray and cArrays mirror cudot_array and cudot_arrays of 1.11 (96 bytes on 64-bit Windows; mode 0,
-// the canonical mode, which a library before 1.11 reads as the zero bytes past its 88). data is
+// cArray and cArrays mirror cudot_array and cudot_arrays of 1.11 (96 bytes on 64-bit Windows; a library
+// before 1.11 reads mode 0, the canonical mode, as the zero bytes past its 88, and refuses any other). data is
 // an unsafe.Pointer so that the collector sees the Go slices it points into while the call runs;
 // device addresses go into it unconverted (asPointer), as the collector ignores addresses outside its
 // heap.
@@ -305,7 +305,7 @@ func (o operand) c() cArray {
 
 func (c *arraysCall) c() *cArrays {
 	return &cArrays{size: uint32(unsafe.Sizeof(cArrays{})), n: uintptr(c.n), x: c.x.c(), y: c.y.c(),
-		stream: c.streams.Stream, xReady: c.streams.XReady, yReady: c.streams.YReady}
+		stream: c.streams.Stream, xReady: c.streams.XReady, yReady: c.streams.YReady, mode: int32(c.mode)}
 }
 
 // libHasArrays reports whether the library (1.7 or later) has the calls for dots of own arrays. On

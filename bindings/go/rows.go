@@ -6,13 +6,13 @@ import "fmt"
 // Dot, whatever the batch. In this version the CPU computes batches of host memory (Go slices, and
 // page-locked memory); rows in device or managed memory are refused (ErrUnsupported).
 
-// Mode is cudot_mode (library 1.11): how a dot is summed. The canonical order is what this package's
-// calls use.
+// Mode is cudot_mode (library 1.11): how a dot is summed. DotExact and DotExactOn use ModeExact; every
+// other call of this package the canonical order.
 type Mode int32
 
 const (
 	ModeCanonical Mode = 0 // cudot's canonical order: the same bits everywhere cudot runs
-	ModeExact     Mode = 1 // the exact sum of the exact products, rounded once (not yet offered here)
+	ModeExact     Mode = 1 // the exact sum of the exact products, rounded once (DotExact)
 )
 
 // rowsLayout is cudot_rows_layout.

@@ -238,9 +238,8 @@ cudot_status run(const cudot_arrays *request, Want want, void *out, const char *
         return CUDOT_OK;
     }
     const bool exact = a.mode == CUDOT_MODE_EXACT;
-    if (exact && want != Want::Result)
-        return fail(err, CUDOT_ERROR_UNSUPPORTED, "%s: CUDOT_MODE_EXACT is computed by the CPU in this version, "
-                    "for cudot_dot_arrays only", call);
+    if (exact && want == Want::Partials)
+        return fail(err, CUDOT_ERROR_UNSUPPORTED, "%s: CUDOT_MODE_EXACT has no tile partials in this version", call);
     Operands ops;
     ops.n = n;
     int device = -1;
@@ -255,11 +254,9 @@ cudot_status run(const cudot_arrays *request, Want want, void *out, const char *
             if (cudot_status status = locate(ops.x, n, "x", call, err)) return status;
             if (cudot_status status = locate(ops.y, n, "y", call, err)) return status;
         }
-        if (exact && (on_gpu(ops.x) || on_gpu(ops.y)))
-            return fail(err, CUDOT_ERROR_UNSUPPORTED, "%s: CUDOT_MODE_EXACT is computed by the CPU in this version: "
-                        "%s is in %s; copy it to host memory", call, on_gpu(ops.x) ? "x" : "y",
-                        place_name(on_gpu(ops.x) ? ops.x.place : ops.y.place));
-        if (!exact)
+        // The exact mode computes host arrays on the CPU; arrays a GPU holds, and asynchronous dots, where
+        // the canonical mode would.
+        if (!exact || on_gpu(ops.x) || on_gpu(ops.y) || want == Want::DeviceResult)
             if (cudot_status status = pick_device(ops, want == Want::DeviceResult, call, device, err)) return status;
     } else {  // an asynchronous empty dot: +0.0 written on the GPU of the result
         Operand result = dense_operand(out, CUDOT_F64);
@@ -271,7 +268,7 @@ cudot_status run(const cudot_arrays *request, Want want, void *out, const char *
     }
     cpu::DefaultFpEnv fp_env;  // the caller's FTZ/DAZ or rounding mode must not change the result
     cudot_status status;
-    if (exact) {
+    if (exact && device < 0) {
         status = cpu::exact_dot(ops, static_cast<double *>(out));
         if (status == CUDOT_ERROR_OUT_OF_MEMORY)
             return fail(err, status, "%s: out of host memory for the CPU threads' exact sums", call);
@@ -285,6 +282,7 @@ cudot_status run(const cudot_arrays *request, Want want, void *out, const char *
         c.host_result = want == Want::Result ? static_cast<double *>(out) : nullptr;
         c.device_result = want == Want::DeviceResult ? static_cast<double *>(out) : nullptr;
         c.partials = want == Want::Partials ? out : nullptr;
+        c.exact = exact;
         status = cuda::stream_dot(ops, device, c, err);
         if (status == CUDOT_OK && want == Want::Partials) {
             const std::size_t size = packed_partial_bytes(types::kind_of(ops.x.dtype, ops.y.dtype));

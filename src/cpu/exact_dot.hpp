@@ -7,10 +7,13 @@
 namespace cudot {
 namespace cpu {
 
+struct TileKernels;
+
 // *result = the sum of ops.x[i] * ops.y[i], i < ops.n, computed exactly and rounded once to the nearest
-// double (exact_sum.hpp's round()). On the pool's threads from a few pieces of 2^16 elements on.
+// double (exact_sum.hpp's round()). On the pool's threads from a few pieces of 2^16 elements on, with
+// the inner loop of `kernels` (null: the processor's own, tile_kernels()); every copy gives the same bits.
 // OUT_OF_MEMORY when the pieces' sums cannot be allocated.
-cudot_status exact_dot(const Operands &ops, double *result);
+cudot_status exact_dot(const Operands &ops, double *result, const TileKernels *kernels = nullptr);
 
 }  // namespace cpu
 }  // namespace cudot

@@ -4,6 +4,7 @@
 #include <cstddef>
 
 #include "../core/order.hpp"
+#include "exact_lanes.hpp"
 
 namespace cudot {
 namespace cpu {
@@ -24,11 +25,13 @@ using PartialsFn = void (*)(const void *x, const void *y, std::size_t n, std::si
 struct TileKernels {
     PartialsFn table[kTypes][kTypes];        // dots of more than kSmallDot elements
     PartialsFn small_table[kTypes][kTypes];  // dots of at most kSmallDot elements
+    ExactFn exact_table[kTypes][kTypes];     // the exact mode's loop (exact_loop.inc)
     const char *isa;
     // The function for an n-element dot.
     PartialsFn get(int32_t x_dtype, int32_t y_dtype, std::size_t n) const {
         return (n <= kSmallDot ? small_table : table)[x_dtype - 1][y_dtype - 1];
     }
+    ExactFn exact(int32_t x_dtype, int32_t y_dtype) const { return exact_table[x_dtype - 1][y_dtype - 1]; }
 };
 
 // The table this processor runs (decided once): the widest copy it supports; on AMD processors with

@@ -17,6 +17,7 @@
 
 #define CUDOT_TILE_NS avx512
 #include "tile_kernels.inc"
+#include "exact_loop.inc"
 #undef CUDOT_TILE_NS
 
 // The tables tile_kernels.cpp builds from this copy (fill_table in tile_kernels.inc says why no other).

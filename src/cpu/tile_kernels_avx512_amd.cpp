@@ -16,6 +16,7 @@
 #define CUDOT_ADDS_ON_FMA 1
 #define CUDOT_TILE_NS avx512_amd
 #include "tile_kernels.inc"
+#include "exact_loop.inc"
 #undef CUDOT_TILE_NS
 
 // The only table tile_kernels.cpp builds from this copy (fill_table in tile_kernels.inc says why no other).

@@ -133,8 +133,8 @@ static cudot_status create_gpu(cudot_ctx &ctx, DeviceState &s, Gpu &g, ErrorSink
     CUDOT_CUDA_TRY(err, cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
     // Single-GPU dots keep one partial per tile.
     const std::size_t tiles = std::max<std::size_t>(order::tile_count(s.slice_elements), 1);
-    CUDOT_CUDA_TRY(err, cudaMalloc(&g.scratch, kTicketBytes + tiles * order::kMaxPartialBytes));
-    CUDOT_CUDA_TRY(err, cudaMemsetAsync(g.scratch, 0, kTicketBytes, g.stream));
+    CUDOT_CUDA_TRY(err, cudaMalloc(&g.scratch, kHeadBytes + tiles * order::kMaxPartialBytes));
+    CUDOT_CUDA_TRY(err, cudaMemsetAsync(g.scratch, 0, kHeadBytes, g.stream));
     void *view = nullptr;
     CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&view, s.h_done, 0));
     g.d_done = static_cast<Completion *>(view);

@@ -85,6 +85,7 @@ struct StreamCall {
     double *host_result = nullptr;    // blocking: the result, in host memory
     double *device_result = nullptr;  // asynchronous: where the result lands, in stream order
     void *partials = nullptr;         // blocking: the packed tile partials instead of the result
+    bool exact = false;               // CUDOT_MODE_EXACT (exact_dot_kernel): a result, never partials
     // A context's batch (context_rows.cu): its bound on the wait (0: by the bytes read), what the message
     // says on giving up, and where giving up is reported.
     std::uint64_t bound_ms = 0;

@@ -13,7 +13,7 @@ namespace cuda {
 namespace {
 constexpr int kMaxDevices = 256;
 constexpr int kPairs = 36;  // element-type pairs (types.hpp: six types each side)
-std::atomic<unsigned> resident[kMaxDevices][kPairs];  // 0: not asked yet
+std::atomic<unsigned> resident[kMaxDevices][2][kPairs];  // [device][exact][pair]; 0: not asked yet
 
 bool same_call(const KernelCall &a, const KernelCall &b) {
     return a.node.func == b.node.func && std::memcmp(a.params, b.params, sizeof a.params) == 0 &&
@@ -26,14 +26,16 @@ bool same_copy(const InputCopy &a, const InputCopy &b) {
 }
 }  // namespace
 
-cudot_status resident_blocks(int device, int32_t x_dtype, int32_t y_dtype, unsigned *blocks, ErrorSink err) {
+cudot_status resident_blocks(int device, int32_t x_dtype, int32_t y_dtype, unsigned *blocks, ErrorSink err,
+                             bool exact) {
     std::atomic<unsigned> *known = device >= 0 && device < kMaxDevices
-                                       ? &resident[device][(x_dtype - 1) * 6 + (y_dtype - 1)]
+                                       ? &resident[device][exact ? 1 : 0][(x_dtype - 1) * 6 + (y_dtype - 1)]
                                        : nullptr;
     if (known && (*blocks = known->load(std::memory_order_relaxed)) != 0) return CUDOT_OK;
     int sms = 0, per_sm = 0;
     CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDOT_CUDA_TRY(err, launcher_for(x_dtype, y_dtype).occupancy(&per_sm));
+    if (exact) CUDOT_CUDA_TRY(err, exact_launcher_for(x_dtype, y_dtype).occupancy(&per_sm));
+    else CUDOT_CUDA_TRY(err, launcher_for(x_dtype, y_dtype).occupancy(&per_sm));
     *blocks = static_cast<unsigned>(std::max(1, sms) * std::max(1, per_sm));
     if (known) known->store(*blocks, std::memory_order_relaxed);  // two threads asking at once agree
     return CUDOT_OK;

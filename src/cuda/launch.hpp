@@ -17,13 +17,16 @@
 namespace cudot {
 namespace cuda {
 
-// The head of a launch's workspace: the join's ticket; 256 bytes keep the partials after it aligned.
-constexpr std::size_t kTicketBytes = 256;
+// The head of a launch's workspace: the join's ticket and the exact mode's digits (kernels/exact_kernel.cuh),
+// both zero between launches, which leave them so; the partials follow it.
+constexpr std::size_t kHeadBytes = kExactHeadBytes;
 constexpr std::size_t kLoadAlign = 16;  // the kernel's widest load
 
-// Blocks of dot_kernel that GPU `device` holds at once for the pair (occupancy times multiprocessors):
-// asked once per device and pair, then remembered for the process. The device's context must be current.
-cudot_status resident_blocks(int device, int32_t x_dtype, int32_t y_dtype, unsigned *blocks, ErrorSink err);
+// Blocks of dot_kernel (or exact_dot_kernel) that GPU `device` holds at once for the pair (occupancy
+// times multiprocessors): asked once per device and pair, then remembered for the process. The
+// device's context must be current.
+cudot_status resident_blocks(int device, int32_t x_dtype, int32_t y_dtype, unsigned *blocks, ErrorSink err,
+                             bool exact = false);
 
 // The grid of a launch of `tiles` tiles: as many blocks as stay resident, never more than there are tiles.
 // Every grid gives the same bits (dot_kernel.cuh); this one keeps the GPU full without a second wave.

@@ -88,7 +88,7 @@ static cudot_status queue_dot(cudot_ctx &ctx, DeviceState &s, Gpu &g, std::size_
     if (prefetch)
         if (cudot_status status = prefetch_run(ctx, g, 0, n)) return status;
     KernelCall call;
-    s.launcher.prepare(dot_launch(ops, g.blocks, static_cast<char *>(g.scratch) + kTicketBytes,
+    s.launcher.prepare(dot_launch(ops, g.blocks, static_cast<char *>(g.scratch) + kHeadBytes,
                                   static_cast<unsigned *>(g.scratch), g.d_done),
                        call);
     return launch(call, g.device, g.stream, ctx.sink(), prefetch ? nullptr : &g.graphs, copies, copied ? 2 : 0);

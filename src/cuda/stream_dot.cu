@@ -87,7 +87,7 @@ PointerInfo pointer_info(const void *p) {
 // ---- per GPU: usability, launch shapes, result slots, workspaces ----
 
 struct Workspace {
-    void *memory = nullptr;  // the ticket (kTicketBytes), then the partials
+    void *memory = nullptr;  // the head (kHeadBytes: ticket, exact digits), then the partials
     std::size_t bytes = 0;
     DotGraphs graphs;            // the stream's dots, replayed (launch.hpp); kept with the workspace
     std::uint64_t last_use = 0;  // ArrayGpu::uses when a dot last took it
@@ -184,7 +184,7 @@ cudot_status stream_workspace(ArrayGpu &g, cudaStream_t stream, std::size_t byte
         const std::size_t grown = std::max(bytes, 2 * w.bytes);
         void *memory = nullptr;
         CUDOT_CUDA_TRY(err, cudaMallocAsync(&memory, grown, stream));
-        CUDOT_CUDA_TRY(err, cudaMemsetAsync(memory, 0, kTicketBytes, stream));
+        CUDOT_CUDA_TRY(err, cudaMemsetAsync(memory, 0, kHeadBytes, stream));
         if (w.memory) CUDOT_CUDA_TRY(err, cudaFreeAsync(w.memory, stream));
         w.memory = memory;
         w.bytes = grown;
@@ -269,7 +269,7 @@ cudot_status captured_workspace(ArrayGpu &g, cudaStream_t stream, std::size_t by
     cudaError_t e = cudaSuccess;
     if (!g.own_stream) e = note(cudaStreamCreateWithFlags(&g.own_stream, cudaStreamNonBlocking));
     if (e == cudaSuccess) e = checked(cudaMallocAsync(&memory, bytes, g.own_stream));
-    if (e == cudaSuccess) e = note(cudaMemsetAsync(memory, 0, kTicketBytes, g.own_stream));
+    if (e == cudaSuccess) e = note(cudaMemsetAsync(memory, 0, kHeadBytes, g.own_stream));
     for (const WorkspaceFill &f : fill)
         if (e == cudaSuccess)
             e = note(cudaMemcpyAsync(static_cast<char *>(memory) + f.at, f.from, f.bytes, cudaMemcpyHostToDevice,
@@ -361,13 +361,14 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
     if (cudot_status status = wait_ready(g, call.y_ready, stream, err)) return status;
     const Launcher launcher = launcher_for(ops.x.dtype, ops.y.dtype);
     unsigned resident = 0;
-    if (cudot_status status = resident_blocks(device, ops.x.dtype, ops.y.dtype, &resident, err)) return status;
-    if (blocking && !call.partials && pipeline_serves(ops)) {  // large page-locked host arrays: copy engines
+    if (cudot_status status = resident_blocks(device, ops.x.dtype, ops.y.dtype, &resident, err, call.exact))
+        return status;
+    if (blocking && !call.partials && !call.exact && pipeline_serves(ops)) {  // large page-locked host arrays: copy engines
         lock.unlock();
         return pipelined_host_dot(ops, device, stream, launcher, resident, call.host_result, err);
     }
     const std::size_t tiles = order::tile_count(ops.n);
-    const std::size_t bytes = kTicketBytes + tiles * launcher.partial_bytes;
+    const std::size_t bytes = kHeadBytes + (call.exact ? resident * kExactSlotBytes : tiles * launcher.partial_bytes);
     void *workspace = nullptr;
     Workspace *w = nullptr;
     if (!capturing) free_released(g);
@@ -393,9 +394,11 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
     Completion *done = call.partials        ? nullptr
                        : call.device_result ? reinterpret_cast<Completion *>(call.device_result)
                                             : slot;
-    void *partials = static_cast<char *>(workspace) + kTicketBytes;
+    void *partials = static_cast<char *>(workspace) + kHeadBytes;
     KernelCall kernel;
-    launcher.prepare(dot_launch(ops, resident, partials, static_cast<unsigned *>(workspace), done), kernel);
+    const LaunchArgs args = dot_launch(ops, resident, partials, static_cast<unsigned *>(workspace), done);
+    if (call.exact) exact_launcher_for(ops.x.dtype, ops.y.dtype).prepare(args, kernel);
+    else launcher.prepare(args, kernel);
     // Inside a capture the launch itself is what gets captured; otherwise the stream's graph replays it.
     cudot_status status = launch(kernel, device, stream, err, capturing ? nullptr : &w->graphs);
     const bool launched = status == CUDOT_OK;
@@ -557,7 +560,7 @@ void plan_rows(const Rows &rows, std::size_t partial_bytes, bool results_in_work
         tables = 2 * (count + 1) * sizeof(unsigned long long);
     }
     if (rows.layout == Rows::Layout::Pointers) tables = 2 * count * sizeof(void *);
-    plan.tickets_at = kTicketBytes;
+    plan.tickets_at = kHeadBytes;
     plan.partials_at = plan.tickets_at + (plan.joins ? align_up(count * sizeof(unsigned), 256) : 0);
     plan.tables_at = plan.partials_at + (plan.joins ? align_up(p.items * partial_bytes, 256) : 0);
     plan.results_at = plan.tables_at + align_up(tables, 256);

@@ -2,9 +2,11 @@
 // (a HOST context holding the same values) and operands laid out with a given stride and misalignment.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include "reference.hpp"
@@ -87,6 +89,24 @@ inline cudot_arrays arrays_of(std::size_t n, int32_t xd, const void *x, std::int
     a.y.dtype = yd;
     a.y.stride = sy;
     return a;
+}
+
+// The same request in the exact mode (CUDOT_MODE_EXACT).
+inline cudot_arrays exact_request(std::size_t n, int32_t xd, const void *x, std::int64_t sx, int32_t yd,
+                                  const void *y, std::int64_t sy) {
+    cudot_arrays a = arrays_of(n, xd, x, sx, yd, y, sy);
+    a.mode = CUDOT_MODE_EXACT;
+    return a;
+}
+
+// Doubles with random signs and exponents over [lo, hi], full random significands.
+inline std::vector<double> wide_values(std::size_t n, int lo, int hi, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int> e(lo, hi);
+    std::uniform_real_distribution<double> m(1.0, 2.0);
+    std::vector<double> v(n);
+    for (double &d : v) d = std::ldexp(m(rng), e(rng)) * (rng() & 1 ? -1.0 : 1.0);
+    return v;
 }
 
 }  // namespace test

@@ -24,7 +24,9 @@ namespace Cudot
         /// overlap or be the same. An empty pair gives +0.0. Blocks until the result is there; where a GPU
         /// computes (page-locked memory of 2^20 elements or more) it does so on the legacy default stream.
         /// Throws ArgumentException when the lengths differ, CudotException for what the library refuses.</summary>
-        public static unsafe double Dot(DotSpan x, DotSpan y)
+        public static double Dot(DotSpan x, DotSpan y) { return DotSpans(x, y, Mode.Canonical); }
+
+        static unsafe double DotSpans(DotSpan x, DotSpan y, Mode mode)
         {
             long n = CommonLength(x, y);
             double r;
@@ -33,10 +35,27 @@ namespace Cudot
             fixed (byte* py = &MemoryMarshal.GetReference(y.Memory))
             {
                 NativeArrays a = Describe(n, Operand(x, px), Operand(y, py), IntPtr.Zero, IntPtr.Zero, IntPtr.Zero, "cudot_dot_arrays");
+                a.Mode = (int)mode;
                 status = Api.DotArrays(&a, out r);
             }
             Check(status);
             return r;
+        }
+
+        /// <summary>The correctly rounded dot of two spans or arrays (library 1.11, CUDOT_MODE_EXACT): the exact
+        /// sum of the exact products, rounded once to the nearest double, ties to even, whatever the order
+        /// of the elements. Products beyond the double range count with their exact value; a sum that rounds
+        /// past the largest double is an infinity, an exact zero +0.0; NaN for a NaN product, Inf * 0, or
+        /// infinite products of both signs. Computed by the CPU; otherwise as Dot(DotSpan, DotSpan). A library
+        /// older than 1.11 throws Unsupported.</summary>
+        public static double DotExact(DotSpan x, DotSpan y) { return DotSpans(x, y, Mode.Exact); }
+
+        /// <summary>The correctly rounded dot (see DotExact(DotSpan, DotSpan)) of n elements of two operands
+        /// given by address: the GPU computes device and managed memory (library 1.12; 1.11 throws
+        /// Unsupported for them). Otherwise as Dot(DotPointer, DotPointer, long, IntPtr).</summary>
+        public static double DotExact(DotPointer x, DotPointer y, long n, IntPtr stream = default(IntPtr))
+        {
+            return DotPointers(x, y, n, stream, Mode.Exact);
         }
 
         /// <summary>The dot of n elements of two operands given by address (device, managed, page-locked
@@ -46,9 +65,15 @@ namespace Cudot
         /// InvalidArgument (an operand leaving its device allocation, a stream of another GPU, ...),
         /// NoDevice (device memory without a usable GPU), Unsupported (operands on two GPUs, a stream being
         /// captured into a graph), Cuda.</summary>
-        public static unsafe double Dot(DotPointer x, DotPointer y, long n, IntPtr stream = default(IntPtr))
+        public static double Dot(DotPointer x, DotPointer y, long n, IntPtr stream = default(IntPtr))
+        {
+            return DotPointers(x, y, n, stream, Mode.Canonical);
+        }
+
+        static unsafe double DotPointers(DotPointer x, DotPointer y, long n, IntPtr stream, Mode mode)
         {
             NativeArrays a = Describe(n, Operand(x), Operand(y), stream, x.Ready, y.Ready, "cudot_dot_arrays");
+            a.Mode = (int)mode;
             double r;
             Check(Api.DotArrays(&a, out r));
             return r;

@@ -48,11 +48,12 @@ namespace Cudot
         public int Mode, Reserved2; // a Mode; Reserved2 must be 0
     }
 
-    // cudot_mode: how a dot is summed (since 1.11). This binding's calls use the canonical order.
+    // cudot_mode: how a dot is summed (since 1.11). CudotArrays.DotExact uses Exact, every other call of
+    // this binding the canonical order.
     internal enum Mode
     {
         Canonical = 0, // cudot's canonical order: the same bits everywhere cudot runs
-        Exact = 1,     // the exact sum of the exact products, rounded once (not yet offered here)
+        Exact = 1,     // the exact sum of the exact products, rounded once
     }
 
     // cudot_rows_layout: how a batch of dots names its rows (since 1.9).

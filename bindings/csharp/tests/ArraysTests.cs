@@ -18,6 +18,42 @@ namespace Cudot.Tests
 
         static int Seed(DType[] pair, long n) { return (int)pair[0] * 131 + (int)pair[1] * 17 + (int)(n % 100003); }
 
+        [Test]
+        public void DotExactIsTheCorrectlyRoundedDot()
+        {
+            var x32 = new float[301];
+            var ones = new float[301];
+            for (int i = 0; i < 100; i++) { x32[3 * i] = 1e16f; x32[3 * i + 1] = 1; x32[3 * i + 2] = -1e16f; }
+            x32[300] = 3;
+            for (int i = 0; i < ones.Length; i++) ones[i] = 1;
+            Assert.AreEqual(103.0, CudotArrays.DotExact(x32, ones), "cancellation: 103, where the canonical mode's bound allows 4");
+            Bits.AreSame(1.0, CudotArrays.DotExact(new[] { 1e200, -1e200, 1 }, new[] { 1e200, 1e200, 1.0 }), "products beyond the range");
+            Bits.AreSame(0.0, CudotArrays.DotExact(new[] { 1e308, 1e308 }, new[] { 10.0, -10 }), "an exact zero is +0.0");
+            Bits.AreSame(double.PositiveInfinity, CudotArrays.DotExact(new[] { 1e300, 1e300, -1e300 }, new[] { 1e10, 1e10, 1e10 }), "past the largest double");
+            Assert.IsTrue(double.IsNaN(CudotArrays.DotExact(new[] { double.PositiveInfinity, 1 }, new[] { 0.0, 1 })), "inf * 0");
+            // Any permutation of wide values gives the same bits.
+            var rng = new Random(5);
+            int n = 20000;
+            var x = new double[n];
+            var y = new double[n];
+            for (int i = 0; i < n; i++)
+            {
+                x[i] = (1 + rng.NextDouble()) * Math.Pow(2, rng.Next(-300, 300)) * (rng.Next(2) == 0 ? 1 : -1);
+                y[i] = (1 + rng.NextDouble()) * Math.Pow(2, rng.Next(-300, 300));
+            }
+            double want = CudotArrays.DotExact(x, y);
+            for (int round = 0; round < 3; round++)
+            {
+                for (int i = n - 1; i > 0; i--)
+                {
+                    int j = rng.Next(i + 1);
+                    double t = x[i]; x[i] = x[j]; x[j] = t;
+                    t = y[i]; y[i] = y[j]; y[j] = t;
+                }
+                Bits.AreSame(want, CudotArrays.DotExact(x, y), "a permutation");
+            }
+        }
+
         [Test, Combinatorial]
         public void EveryPairAndLengthMatchesHost([ValueSource("Pairs")] DType[] pair,
                                                  [Values(0, 1, T - 1, T + 1, 100000)] int n)

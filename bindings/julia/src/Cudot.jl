@@ -128,7 +128,7 @@ const _ROWS_SEGMENTED = Int32(1)    # one long x and y cut by count + 1 offsets
 const _ROWS_POINTERS = Int32(2)     # row i of x at x_rows[i], of y at y_rows[i] (not used here)
 # cudot_mode (1.11): how a dot is summed.
 const _MODE_CANONICAL = Int32(0)   # cudot's canonical order: the same bits everywhere cudot runs
-const _MODE_EXACT = Int32(1)       # the exact sum of the exact products, rounded once (not yet offered here)
+const _MODE_EXACT = Int32(1)       # the exact sum of the exact products, rounded once (dot_arrays exact=true)
 
 # Memory strategies; the C value is the index in this tuple minus one (CUDOT_MEMORY_AUTO = 0, ...).
 const _MEMORY = (:auto, :pinned, :mapped, :managed, :host)

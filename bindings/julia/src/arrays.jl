@@ -26,7 +26,7 @@ struct _Arrays
     stream::Ptr{Cvoid}
     x_ready::Ptr{Cvoid}
     y_ready::Ptr{Cvoid}
-    mode::Int32        # _MODE_CANONICAL (this binding's calls) or _MODE_EXACT
+    mode::Int32        # _MODE_CANONICAL, or _MODE_EXACT (dot_arrays' exact=true)
     reserved2::Int32   # must be 0
 end
 
@@ -178,7 +178,7 @@ _on_stream(f, ::Any) = f()
 # preserved and their pointers taken there. A failed status throws the library's message, read
 # right after the call (no yield point between them).
 function _arrays_call(call, h::_Library, what::AbstractString, x::AbstractVector,
-                      y::AbstractVector, extra; stream, x_ready, y_ready)
+                      y::AbstractVector, extra; stream, x_ready, y_ready, mode::Int32=_MODE_CANONICAL)
     s = stream === nothing ? _default_stream(extra, x, y) : stream
     _on_stream(s) do
         GC.@preserve x y extra begin
@@ -188,7 +188,7 @@ function _arrays_call(call, h::_Library, what::AbstractString, x::AbstractVector
                                  string("x has ", n, " elements and y has ", length(y))))
             a = _Arrays(UInt32(sizeof(_Arrays)), UInt32(0), Csize_t(n), _operand(x, "x"),
                         _operand(y, "y"), _stream_handle(s), _ready_handle(x_ready),
-                        _ready_handle(y_ready), _MODE_CANONICAL, Int32(0))
+                        _ready_handle(y_ready), mode, Int32(0))
             st = call(Ref(a))
             st == OK || _throw_global_error(h, st, what)
         end
@@ -197,7 +197,7 @@ function _arrays_call(call, h::_Library, what::AbstractString, x::AbstractVector
 end
 
 """
-    Cudot.dot_arrays(x, y; stream=nothing, x_ready=nothing, y_ready=nothing) -> Float64
+    Cudot.dot_arrays(x, y; stream=nothing, x_ready=nothing, y_ready=nothing, exact=false) -> Float64
 
 The dot product of two vectors the caller already has (`cudot_dot_arrays`), read in place: no
 context, no copy. The result has the bits `dot(ctx)` of a `:host` context holding the same
@@ -219,17 +219,24 @@ default the task's stream `CUDA.stream()` for CUDA.jl arrays, the legacy default
 arrays. `x_ready` / `y_ready` name a stream on which `x` / `y` were written (e.g. by another
 task): the dot waits for what was queued there. This call waits for its result.
 
+`exact=true` (library 1.11, `CUDOT_MODE_EXACT`) returns the correctly rounded dot: the exact sum
+of the exact products, rounded once to the nearest `Float64`, ties to even, whatever the order of
+the elements (products beyond the `Float64` range count with their exact value; an exact zero is
++0.0; NaN for a NaN product, `Inf * 0` or infinite products of both signs). The CPU computes host
+arrays, the GPU device arrays (library 1.12; 1.11 refuses them with status 4).
+
 Errors (`CudotError`): status 1 for lengths that differ, an unsupported element type, a vector
 that is not strided memory (a `BitVector`, a range) or a bad stream argument (the binding's own
 checks), and whatever the library refuses, with its message (`cudot_last_error(NULL)`); status 4
 with a library older than 1.7.
 """
 function dot_arrays(x::AbstractVector, y::AbstractVector; stream=nothing, x_ready=nothing,
-                    y_ready=nothing)
+                    y_ready=nothing, exact::Bool=false)
     h = _arrays_library()
     r = Ref{Cdouble}(0.0)
     _arrays_call(a -> _c_dot_arrays(h.dot_arrays, a, r), h, "cudot_dot_arrays", x, y, nothing;
-                 stream=stream, x_ready=x_ready, y_ready=y_ready)
+                 stream=stream, x_ready=x_ready, y_ready=y_ready,
+                 mode=exact ? _MODE_EXACT : _MODE_CANONICAL)
     return r[]
 end
 

@@ -245,3 +245,23 @@ end
     end
     @test isbitstype(Cudot._Arrays)
 end
+
+@testset "own arrays: exact=true is the correctly rounded dot (BigFloat's exact sum)" begin
+    x32 = Float32[]
+    for _ in 1:100
+        append!(x32, Float32[1f16, 1, -1f16])
+    end
+    push!(x32, 3)
+    @test Cudot.dot_arrays(x32, ones(Float32, length(x32)); exact=true) == 103.0
+    @test Cudot.dot_arrays([1e200, -1e200, 1.0], [1e200, 1e200, 1.0]; exact=true) == 1.0
+    @test Cudot.dot_arrays([1e308, 1e308], [10.0, -10.0]; exact=true) === 0.0
+    @test Cudot.dot_arrays([1e300, 1e300, -1e300], [1e10, 1e10, 1e10]; exact=true) == Inf
+    x = [ldexp(1 + rand(), rand(-300:300)) * rand((-1, 1)) for _ in 1:5000]
+    y = [ldexp(1 + rand(), rand(-300:300)) for _ in 1:5000]
+    want = setprecision(BigFloat, 2000) do
+        Float64(sum(big.(x) .* big.(y)))
+    end
+    @test Cudot.dot_arrays(x, y; exact=true) === want
+    p = randperm(length(x))
+    @test Cudot.dot_arrays(x[p], y[p]; exact=true) === want
+end

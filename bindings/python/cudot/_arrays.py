@@ -73,8 +73,8 @@ def dot(x: Any, y: Any, *, stream: Any = None, exact: bool = False) -> float:
     for the result; it is refused (UnsupportedError) on a stream that is being captured into a graph.
 
     exact: the correctly rounded dot (library 1.11, CUDOT_MODE_EXACT): the exact sum of the exact
-    products, rounded once to the nearest float64, whatever the order of the elements. Computed by the
-    CPU in this version: operands in host memory only (others raise UnsupportedError)."""
+    products, rounded once to the nearest float64, whatever the order of the elements. The CPU computes
+    host arrays; the GPU computes CUDA arrays (library 1.12; 1.11 raises UnsupportedError for them)."""
     mode = _lib.MODE_EXACT if exact else _lib.MODE_CANONICAL
     # The short way (numpy, CuPy, PyTorch: see _fast); anything else, or anything unusual, is read
     # through the protocols by _dot_through_protocols, which gives the same bits or the error.

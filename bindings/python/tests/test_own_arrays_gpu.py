@@ -279,3 +279,33 @@ def test_torch_tensors_take_the_short_way_with_the_bits_of_dlpack(torch):
     got = cudot.dot(x, y)
     assert bits(got) == bits(_arrays._dot_through_protocols(x, y, None)) == bits(host_dot(xv, "bf16", yv, "f32"))
     assert _fast.reader(type(x))(x.cpu()) is None  # CPU tensors go through DLPack
+
+
+# --- the exact mode on the GPU (library 1.12) --------------------------------------------------------
+def _exact_case(dtype, seed):
+    """Values over many binades with cancellation, and their correctly rounded dot (Fraction)."""
+    from fractions import Fraction
+    rng = np.random.default_rng(seed)
+    n = 5001
+    scale = 10.0 ** rng.integers(-30, 30, n) if dtype == np.float64 else 2.0 ** rng.integers(-20, 20, n)
+    x = (rng.standard_normal(n) * scale).astype(dtype)
+    y = rng.standard_normal(n).astype(dtype)
+    x[1:-1:2] = -x[0:-2:2]  # pairs that almost cancel
+    y[1:-1:2] = y[0:-2:2] * dtype(1.5)
+    want = float(sum(Fraction(float(a)) * Fraction(float(b)) for a, b in zip(x, y)))
+    return x, y, want
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_exact_on_cupy_arrays(cp, dtype):
+    x, y, want = _exact_case(dtype, 41)
+    assert bits(cudot.dot(cp.asarray(x), cp.asarray(y), exact=True)) == bits(want)
+    assert bits(cudot.dot(cp.asarray(x)[::-1], cp.asarray(y)[::-1], exact=True)) == bits(want)
+    assert bits(cudot.dot(x, y, exact=True)) == bits(want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_exact_on_torch_tensors(torch, dtype):
+    x, y, want = _exact_case(dtype, 43)
+    tx, ty = torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda()
+    assert bits(cudot.dot(tx, ty, exact=True)) == bits(want)

@@ -56,6 +56,17 @@ void prepare_rows(const RowsParams &params, int32_t x_dtype, int32_t y_dtype, bo
 cudaError_t rows_occupancy(int32_t x_dtype, int32_t y_dtype, bool short_rows, int *blocks_per_sm);
 void *rows_short_kernel_for(int32_t x_dtype, int32_t y_dtype);  // rows_short_kernels.cu
 void *rows_tile_kernel_for(int32_t x_dtype, int32_t y_dtype);   // rows_tile_kernels.cu
+// The exact mode's launch (exact_kernels.cu): exact_dot_kernel of the pair on at most LaunchArgs::blocks
+// blocks; LaunchArgs::ticket is the workspace's head of kExactHeadBytes, zero between launches,
+// LaunchArgs::partials room for kExactSlotBytes a block, and LaunchArgs::done where the result goes (the
+// exact mode has no partials).
+constexpr std::size_t kExactHeadBytes = 2048;
+constexpr std::size_t kExactSlotBytes = 3 * sizeof(double);
+struct ExactLauncher {
+    void (*prepare)(const LaunchArgs &args, KernelCall &call) = nullptr;
+    cudaError_t (*occupancy)(int *blocks_per_sm) = nullptr;
+};
+ExactLauncher exact_launcher_for(int32_t x_dtype, int32_t y_dtype);
 // Whether the current device can run this build's kernels (loads one of them).
 cudaError_t kernels_load();
 
