@@ -396,9 +396,13 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
                                             : slot;
     void *partials = static_cast<char *>(workspace) + kHeadBytes;
     KernelCall kernel;
-    const LaunchArgs args = dot_launch(ops, resident, partials, static_cast<unsigned *>(workspace), done);
-    if (call.exact) exact_launcher_for(ops.x.dtype, ops.y.dtype).prepare(args, kernel);
-    else launcher.prepare(args, kernel);
+    LaunchArgs args = dot_launch(ops, resident, partials, static_cast<unsigned *>(workspace), done);
+    if (call.exact) {
+        args.blocks = resident;  // not the canonical tiles': the exact kernel sizes its own grid
+        exact_launcher_for(ops.x.dtype, ops.y.dtype).prepare(args, kernel);
+    } else {
+        launcher.prepare(args, kernel);
+    }
     // Inside a capture the launch itself is what gets captured; otherwise the stream's graph replays it.
     cudot_status status = launch(kernel, device, stream, err, capturing ? nullptr : &w->graphs);
     const bool launched = status == CUDOT_OK;

@@ -26,15 +26,20 @@ static void prepare_exact_typed(const LaunchArgs &a, KernelCall &c) {
     p.workspace = reinterpret_cast<ExactWorkspace *>(a.ticket);
     p.slots = static_cast<double *>(a.partials);
     p.done = a.done;
-    // Each thread gets at least two rounds of loads (fewer blocks finish sooner on a short dot: each
-    // block's start and join cost more than its share of the reading), at most the resident blocks.
-    constexpr std::size_t per_block = std::size_t(kThreads) * kExactGroup<Tx, Ty> * kExactUnroll * 2;
-    const std::size_t wanted = (a.n + per_block - 1) / per_block;
+    // The grid (measured on an H200): every block past the first adds the ticket, its slot and its share
+    // of the last block's merge, about 3 us for the second block, while each element a thread adds
+    // lengthens its chain of dependent additions by about 0.1 us. So one block up to 8 loads a thread;
+    // then a block for every kThreads loads, at most kShortGrid blocks below 2^22 elements and the
+    // resident blocks (the whole GPU's bandwidth) from there on.
+    constexpr std::size_t loads_per_block = std::size_t(kThreads) * kExactGroup<Tx, Ty>;
+    constexpr std::size_t kShortGrid = 128;
+    const std::size_t wanted = a.n <= 8 * loads_per_block ? 1 : (a.n + loads_per_block - 1) / loads_per_block;
+    const std::size_t most = a.n < (std::size_t(1) << 22) ? std::min<std::size_t>(kShortGrid, a.blocks) : a.blocks;
     std::memset(&c, 0, sizeof c);
     std::memcpy(c.params, &p, sizeof p);
     c.args[0] = c.params;
     c.node.func = reinterpret_cast<void *>(&exact_dot_kernel<Tx, Ty>);
-    c.node.gridDim = dim3(static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(a.blocks, wanted))));
+    c.node.gridDim = dim3(static_cast<unsigned>(std::max<std::size_t>(1, std::min(most, wanted))));
     c.node.blockDim = dim3(kThreads);
     c.node.kernelParams = c.args;
 }
