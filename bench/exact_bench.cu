@@ -2,6 +2,9 @@
 // canonical mode of the same run, with the verdict of each exact-mode target it covers:
 //   X1  device arrays and managed arrays resident on the GPU, f32 and f64, n >= 2^24: >= 0.9 of the
 //       device-copy ceiling
+//   X2  contexts: PINNED, MAPPED, MANAGED and AUTO with data the host rewrites before each dot
+//       ("fresh"), f32 and f64, n = 2^24: the exact mode >= 0.95 x the canonical mode's speed (the time
+//       of a canonical context's dot / the time of an exact one's, the same data, timed in turn)
 //   X3  device arrays, n <= 2^20: <= 1.1 x the canonical mode's time
 //   X4  host arrays, n >= 2^20: >= 0.8 of the host-read ceiling (same buffers, read warm by both);
 //       n <= 2^12: <= 2 x the canonical mode's time
@@ -150,6 +153,82 @@ void device_rows(const Ceilings &c, bool quick) {
     }
 }
 
+// Rewrites every element of a context's buffers (the host's fresh data), values in [-1, 1) that differ
+// by round.
+void rewrite(int32_t d, void *x, void *y, std::size_t n, int round) {
+    parallel_for(n, [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t i = lo; i < hi; ++i) {
+            const double a = static_cast<double>((i * 2654435761u + round) % 1000) * 0.002 - 1.0;
+            const double b = static_cast<double>((i * 40503u + 7 * round) % 999) * 0.002 - 1.0;
+            if (d == CUDOT_F64) {
+                static_cast<double *>(x)[i] = a;
+                static_cast<double *>(y)[i] = b;
+            } else {
+                static_cast<float *>(x)[i] = static_cast<float>(a);
+                static_cast<float *>(y)[i] = static_cast<float>(b);
+            }
+        }
+    });
+}
+
+cudot_ctx *context_of(int32_t memory, int32_t d, std::size_t n, int32_t mode) {
+    cudot_config cfg = CUDOT_CONFIG_INIT;
+    cfg.memory = memory;
+    cfg.dtype = d;
+    cfg.mode = mode;
+    cudot_ctx *ctx = nullptr;
+    if (cudot_init(&ctx, n, &cfg) != CUDOT_OK) std::printf("cudot_init: %s\n", cudot_last_error(nullptr));
+    return ctx;
+}
+
+void context_rows(bool quick) {
+    const char *names[] = {"", "PINNED", "MAPPED", "MANAGED", ""};
+    const std::size_t n = std::size_t(1) << 24;
+    for (int32_t memory : {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED, CUDOT_MEMORY_AUTO})
+        for (int32_t d : {CUDOT_F32, CUDOT_F64}) {
+            cudot_ctx *exact = context_of(memory, d, n, CUDOT_MODE_EXACT);
+            cudot_ctx *canonical = context_of(memory, d, n, CUDOT_MODE_CANONICAL);
+            if (!exact || !canonical) {
+                cudot_deinit(exact);
+                cudot_deinit(canonical);
+                continue;
+            }
+            void *ex = nullptr, *ey = nullptr, *cx = nullptr, *cy = nullptr;
+            cudot_get_inputs(exact, &ex, &ey);
+            cudot_get_inputs(canonical, &cx, &cy);
+            double re = 0, rc = 0;
+            std::vector<Contender> both = {
+                {[&](int round) { rewrite(d, ex, ey, n, round); },
+                 [&] {
+                     const bool good = cudot_dot(exact, &re) == CUDOT_OK;
+                     if (!good) std::printf("exact cudot_dot: %s\n", cudot_last_error(exact));
+                     return good;
+                 }},
+                {[&](int round) { rewrite(d, cx, cy, n, round); },
+                 [&] {
+                     const bool good = cudot_dot(canonical, &rc) == CUDOT_OK;
+                     if (!good) std::printf("canonical cudot_dot: %s\n", cudot_last_error(canonical));
+                     return good;
+                 }}};
+            // AUTO and MANAGED learn their roads from the first dots: a dozen untimed ones.
+            time_interleaved(12, quick ? 8 : 30, both);
+            const Stats e = summarize(both[0].samples), c = summarize(both[1].samples);
+            int32_t resolved = memory;
+            cudot_get_memory(exact, &resolved, nullptr);
+            const bool hybrid = memory == CUDOT_MEMORY_AUTO;
+            char detail[220];
+            std::snprintf(detail, sizeof detail, "exact %.0f us (%.1f GB/s), canonical %.0f us (%.1f GB/s)%s%s",
+                          e.median_us, 2.0 * n * size_of(d) / (e.median_us * 1e3), c.median_us,
+                          2.0 * n * size_of(d) / (c.median_us * 1e3), hybrid ? ", AUTO on " : "",
+                          hybrid ? names[resolved] : "");
+            report("X2", std::string(hybrid ? "AUTO" : names[memory]) + " fresh " + name(d) +
+                             " n=2^24: canonical time / exact time",
+                   c.median_us / e.median_us, 0.95, false, detail);
+            cudot_deinit(exact);
+            cudot_deinit(canonical);
+        }
+}
+
 void host_rows(bool quick) {
     for (int32_t d : {CUDOT_F32, CUDOT_F64}) {
         for (int k : {8, 10, 12}) {
@@ -200,6 +279,7 @@ int main(int argc, char **argv) {
     std::printf("cudot %s; GPU %s; launch+sync %.2f us, device copy %.0f GB/s, host read %.0f GB/s\n",
                 cudot_version_string(), c.gpu ? c.gpu_name.c_str() : "none", c.launch_us, c.d2d_GBps, c.host_read_GBps);
     if (c.gpu) device_rows(c, quick);
+    if (c.gpu) context_rows(quick);
     host_rows(quick);
     remeasure_ceilings(c, "end", quick);
     std::printf("ceilings at the end: launch+sync %.2f us, device copy %.0f GB/s\n", c.launch_us, c.d2d_GBps);

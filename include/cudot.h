@@ -44,7 +44,7 @@
 
 /* Version of this header. cudot_version() returns the version of the library actually loaded. */
 #define CUDOT_VERSION_MAJOR 1
-#define CUDOT_VERSION_MINOR 12
+#define CUDOT_VERSION_MINOR 13
 #define CUDOT_VERSION_PATCH 0
 #define CUDOT_VERSION_NUMBER (CUDOT_VERSION_MAJOR * 10000 + CUDOT_VERSION_MINOR * 100 + CUDOT_VERSION_PATCH)
 
@@ -145,8 +145,8 @@ enum {
  * library reads only the first `size` bytes and uses defaults for fields an older caller lacks. */
 typedef struct cudot_config {
     uint32_t size;    /* sizeof(cudot_config): 16 (the first version, which ended at `device`), 20 (1.1,
-                         which ended at `y_dtype`), 24 (1.5, at `wait_ms`), 32 (1.10, at `rows`), or
-                         more from a newer header, at most 4096;
+                         which ended at `y_dtype`), 24 (1.5, at `wait_ms`), 32 (1.10, at `rows`), 40
+                         (1.13, at `reserved`), or more from a newer header, at most 4096;
                          bytes past what this library knows must be zero (they would ask for features
                          it lacks) */
     int32_t  dtype;   /* element type of x (and of y unless y_dtype says otherwise); 0 means CUDOT_F32 */
@@ -172,19 +172,24 @@ typedef struct cudot_config {
                          cudot_dot_each_row dots them row by row; cudot_dot, cudot_dot_n and
                          cudot_tile_partials see each buffer as one vector of rows * n elements. Since
                          1.10 (a config of size 24, from 1.5 to 1.9, has one row). */
+    int32_t  mode;    /* a cudot_mode (below): how cudot_dot, cudot_dot_n and cudot_tile_partials sum;
+                         0 means CUDOT_MODE_CANONICAL. Since 1.13 (a config of size 32 or less gets the
+                         canonical mode). */
+    int32_t  reserved; /* must be 0 */
 } cudot_config;
 
 #define CUDOT_DEFAULT_WAIT_MS 60000u /* the default bound's fixed part: one minute (see wait_ms) */
 
-#define CUDOT_CONFIG_INIT { (uint32_t)sizeof(cudot_config), CUDOT_F32, CUDOT_MEMORY_AUTO, 0, 0, 0, 0 }
+#define CUDOT_CONFIG_INIT { (uint32_t)sizeof(cudot_config), CUDOT_F32, CUDOT_MEMORY_AUTO, 0, 0, 0, 0, 0, 0 }
 
 /*! cudot_init: create a context with input buffers for n elements (config->rows rows of n: rows * n).
  * @param ctx    out: the new context, or NULL on any failure. Must not be NULL itself.
  * @param n      elements of a row; the capacity is rows * n (0 is allowed: every dot is then 0.0).
  * @param config options, read only during the call; NULL means all defaults (F32, AUTO, device 0).
  * @return CUDOT_OK;
- *         CUDOT_ERROR_INVALID_ARGUMENT  ctx NULL, config->size below 16, 17..19, 21..23, 25..31 or
- *                                       above 4096, unknown dtype, y_dtype or memory,
+ *         CUDOT_ERROR_INVALID_ARGUMENT  ctx NULL, config->size below 16, 17..19, 21..23, 25..31,
+ *                                       33..39 or above 4096, unknown dtype, y_dtype, memory or mode,
+ *                                       reserved not 0,
  *                                       device below -1 or beyond the GPUs present, rows * n so large
  *                                       the byte count overflows;
  *         CUDOT_ERROR_OUT_OF_MEMORY     the buffers cannot be allocated, or would exceed the host's
@@ -258,6 +263,10 @@ CUDOT_API cudot_status cudot_deinit(cudot_ctx *ctx);
  * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT if ctx is NULL or not a live context. */
 CUDOT_API cudot_status cudot_get_memory(const cudot_ctx *ctx, int32_t *memory, int32_t *device);
 
+/*! cudot_get_mode: *mode = the context's cudot_mode (cudot_config.mode). Since 1.13.
+ * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT if ctx or mode is NULL or ctx is not a live context. */
+CUDOT_API cudot_status cudot_get_mode(const cudot_ctx *ctx, int32_t *mode);
+
 /*! cudot_get_dtypes: the element types of x and y (either out-pointer may be NULL).
  * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT if ctx is NULL or not a live context. */
 CUDOT_API cudot_status cudot_get_dtypes(const cudot_ctx *ctx, int32_t *x_dtype, int32_t *y_dtype);
@@ -287,7 +296,8 @@ CUDOT_API cudot_status cudot_get_rows(const cudot_ctx *ctx, size_t *rows, size_t
  *  AUTO    - with MAPPED buffers: the rows split between the CPU threads and the GPUs, each side a run,
  *            the split set from how fast each side went in the previous calls; with MANAGED buffers:
  *            as MANAGED.
- * With CUDOT_DEVICE_ALL the GPUs take one run of rows each. Since 1.10.
+ * With CUDOT_DEVICE_ALL the GPUs take one run of rows each. Since 1.10. A context in CUDOT_MODE_EXACT:
+ * CUDOT_ERROR_UNSUPPORTED in this version.
  * @return CUDOT_OK (rows = 0 writes nothing; n = 0 writes +0.0s);
  *         CUDOT_ERROR_INVALID_ARGUMENT  ctx NULL or not live, results NULL (rows > 0), misaligned or
  *                                       overlapping the buffers, rows or n beyond the context's;
@@ -302,6 +312,10 @@ CUDOT_API cudot_status cudot_dot_each_row(cudot_ctx *ctx, size_t rows, size_t n,
  * result is the same bits as one context holding the whole vector. Since 1.2. */
 #define CUDOT_TILE_ELEMENTS 8192 /* element i of a vector belongs to tile i / CUDOT_TILE_ELEMENTS */
 #define CUDOT_PARTIAL_BYTES 16   /* size of one tile's partial sum */
+/* The exact mode has no tiles: its sum is the same in any order, so a process's whole share is one
+ * exact partial, the unrounded exact sum (about 2,200 bits of fixed point, the flags of infinite and NaN
+ * products, and a tag), joined exactly by cudot_join_exact_partials. Since 1.13. */
+#define CUDOT_EXACT_PARTIAL_BYTES 1120
 
 /*! cudot_tile_partials: the partial sums of the tiles of elements [first, first + n) of ctx's buffers,
  * element `first` taken as the first element of a tile (only the last of these tiles may be short).
@@ -311,8 +325,12 @@ CUDOT_API cudot_status cudot_dot_each_row(cudot_ctx *ctx, size_t rows, size_t n,
  * Every strategy (since 1.3; HOST only before): GPU contexts compute on their GPU(s). MAPPED and MANAGED
  * read the buffers in place when element `first` starts on a 16-byte boundary of both buffers, and
  * otherwise copy the elements to a device staging buffer first (kept until deinit).
- * @return CUDOT_OK (n = 0 writes nothing); CUDOT_ERROR_INVALID_ARGUMENT (ctx not live, out NULL with
- *         n > 0, first + n beyond the capacity); CUDOT_ERROR_OUT_OF_MEMORY; CUDOT_ERROR_CUDA. */
+ * A context in CUDOT_MODE_EXACT writes one exact partial of CUDOT_EXACT_PARTIAL_BYTES instead, for
+ * cudot_join_exact_partials, whatever n and `first` (n = 0 writes the partial of an empty sum; out must
+ * not be NULL), with the same opaqueness. Since 1.13.
+ * @return CUDOT_OK (n = 0 writes nothing in the canonical mode); CUDOT_ERROR_INVALID_ARGUMENT (ctx not
+ *         live, out NULL with n > 0 or in the exact mode, first + n beyond the capacity);
+ *         CUDOT_ERROR_OUT_OF_MEMORY; CUDOT_ERROR_CUDA. */
 CUDOT_API cudot_status cudot_tile_partials(cudot_ctx *ctx, size_t first, size_t n, void *out);
 
 /*! cudot_join_partials: the dot product of a vector from the partials of all its tiles, in tile order,
@@ -322,6 +340,15 @@ CUDOT_API cudot_status cudot_tile_partials(cudot_ctx *ctx, size_t first, size_t 
  *         result NULL). A failure's message is read with cudot_last_error(NULL), as after cudot_init. */
 CUDOT_API cudot_status cudot_join_partials(int32_t x_dtype, int32_t y_dtype, const void *partials, size_t tiles,
                                            double *result);
+
+/*! cudot_join_exact_partials: the exact mode's dot from `count` exact partials (CUDOT_EXACT_PARTIAL_BYTES
+ * each, back to back, any order, any element types), their exact sum rounded once: the bits one
+ * context or one cudot_dot_arrays call in CUDOT_MODE_EXACT gives for all their elements (count = 0
+ * gives +0.0). Since 1.13.
+ * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT (partials NULL with count > 0, result NULL, a partial
+ *         that no cudot of this major version wrote: the message gives its index); nothing is written
+ *         to result on failure. The message is read with cudot_last_error(NULL). */
+CUDOT_API cudot_status cudot_join_exact_partials(const void *partials, size_t count, double *result);
 
 /* ---- Dots on your own arrays (since 1.7) ----
  * The same dot, with the same bits, on arrays the caller already has: a numpy array, a Go slice, a C#
@@ -384,9 +411,13 @@ CUDOT_API cudot_status cudot_join_partials(int32_t x_dtype, int32_t y_dtype, con
  *      give that infinity. The same bits whoever computes it: cudot_dot_arrays computes operands in
  *      host memory (pageable, page-locked or registered, whatever their size) on the CPU, and operands a
  *      GPU holds (device or managed memory, or one of them page-locked) on that GPU;
- *      cudot_dot_arrays_async computes it on the GPU, as in the canonical mode. In this version the
- *      mode has no tile partials (cudot_tile_partials_arrays: CUDOT_ERROR_UNSUPPORTED), and only
- *      cudot_dot_arrays and cudot_dot_arrays_async take it. */
+ *      cudot_dot_arrays_async computes it on the GPU, as in the canonical mode;
+ *      cudot_tile_partials_arrays writes one exact partial (CUDOT_EXACT_PARTIAL_BYTES) where the dot
+ *      would be computed. A context (cudot_config.mode) computes it where its strategy computes:
+ *      HOST on the CPU threads; PINNED, MAPPED and MANAGED on the GPU, each GPU of a
+ *      CUDOT_DEVICE_ALL context one run, joined exactly on the host; AUTO as its canonical dots go
+ *      (the CPU threads, the GPUs, or both at once, joined exactly). Batches of rows (cudot_dot_rows,
+ *      cudot_dot_each_row) do not take it in this version. */
 typedef enum cudot_mode { CUDOT_MODE_CANONICAL = 0, CUDOT_MODE_EXACT = 1 } cudot_mode;
 
 /* One operand: n elements of one type, element i at data + i * stride elements. */
@@ -471,7 +502,9 @@ CUDOT_API cudot_status cudot_dot_arrays_async(const cudot_arrays *a, double *dev
 /*! cudot_tile_partials_arrays: the partial sums of the tiles of a->x and a->y (element 0 taken as the
  * first element of a tile), as cudot_tile_partials gives them for a context: ceil(n / CUDOT_TILE_ELEMENTS)
  * partials of CUDOT_PARTIAL_BYTES each, into out (host memory), for cudot_join_partials. A blocking call.
- * @return as cudot_dot_arrays (out NULL with n > 0: INVALID_ARGUMENT). */
+ * In CUDOT_MODE_EXACT (since 1.13): one exact partial of CUDOT_EXACT_PARTIAL_BYTES, for
+ * cudot_join_exact_partials, n = 0 included.
+ * @return as cudot_dot_arrays (out NULL with n > 0, or in the exact mode: INVALID_ARGUMENT). */
 CUDOT_API cudot_status cudot_tile_partials_arrays(const cudot_arrays *a, void *out);
 
 /* ---- Many dots in one call: rows ----------------------------------------------------------------

@@ -30,6 +30,9 @@ extern "C" {
  * Every context must have the same element types; strategies and devices may differ between ranks (a
  * rank's GPU context computes its tiles on its GPU(s): give each rank its own GPU, e.g. device = local
  * rank). Since 1.3; HOST only before.
+ * Contexts in CUDOT_MODE_EXACT (every rank's, or none) give the exact mode's dot of the whole vectors:
+ * each rank sends rank 0 one exact partial (CUDOT_EXACT_PARTIAL_BYTES) of all its elements, joined
+ * exactly (since 1.13).
  * Cost: each rank computes the tiles it holds whole; rank 0 receives 16 bytes per tile of the global
  * vector plus the elements of tiles that straddle ranks (fewer than 8192 per rank boundary), joins,
  * and broadcasts the result.

@@ -93,9 +93,11 @@ valgrind_memcheck() {
   # cases that stay; they run natively and under ASan+UBSan, which also sees reads past a buffer's end.
   # Nor two threaded cases that create and destroy contexts on several threads (messages racing failures,
   # calls racing deinit): each init and deinit makes mmap calls, which under valgrind (one thread at a
-  # time) make them many times slower; TSan and ASan run them.
+  # time) make them many times slower; TSan and ASan run them. Nor the [accuracy] and [large] cases:
+  # they weigh numbers on long vectors through the code paths the other cases take, about half of
+  # test_cpu's time, which under memcheck is several minutes; ASan+UBSan and TSan run them.
   local progs=(
-    "$b/tests/test_cpu ~[fork]~[slow-under-checkers]"
+    "$b/tests/test_cpu ~[fork]~[slow-under-checkers]~[accuracy]~[large]"
     "$b/tests/reliability/test_bad_input"
     "$b/tests/reliability/test_stress"
     "$b/tests/reliability/cudot-soak --memory host --cycles 2000 --n 1000 --dtype f32,f64,f16,bf16,i8,u8"

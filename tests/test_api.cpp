@@ -39,20 +39,25 @@ TEST_CASE("status strings name every status and never return NULL", "[api]") {
 }
 
 TEST_CASE("the ABI values are the documented ones", "[api]") {
-    CHECK(sizeof(cudot_config) == 32);
+    CHECK(sizeof(cudot_config) == 40);
     CHECK(offsetof(cudot_config, dtype) == 4);
     CHECK(offsetof(cudot_config, memory) == 8);
     CHECK(offsetof(cudot_config, device) == 12);
     CHECK(offsetof(cudot_config, y_dtype) == 16);
     CHECK(offsetof(cudot_config, wait_ms) == 20);
     CHECK(offsetof(cudot_config, rows) == 24);
+    CHECK(offsetof(cudot_config, mode) == 32);
+    CHECK(offsetof(cudot_config, reserved) == 36);
+    CHECK(CUDOT_EXACT_PARTIAL_BYTES == 1120);
     CHECK(CUDOT_DEFAULT_WAIT_MS == 60000u);
     CHECK(CUDOT_F16 == 3);
     CHECK(CUDOT_BF16 == 4);
     CHECK(CUDOT_I8 == 5);
     CHECK(CUDOT_U8 == 6);
     cudot_config c = CUDOT_CONFIG_INIT;
-    CHECK(c.size == 32);
+    CHECK(c.size == 40);
+    CHECK(c.mode == CUDOT_MODE_CANONICAL);
+    CHECK(c.reserved == 0);
     CHECK(c.wait_ms == 0);
     CHECK(c.rows == 0);
     CHECK(c.y_dtype == 0);

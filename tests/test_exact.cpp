@@ -250,8 +250,6 @@ TEST_CASE("exact: bad requests get a status and a message, and the result is lef
     a.reserved2 = 1;
     CHECK(cudot_dot_arrays(&a, &r) == CUDOT_ERROR_INVALID_ARGUMENT);
     a.reserved2 = 0;
-    std::vector<unsigned char> partials(64);
-    CHECK(cudot_tile_partials_arrays(&a, partials.data()) == CUDOT_ERROR_UNSUPPORTED);
     CHECK(cudot_dot_arrays_async(&a, &r) == CUDOT_ERROR_UNSUPPORTED);
     CHECK(r == -7);
     // A caller of 1.7's size (88 bytes) gets the canonical mode: the same bits as a HOST context.

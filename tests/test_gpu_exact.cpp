@@ -16,8 +16,10 @@
 #include <vector>
 
 #include "gendot.hpp"
+#include "knobs.hpp"
 #include "own_arrays.hpp"
 #include "reference.hpp"
+#include "testing.hpp"
 
 using test::bits;
 using test::exact_request;
@@ -271,4 +273,132 @@ TEST_CASE("gpu exact: 2^31 products through broadcast operands", "[gpu][exact]")
     GpuBytes gx(&x, sizeof x), gy(&y, sizeof y);
     const std::size_t n = std::size_t(1) << 31;
     CHECK(dot_of(exact_request(n, CUDOT_F32, gx.at, 0, CUDOT_F32, gy.at, 0)) == 3.0 * (std::ldexp(1.0, 31) + 256.0));
+}
+
+namespace {
+
+// Values of one type in host bytes: wide doubles for F64, floats of a wide range for F32, small integers
+// (as the type's bits) otherwise.
+std::vector<unsigned char> values_of(int32_t dtype, std::size_t n, std::uint64_t seed) {
+    std::vector<unsigned char> b(n * test::dtype_size(dtype));
+    std::mt19937_64 rng(seed);
+    if (dtype == CUDOT_F64) {
+        const std::vector<double> v = wide_values(n, -400, 400, seed);
+        std::memcpy(b.data(), v.data(), b.size());
+    } else if (dtype == CUDOT_F32) {
+        for (std::size_t i = 0; i < n; ++i) {
+            const float f = std::ldexp(static_cast<float>(rng() % 1000000) - 500000.0f, static_cast<int>(rng() % 120) - 60);
+            std::memcpy(&b[4 * i], &f, 4);
+        }
+    } else if (dtype == CUDOT_F16) {
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint16_t h = static_cast<std::uint16_t>(rng() & 0xfbff);  // finite halves of both signs
+            std::memcpy(&b[2 * i], &h, 2);
+        }
+    } else {
+        for (unsigned char &c : b) c = static_cast<unsigned char>(rng());
+    }
+    return b;
+}
+
+// The bits cudot_dot_arrays gives in the exact mode for host arrays (the CPU).
+double cpu_exact(int32_t xd, const unsigned char *x, int32_t yd, const unsigned char *y, std::size_t n) {
+    return dot_of(exact_request(n, xd, x, 1, yd, y, 1));
+}
+
+}  // namespace
+
+TEST_CASE("gpu exact: contexts of every GPU strategy give the CPU's exact bits, their partials join to them",
+          "[gpu][exact]") {
+    struct Pair {
+        int32_t x, y;
+    };
+    const Pair pairs[] = {{CUDOT_F32, CUDOT_F32}, {CUDOT_F64, CUDOT_F64}, {CUDOT_F16, CUDOT_F64}, {CUDOT_I8, CUDOT_F32}};
+    const std::size_t sizes[] = {1, 5000, (std::size_t(1) << 20) + 3, 3 * (std::size_t(1) << 20) + 7};
+    struct Way {
+        int32_t memory;
+        bool every_gpu;     // CUDOT_DEVICE_ALL over two "GPUs" on device 0: the several-GPU split
+        double auto_share;  // AUTO: the GPUs' share of the tiles (negative: adapt)
+    };
+    const Way ways[] = {{CUDOT_MEMORY_PINNED, false, -1},  {CUDOT_MEMORY_MAPPED, false, -1},
+                        {CUDOT_MEMORY_MANAGED, false, -1}, {CUDOT_MEMORY_AUTO, false, -1},
+                        {CUDOT_MEMORY_AUTO, false, 0.5},   {CUDOT_MEMORY_AUTO, false, 1.0},
+                        {CUDOT_MEMORY_PINNED, true, -1},   {CUDOT_MEMORY_MAPPED, true, -1},
+                        {CUDOT_MEMORY_MANAGED, true, -1}};
+    for (const Pair &pair : pairs)
+        for (std::size_t n : sizes) {
+            const std::vector<unsigned char> x = values_of(pair.x, n, 3 * n + pair.x);
+            const std::vector<unsigned char> y = values_of(pair.y, n, 5 * n + pair.y);
+            const double want = cpu_exact(pair.x, x.data(), pair.y, y.data(), n);
+            const double want_half = cpu_exact(pair.x, x.data(), pair.y, y.data(), n / 2 + 1);
+            for (const Way &way : ways) {
+                CAPTURE(pair.x, pair.y, n, way.memory, way.every_gpu, way.auto_share);
+                test::ForcedDevices two_gpus(way.every_gpu ? std::vector<int>{0, 0} : std::vector<int>{});
+                cudot_config cfg = CUDOT_CONFIG_INIT;
+                cfg.dtype = pair.x;
+                cfg.y_dtype = pair.y;
+                cfg.memory = way.memory;
+                cfg.device = way.every_gpu ? CUDOT_DEVICE_ALL : 0;
+                cfg.mode = CUDOT_MODE_EXACT;
+                cudot_ctx *ctx = nullptr;
+                INFO(cudot_last_error(nullptr));
+                REQUIRE(cudot_init(&ctx, n, &cfg) == CUDOT_OK);
+                if (way.auto_share >= 0) cudot::testing::set_hybrid_share(ctx, way.auto_share);
+                void *cx = nullptr, *cy = nullptr;
+                REQUIRE(cudot_get_inputs(ctx, &cx, &cy) == CUDOT_OK);
+                std::memcpy(cx, x.data(), x.size());
+                std::memcpy(cy, y.data(), y.size());
+                INFO(cudot_last_error(ctx));
+                for (int again = 0; again < 3; ++again) {  // AUTO learns its roads; MANAGED moves its pages
+                    double r = -1;
+                    REQUIRE(cudot_dot(ctx, &r) == CUDOT_OK);
+                    CHECK(bits(r) == bits(want));
+                }
+                double half = -1;
+                REQUIRE(cudot_dot_n(ctx, n / 2 + 1, &half) == CUDOT_OK);
+                CHECK(bits(half) == bits(want_half));
+                // Exact partials of the context at a start no vector load likes, joined with the CPU's
+                // partial of the rest.
+                if (n > 1) {
+                    const std::size_t cut = n / 3 + 1;
+                    std::vector<unsigned char> parts(2 * CUDOT_EXACT_PARTIAL_BYTES);
+                    REQUIRE(cudot_tile_partials(ctx, cut, n - cut, parts.data() + CUDOT_EXACT_PARTIAL_BYTES) == CUDOT_OK);
+                    const cudot_arrays head = exact_request(cut, pair.x, x.data(), 1, pair.y, y.data(), 1);
+                    REQUIRE(cudot_tile_partials_arrays(&head, parts.data()) == CUDOT_OK);
+                    double joined = -1;
+                    REQUIRE(cudot_join_exact_partials(parts.data(), 2, &joined) == CUDOT_OK);
+                    CHECK(bits(joined) == bits(want));
+                }
+                CHECK(cudot_deinit(ctx) == CUDOT_OK);
+            }
+        }
+}
+
+TEST_CASE("gpu exact: partials of device arrays join to the CPU's bits", "[gpu][exact]") {
+    std::mt19937_64 rng(99);
+    for (int32_t xd : {CUDOT_F32, CUDOT_F64})
+        for (std::size_t n : {std::size_t(3), std::size_t(70001), std::size_t(1) << 21}) {
+            const std::vector<unsigned char> x = values_of(xd, n, rng()), y = values_of(xd, n, rng());
+            const double want = cpu_exact(xd, x.data(), xd, y.data(), n);
+            GpuBytes gx(x.data(), x.size()), gy(y.data(), y.size());
+            std::vector<std::size_t> cuts = {0, n};
+            for (int k = 0; k < 5; ++k) cuts.push_back(rng() % (n + 1));
+            std::sort(cuts.begin(), cuts.end());
+            std::vector<unsigned char> parts;
+            for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+                const std::size_t at = cuts[i], count = cuts[i + 1] - at;
+                const std::size_t size = test::dtype_size(xd);
+                const cudot_arrays a = exact_request(count, xd, gx.at + at * size, 1, xd, gy.at + at * size, 1);
+                std::vector<unsigned char> p(CUDOT_EXACT_PARTIAL_BYTES);
+                INFO(cudot_last_error(nullptr));
+                REQUIRE(cudot_tile_partials_arrays(&a, p.data()) == CUDOT_OK);
+                parts.insert(parts.begin(), p.begin(), p.end());  // joined in reverse order
+            }
+            double joined = -1;
+            REQUIRE(cudot_join_exact_partials(parts.data(), cuts.size() - 1, &joined) == CUDOT_OK);
+            CAPTURE(xd, n);
+            CHECK(bits(joined) == bits(want));
+            // The stream's next exact dot, after a partial, is still right (the workspace's head is clean).
+            CHECK(bits(dot_of(exact_request(n, xd, gx.at, 1, xd, gy.at, 1))) == bits(want));
+        }
 }

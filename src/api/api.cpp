@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <new>
 #include <thread>
 
@@ -22,7 +23,9 @@
 #include "messages.hpp"
 #include "../core/order.hpp"
 #include "own_arrays.hpp"
+#include "../core/exact_sum.hpp"
 #include "../cpu/cpu_backend.hpp"
+#include "../cpu/exact_dot.hpp"
 #include "../cpu/fp_env.hpp"
 #include "../cpu/thread_pool.hpp"
 #include "../cuda/cuda_backend.hpp"
@@ -42,6 +45,7 @@ thread_local char no_context_error[512];
 constexpr uint32_t kConfigV1Size = 16;        // size of the first cudot_config: never shrinks
 constexpr uint32_t kConfigV11Size = 20;       // 1.1 to 1.4: ended at y_dtype
 constexpr uint32_t kConfigV15Size = 24;       // 1.5 to 1.9: ended at wait_ms
+constexpr uint32_t kConfigV110Size = 32;      // 1.10 to 1.12: ended at rows
 constexpr uint32_t kConfigMaxSize = 4096;     // anything larger is garbage, not a future version
 
 // Every context cudot_init handed out that cudot_deinit has not yet destroyed. Entry points look a
@@ -197,10 +201,11 @@ cudot_status read_config(const cudot_config *config, cudot_config &out, ErrorSin
     out.wait_ms = CUDOT_DEFAULT_WAIT_MS;
     if (!config) return CUDOT_OK;
     uint32_t size = config->size;
-    // Valid sizes: 16 (version 1.0), 20 (1.1 to 1.4), 24 (1.5 to 1.9), 32 (this version), or more from a
-    // newer header. Others end inside a field, which no compiler produces: garbage, not a version.
+    // Valid sizes: 16 (version 1.0), 20 (1.1 to 1.4), 24 (1.5 to 1.9), 32 (1.10 to 1.12), 40 (this
+    // version), or more from a newer header. Others end inside a field, which no compiler produces:
+    // garbage, not a version.
     const bool known = size == kConfigV1Size || size == kConfigV11Size || size == kConfigV15Size ||
-                       size >= sizeof(cudot_config);
+                       size == kConfigV110Size || size >= sizeof(cudot_config);
     if (size < kConfigV1Size || size > kConfigMaxSize || !known)
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
                     "config->size is %u; set it to sizeof(cudot_config) (%u), or use CUDOT_CONFIG_INIT", size,
@@ -232,6 +237,13 @@ cudot_status read_config(const cudot_config *config, cudot_config &out, ErrorSin
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
                     "config->device %d is negative (the one negative ordinal is CUDOT_DEVICE_ALL, -1)",
                     static_cast<int>(out.device));
+    if (out.mode != CUDOT_MODE_CANONICAL && out.mode != CUDOT_MODE_EXACT)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                    "config->mode %d is not a cudot_mode (CUDOT_MODE_CANONICAL = 0, CUDOT_MODE_EXACT = 1)",
+                    static_cast<int>(out.mode));
+    if (out.reserved != 0)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "config->reserved is %d; it must be 0",
+                    static_cast<int>(out.reserved));
     return CUDOT_OK;
 }
 
@@ -301,6 +313,7 @@ cudot_status build_and_register(cudot_ctx **out, std::size_t n, const cudot_conf
     ctx->capacity = ctx->rows * n;
     ctx->dtype = cfg.dtype;
     ctx->y_dtype = cfg.y_dtype;
+    ctx->mode = cfg.mode;
     ctx->wait_ms = cfg.wait_ms;
     ctx->pool = cpu::pool_use(cfg.dtype, cfg.y_dtype);
     status = build_context(*ctx, cfg, err);
@@ -341,6 +354,14 @@ cudot_status init_impl(cudot_ctx **out, std::size_t n, const cudot_config *confi
     return message.keep_if_failed(build_and_register(out, n, config, message.sink()), "cudot_init");
 }
 
+// A HOST context's exact dot (cpu::exact_dot), its one failure named.
+cudot_status exact_on_host(cudot_ctx &ctx, std::size_t n, double *value) {
+    const cudot_status status = cpu::exact_dot(ctx.operands(n), value);
+    if (status == CUDOT_ERROR_OUT_OF_MEMORY)
+        return fail(ctx.sink(), status, "out of host memory for the CPU threads' exact sums");
+    return status;
+}
+
 // How many elements a dot covers: all of them (cudot_dot), or the first n (cudot_dot_n).
 struct DotRange {
     bool whole;
@@ -361,7 +382,9 @@ cudot_status dot_impl(cudot_ctx &ctx, DotRange range, double *result) {
     }
     double value = 0.0;
     cpu::DefaultFpEnv fp_env;  // the caller's FTZ/DAZ or rounding mode must not change the result
-    cudot_status status = ctx.memory == CUDOT_MEMORY_HOST ? cpu::dot(ctx, n, &value)
+    const bool exact_on_cpu = ctx.mode == CUDOT_MODE_EXACT && ctx.memory == CUDOT_MEMORY_HOST;
+    cudot_status status = exact_on_cpu                    ? exact_on_host(ctx, n, &value)
+                          : ctx.memory == CUDOT_MEMORY_HOST ? cpu::dot(ctx, n, &value)
                           : ctx.hybrid                    ? auto_dot(ctx, n, &value)
                                                           : cuda::dot(ctx, n, &value);
     if (status != CUDOT_OK) return status;
@@ -376,6 +399,9 @@ cudot_status each_row_impl(cudot_ctx &ctx, std::size_t count, std::size_t n, dou
     std::lock_guard<std::mutex> lock(ctx.mutex);
     if (cudot_status refused = refuse_if_forked_gpu(ctx)) return refused;
     const char *call = "cudot_dot_each_row";
+    if (ctx.mode == CUDOT_MODE_EXACT)
+        return fail(ctx.sink(), CUDOT_ERROR_UNSUPPORTED, "%s: a context in CUDOT_MODE_EXACT has no rows' dots in "
+                    "this version (cudot_dot_n on each row gives them)", call);
     if (count > ctx.rows || n > ctx.row_length)
         return fail(ctx.sink(), CUDOT_ERROR_INVALID_ARGUMENT, "%s: %zu rows of %zu elements exceed the context's %zu "
                     "rows of %zu", call, count, n, ctx.rows, ctx.row_length);
@@ -434,6 +460,28 @@ std::size_t packed_partial_bytes(types::Kind kind) {
 static_assert(order::kMaxPartialBytes <= CUDOT_PARTIAL_BYTES, "the exported partial must hold every kind");
 static_assert(order::kTile == CUDOT_TILE_ELEMENTS, "the header's tile is the canonical order's tile");
 
+// cudot_tile_partials of a context in the exact mode: one exact partial of elements [first, first + n).
+cudot_status exact_partial_of_context(cudot_ctx &ctx, std::size_t first, std::size_t n, void *out) {
+    if (!out) return fail(ctx.sink(), CUDOT_ERROR_INVALID_ARGUMENT, "cudot_tile_partials: out is NULL");
+    cpu::DefaultFpEnv fp_env;
+    std::unique_ptr<exact::Sum> sum(new (std::nothrow) exact::Sum);
+    std::unique_ptr<exact::Partial> partial(new (std::nothrow) exact::Partial);
+    if (!sum || !partial) return fail(ctx.sink(), CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for an exact partial");
+    exact::clear(*sum);
+    if (n > 0 && ctx.memory == CUDOT_MEMORY_HOST) {
+        Operands ops = ctx.operands(n);
+        ops.x.data = ops.x.at(first);
+        ops.y.data = ops.y.at(first);
+        if (cpu::exact_sum(ops, *sum) != CUDOT_OK)
+            return fail(ctx.sink(), CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the CPU threads' exact sums");
+    } else if (n > 0) {
+        if (cudot_status status = cuda::exact_tile_partial(ctx, first, n, *sum)) return status;
+    }
+    exact::to_partial(*sum, *partial);
+    std::memcpy(out, partial.get(), sizeof *partial);
+    return CUDOT_OK;
+}
+
 cudot_status tile_partials_impl(cudot_ctx &ctx, std::size_t first, std::size_t n, void *out) {
     std::lock_guard<std::mutex> lock(ctx.mutex);
     if (cudot_status refused = refuse_if_forked_gpu(ctx)) return refused;
@@ -441,6 +489,7 @@ cudot_status tile_partials_impl(cudot_ctx &ctx, std::size_t first, std::size_t n
         return fail(ctx.sink(), CUDOT_ERROR_INVALID_ARGUMENT,
                     "cudot_tile_partials: elements [%zu, %zu + %zu) reach beyond the capacity %zu", first, first, n,
                     ctx.capacity);
+    if (ctx.mode == CUDOT_MODE_EXACT) return exact_partial_of_context(ctx, first, n, out);
     if (n == 0) return CUDOT_OK;
     if (!out) return fail(ctx.sink(), CUDOT_ERROR_INVALID_ARGUMENT, "cudot_tile_partials: out is NULL");
     cpu::DefaultFpEnv fp_env;
@@ -494,6 +543,26 @@ cudot_status join_partials_impl(int32_t x_dtype, int32_t y_dtype, const void *pa
     cpu::DefaultFpEnv fp_env;
     const double value = order::join_packed_partials(kind, compact.data(), tiles);
     *result = std::isnan(value) ? std::numeric_limits<double>::quiet_NaN() : value;
+    return CUDOT_OK;
+}
+
+cudot_status join_exact_partials_impl(const void *partials, std::size_t count, double *result) {
+    ErrorSink err{no_context_error, sizeof no_context_error};
+    if (!result) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "cudot_join_exact_partials: result is NULL");
+    if (count > 0 && !partials)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "cudot_join_exact_partials: partials is NULL");
+    std::unique_ptr<exact::Sum> sum(new exact::Sum);  // bad_alloc: guarded() says OUT_OF_MEMORY
+    std::unique_ptr<exact::Partial> one(new exact::Partial);
+    exact::clear(*sum);
+    const unsigned char *src = static_cast<const unsigned char *>(partials);
+    for (std::size_t i = 0; i < count; ++i) {
+        std::memcpy(one.get(), src + i * sizeof *one, sizeof *one);  // the caller's bytes may be unaligned
+        if (!exact::add_partial(*sum, *one))
+            return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
+                        "cudot_join_exact_partials: partial %zu is not an exact partial of this version (written by "
+                        "cudot_tile_partials or cudot_tile_partials_arrays in CUDOT_MODE_EXACT)", i);
+    }
+    *result = exact::round(*sum);
     return CUDOT_OK;
 }
 
@@ -596,6 +665,11 @@ CUDOT_API cudot_status cudot_join_partials(int32_t x_dtype, int32_t y_dtype, con
                    [&] { return join_partials_impl(x_dtype, y_dtype, partials, tiles, result); });
 }
 
+CUDOT_API cudot_status cudot_join_exact_partials(const void *partials, size_t count, double *result) {
+    return guarded(ErrorSink{no_context_error, sizeof no_context_error},
+                   [&] { return join_exact_partials_impl(partials, count, result); });
+}
+
 // Dots of the caller's own arrays (own_arrays.cpp): no context, so messages go to cudot_last_error(NULL).
 static cudot_status no_context_call(const char *call, cudot_status (*body)(ErrorSink, const void *), const void *args) {
     ThreadMessage message;
@@ -673,6 +747,14 @@ CUDOT_API cudot_status cudot_get_memory(const cudot_ctx *ctx, int32_t *memory, i
     return on_live_context(ctx, [&](cudot_ctx &c) {
         if (memory) *memory = c.memory;
         if (device) *device = c.device;
+        return CUDOT_OK;
+    });
+}
+
+CUDOT_API cudot_status cudot_get_mode(const cudot_ctx *ctx, int32_t *mode) {
+    return on_live_context(ctx, [&](cudot_ctx &c) {
+        if (!mode) return fail(c.sink(), CUDOT_ERROR_INVALID_ARGUMENT, "cudot_get_mode: mode is NULL");
+        *mode = c.mode;
         return CUDOT_OK;
     });
 }

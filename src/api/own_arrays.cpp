@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <thread>
@@ -223,23 +224,35 @@ const char *out_name(Want want) {
 
 }  // namespace
 
+// The exact mode's partial of ops (n = 0: an empty sum), computed on the CPU, into out.
+cudot_status write_exact_partial(const Operands &ops, void *out, const char *call, ErrorSink err) {
+    std::unique_ptr<exact::Sum> sum(new (std::nothrow) exact::Sum);
+    std::unique_ptr<exact::Partial> partial(new (std::nothrow) exact::Partial);
+    if (!sum || !partial) return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "%s: out of host memory for an exact partial", call);
+    exact::clear(*sum);
+    if (ops.n > 0 && cpu::exact_sum(ops, *sum) != CUDOT_OK)
+        return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the CPU threads' exact sums", call);
+    exact::to_partial(*sum, *partial);
+    std::memcpy(out, partial.get(), sizeof *partial);
+    return CUDOT_OK;
+}
+
 cudot_status run(const cudot_arrays *request, Want want, void *out, const char *call, ErrorSink err) {
     cudot_arrays a;
     if (cudot_status status = read_request(request, a, call, err)) return status;
     const std::size_t n = a.n;
-    if (!out && (n > 0 || want != Want::Partials))
+    const bool exact = a.mode == CUDOT_MODE_EXACT;
+    if (!out && (n > 0 || want != Want::Partials || exact))
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", call, out_name(want));
     for (const cudot_array *o : {&a.x, &a.y})
         if (!types::valid_dtype(o->dtype) || o->reserved != 0)
             return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s.%s", call, o == &a.x ? "x" : "y",
                         o->reserved != 0 ? "reserved must be 0" : "dtype is not CUDOT_F32 = 1 .. CUDOT_U8 = 6");
+    if (n == 0 && exact && want == Want::Partials) return write_exact_partial(Operands{}, out, call, err);
     if (n == 0 && want != Want::DeviceResult) {
         if (want == Want::Result) *static_cast<double *>(out) = 0.0;
         return CUDOT_OK;
     }
-    const bool exact = a.mode == CUDOT_MODE_EXACT;
-    if (exact && want == Want::Partials)
-        return fail(err, CUDOT_ERROR_UNSUPPORTED, "%s: CUDOT_MODE_EXACT has no tile partials in this version", call);
     Operands ops;
     ops.n = n;
     int device = -1;
@@ -268,7 +281,9 @@ cudot_status run(const cudot_arrays *request, Want want, void *out, const char *
     }
     cpu::DefaultFpEnv fp_env;  // the caller's FTZ/DAZ or rounding mode must not change the result
     cudot_status status;
-    if (exact && device < 0) {
+    if (exact && device < 0 && want == Want::Partials) {
+        return write_exact_partial(ops, out, call, err);
+    } else if (exact && device < 0) {
         status = cpu::exact_dot(ops, static_cast<double *>(out));
         if (status == CUDOT_ERROR_OUT_OF_MEMORY)
             return fail(err, status, "%s: out of host memory for the CPU threads' exact sums", call);
@@ -284,7 +299,7 @@ cudot_status run(const cudot_arrays *request, Want want, void *out, const char *
         c.partials = want == Want::Partials ? out : nullptr;
         c.exact = exact;
         status = cuda::stream_dot(ops, device, c, err);
-        if (status == CUDOT_OK && want == Want::Partials) {
+        if (status == CUDOT_OK && want == Want::Partials && !exact) {
             const std::size_t size = packed_partial_bytes(types::kind_of(ops.x.dtype, ops.y.dtype));
             export_partials(static_cast<unsigned char *>(out), order::tile_count(n), size, out);
         }

@@ -29,9 +29,12 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <new>
 
+#include "../core/exact_sum.hpp"
 #include "../cpu/cpu_backend.hpp"
+#include "../cpu/exact_dot.hpp"
 #include "../cuda/cuda_backend.hpp"
 #include "../core/order.hpp"
 #include "../core/path_chooser.hpp"
@@ -110,7 +113,37 @@ namespace {
 // The CPU road: the calling thread or the pool, chosen as HOST chooses (by measurement in the band of
 // sizes where either can win; without a state, by size alone).
 cudot_status cpu_dot(cudot_ctx &ctx, AutoState *state, std::size_t n, double *result) {
+    if (ctx.mode == CUDOT_MODE_EXACT) {
+        const cudot_status status = cpu::exact_dot(ctx.operands(n), result);
+        if (status == CUDOT_ERROR_OUT_OF_MEMORY)
+            return fail(ctx.sink(), status, "out of host memory for the CPU threads' exact sums");
+        return status;
+    }
     return cpu::dot(ctx.operands(n), cuda::host_partials(ctx), ctx.pool, state ? &state->where : nullptr, result);
+}
+
+// The exact mode's join of a dot whose GPUs computed tiles [0, gpu_tiles) (each GPU's exact partial) and
+// whose CPU threads summed the rest into `cpu_sum` (or nothing: nullptr): exact, then rounded once.
+cudot_status join_exact(cudot_ctx &ctx, exact::Sum *cpu_sum, double *result) {
+    std::unique_ptr<exact::Sum> sum(new (std::nothrow) exact::Sum);
+    if (!sum) return fail(ctx.sink(), CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for an exact sum");
+    exact::clear(*sum);
+    if (cpu_sum) exact::merge(*sum, *cpu_sum);
+    if (cudot_status status = cuda::add_gpu_exact_sums(ctx, *sum)) return status;
+    *result = exact::round(*sum);
+    return CUDOT_OK;
+}
+
+// The CPU threads' share of an exact split dot: the exact sum of elements [first, n).
+cudot_status cpu_exact_share(cudot_ctx &ctx, std::size_t first, std::size_t n, exact::Sum &sum) {
+    exact::clear(sum);
+    if (first >= n) return CUDOT_OK;
+    Operands ops = ctx.operands(n - first);
+    ops.x.data = ctx.operands(n).x.at(first);
+    ops.y.data = ctx.operands(n).y.at(first);
+    if (cpu::exact_sum(ops, sum) != CUDOT_OK)
+        return fail(ctx.sink(), CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the CPU threads' exact sums");
+    return CUDOT_OK;
 }
 
 // The GPUs compute tiles [0, g) while the CPU threads compute [g, tiles), both into the context's mapped
@@ -122,7 +155,12 @@ cudot_status split_dot(cudot_ctx &ctx, AutoState *state, std::size_t n, double s
     if (g > 0)
         if (cudot_status status = cuda::queue_tiles(ctx, n, g)) return status;
     const auto start = Clock::now();
-    const cudot_status cpu_status = cpu::compute_packed_partials(ctx.operands(n), g, tiles, partials, ctx.pool);
+    const bool exact = ctx.mode == CUDOT_MODE_EXACT;
+    std::unique_ptr<exact::Sum> cpu_sum(exact ? new (std::nothrow) exact::Sum : nullptr);
+    const cudot_status cpu_status =
+        !exact     ? cpu::compute_packed_partials(ctx.operands(n), g, tiles, partials, ctx.pool)
+        : cpu_sum  ? cpu_exact_share(ctx, g * order::kTile, n, *cpu_sum)
+                   : fail(ctx.sink(), CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for an exact sum");
     const double cpu_ms = elapsed_ms(start);
     float gpu_ms = 0;
     if (g > 0)  // the GPUs' work ends before any return
@@ -133,6 +171,7 @@ cudot_status split_dot(cudot_ctx &ctx, AutoState *state, std::size_t n, double s
         const double balanced = gpu_rate / (gpu_rate + cpu_rate);
         state->share = std::min(0.95, std::max(0.02, 0.5 * state->share + 0.5 * balanced));
     }
+    if (exact) return g > 0 ? join_exact(ctx, cpu_sum.get(), result) : (*result = exact::round(*cpu_sum), CUDOT_OK);
     *result = order::join_packed_partials(types::kind_of(ctx.dtype, ctx.y_dtype), partials, tiles);
     return CUDOT_OK;
 }
@@ -146,6 +185,7 @@ cudot_status gpu_tiles_dot(cudot_ctx &ctx, std::size_t n, double *result, double
     if (cudot_status status = cuda::queue_tiles(ctx, n, tiles)) return status;
     if (cudot_status status = cuda::wait_tiles(ctx, n, &ms)) return status;
     *gpu_us = ms * 1000.0;
+    if (ctx.mode == CUDOT_MODE_EXACT) return join_exact(ctx, nullptr, result);
     *result = order::join_packed_partials(types::kind_of(ctx.dtype, ctx.y_dtype), cuda::host_partials(ctx), tiles);
     return CUDOT_OK;
 }

@@ -60,6 +60,7 @@ struct cudot_ctx {
     std::size_t row_length = 0;        // cudot_init's n
     int32_t dtype = CUDOT_F32;    // element type of x
     int32_t y_dtype = CUDOT_F32;  // element type of y
+    int32_t mode = CUDOT_MODE_CANONICAL;  // cudot_config.mode: how its dots sum
     int32_t memory = CUDOT_MEMORY_HOST;  // resolved: never AUTO
     int32_t device = CUDOT_DEVICE_NONE;
     bool hybrid = false;  // AUTO with a GPU: MAPPED buffers, each dot split between CPU threads and the GPU

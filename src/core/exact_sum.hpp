@@ -285,6 +285,46 @@ inline double round(const Sum &sum) {
     return round_in_place(s, lo, hi);
 }
 
+// ---- partials: a sum carried to another process, GPU or call, and joined there exactly ----
+//
+// A Partial is a Sum made portable: its words carried (every word but the last a 32-bit digit, the last
+// the sign), behind a tag that says what it is. Its size is the header's CUDOT_EXACT_PARTIAL_BYTES.
+constexpr std::uint32_t kPartialTag = 0x31584443u;  // "CDX1" in the bytes of a little-endian word
+
+struct Partial {
+    std::uint32_t tag;      // kPartialTag
+    std::uint32_t special;  // Special bits
+    std::uint64_t reserved; // 0
+    std::int64_t digit[kDigits];
+};
+
+// p = s, s carried first (s changes representation, not value).
+CUDOT_EXACT_HD void to_partial(Sum &s, Partial &p) {
+    normalize(s);
+    p.tag = kPartialTag;
+    p.special = s.special;
+    p.reserved = 0;
+    for (int i = 0; i < kDigits; ++i) p.digit[i] = s.digit[i];
+}
+
+// s += p, exactly; false (s unchanged) where p is not a Partial that to_partial could have written: a
+// wrong tag, unknown special bits, reserved bytes set, or words outside their digits' range.
+inline bool add_partial(Sum &s, const Partial &p) {
+    if (p.tag != kPartialTag || (p.special & ~std::uint32_t(kNaN | kPlusInf | kMinusInf)) != 0 || p.reserved != 0)
+        return false;
+    for (int i = 0; i + 1 < kDigits; ++i)
+        if (p.digit[i] < 0 || p.digit[i] >= (std::int64_t(1) << kDigitBits)) return false;
+    // The last word holds the sign and what the sum's 2^128 of headroom allows: far inside this bound,
+    // which keeps the merge below from overflowing.
+    if (p.digit[kDigits - 1] < -(std::int64_t(1) << 40) || p.digit[kDigits - 1] >= (std::int64_t(1) << 40))
+        return false;
+    normalize(s);
+    for (int i = 0; i < kDigits; ++i) s.digit[i] += p.digit[i];
+    normalize(s);
+    s.special |= p.special;
+    return true;
+}
+
 // ---- expansions: most products added in floating point, exactly ----
 //
 // A thread keeps K doubles a[0..K-1] whose exact sum it is responsible for. Adding a double p runs p

@@ -1,6 +1,7 @@
 // exact_dot.hpp - the exact mode's dot on the CPU: the exact sum of the exact products, rounded once.
 #pragma once
 
+#include "../core/exact_sum.hpp"
 #include "../core/operands.hpp"
 #include "../core/types.hpp"
 
@@ -14,6 +15,10 @@ struct TileKernels;
 // the inner loop of `kernels` (null: the processor's own, tile_kernels()); every copy gives the same bits.
 // OUT_OF_MEMORY when the pieces' sums cannot be allocated.
 cudot_status exact_dot(const Operands &ops, double *result, const TileKernels *kernels = nullptr);
+
+// sum = the same exact sum, not rounded (carried: exact_sum.hpp's normalize), for a partial to be joined
+// with others (exact::to_partial, exact::add_partial). OUT_OF_MEMORY as exact_dot.
+cudot_status exact_sum(const Operands &ops, exact::Sum &sum);
 
 }  // namespace cpu
 }  // namespace cudot

@@ -125,15 +125,20 @@ static cudot_status create_gpu(cudot_ctx &ctx, DeviceState &s, Gpu &g, ErrorSink
     }
     cudot_status status = resident_blocks(g.device, ctx.dtype, ctx.y_dtype, &g.blocks, err);
     if (status != CUDOT_OK) return status;
+    if (ctx.mode == CUDOT_MODE_EXACT) {
+        status = resident_blocks(g.device, ctx.dtype, ctx.y_dtype, &g.exact_blocks, err, true);
+        if (status != CUDOT_OK) return status;
+    }
 
     if (ctx.memory == CUDOT_MEMORY_PINNED && can_map(g.device)) {  // for reading the inputs in place
         CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&g.d_mapped_x, ctx.x, 0));
         CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&g.d_mapped_y, ctx.y, 0));
     }
     CUDOT_CUDA_TRY(err, cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
-    // Single-GPU dots keep one partial per tile.
+    // Single-GPU dots keep one partial per tile; the exact mode a slot per block.
     const std::size_t tiles = std::max<std::size_t>(order::tile_count(s.slice_elements), 1);
-    CUDOT_CUDA_TRY(err, cudaMalloc(&g.scratch, kHeadBytes + tiles * order::kMaxPartialBytes));
+    const std::size_t after_head = std::max(tiles * order::kMaxPartialBytes, g.exact_blocks * kExactSlotBytes);
+    CUDOT_CUDA_TRY(err, cudaMalloc(&g.scratch, kHeadBytes + after_head));
     CUDOT_CUDA_TRY(err, cudaMemsetAsync(g.scratch, 0, kHeadBytes, g.stream));
     void *view = nullptr;
     CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&view, s.h_done, 0));
@@ -167,8 +172,10 @@ static cudot_status create_state(cudot_ctx &ctx, DeviceState &s, ErrorSink err) 
     CUDOT_CUDA_TRY(err, cudaHostAlloc(&done, sizeof(Completion), cudaHostAllocMapped | cudaHostAllocPortable));
     s.h_done = static_cast<Completion *>(done);
     s.h_done->result_bits = kNoResult;
-    CUDOT_CUDA_TRY(err, cudaHostAlloc(&s.h_partials, std::max<std::size_t>(tiles, 1) * order::kMaxPartialBytes,
-                                      cudaHostAllocMapped | cudaHostAllocPortable));
+    // One partial per tile, or in the exact mode one exact partial per GPU.
+    const std::size_t partial_bytes = std::max(std::max<std::size_t>(tiles, 1) * order::kMaxPartialBytes,
+                                               s.gpus.size() * kExactPartialBytes);
+    CUDOT_CUDA_TRY(err, cudaHostAlloc(&s.h_partials, partial_bytes, cudaHostAllocMapped | cudaHostAllocPortable));
     s.launcher = launcher_for(ctx.dtype, ctx.y_dtype);
     for (Gpu &g : s.gpus) {
         status = create_gpu(ctx, s, g, err);

@@ -70,7 +70,8 @@ static void settle_after_failure(DeviceState &s) {
         }
         const ErrorSink quiet{nullptr, 0};  // the failure being settled keeps its message
         if (wait_stream(s, g, quiet) != CUDOT_OK) continue;
-        if (g.scratch && note(cudaMemsetAsync(g.scratch, 0, sizeof(unsigned), g.stream)) == cudaSuccess)
+        // The whole head: the exact kernel's flags and digits too.
+        if (g.scratch && note(cudaMemsetAsync(g.scratch, 0, kHeadBytes, g.stream)) == cudaSuccess)
             (void)wait_stream(s, g, quiet);
     }
 }
@@ -137,6 +138,17 @@ cudot_status dot_rows(cudot_ctx &ctx, const Rows &rows, double *results) {
         return managed_run(ctx, s, elements * (element_size(ctx.dtype) + element_size(ctx.y_dtype)), run);
     });
 }
+
+cudot_status exact_tile_partial(cudot_ctx &ctx, std::size_t first, std::size_t n, exact::Sum &sum) {
+    return in_own_context(ctx, n, "cudot_tile_partials", [&](DeviceState &s) {
+        cudot_status status = queue_partials(ctx, s, first, n, order::tile_count(n), false, !s.sync_after_dot && !ctx.hybrid);
+        if (status == CUDOT_OK) status = wait_partials(ctx, s, nullptr);
+        if (status == CUDOT_OK) status = add_exact_partials(ctx, s, sum);
+        return status;
+    });
+}
+
+cudot_status add_gpu_exact_sums(cudot_ctx &ctx, exact::Sum &sum) { return add_exact_partials(ctx, *ctx.gpu, sum); }
 
 void *host_partials(cudot_ctx &ctx) { return ctx.gpu ? ctx.gpu->h_partials : nullptr; }
 

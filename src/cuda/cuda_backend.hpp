@@ -12,6 +12,12 @@
 #include "../core/rows.hpp"
 
 namespace cudot {
+namespace exact {
+struct Sum;  // the exact mode's unrounded sum (src/core/exact_sum.hpp)
+}
+}  // namespace cudot
+
+namespace cudot {
 namespace cuda {
 
 // Whether a usable GPU with this ordinal exists (CUDOT_DEVICE_ALL: whether every visible GPU is usable).
@@ -35,6 +41,9 @@ cudot_status dot(cudot_ctx &ctx, std::size_t n, double *result);
 // The partials of the tiles of elements [first, first + n) (n >= 1), computed on the context's GPU(s);
 // *partials points to them, packed, in the context's own host array (valid until the next call).
 cudot_status tile_partials(cudot_ctx &ctx, std::size_t first, std::size_t n, void **partials);
+// The same for a context in the exact mode: the exact sum of elements [first, first + n) (n >= 1), each
+// GPU one run, added to `sum`.
+cudot_status exact_tile_partial(cudot_ctx &ctx, std::size_t first, std::size_t n, exact::Sum &sum);
 // cudot_dot_each_row on the context's GPU(s): `rows`, a strided batch over the context's buffers (host
 // addresses), each GPU one run of them; results in host memory.
 cudot_status dot_rows(cudot_ctx &ctx, const Rows &rows, double *results);
@@ -47,8 +56,11 @@ void *host_partials(cudot_ctx &ctx);
 // into host_partials(ctx) and returns at once (the host may compute the other tiles' partials there
 // meanwhile); wait_tiles waits for them, and *gpu_ms gets the slowest GPU's time (CUDA events, so no
 // launch latency or wake-up of the host's thread lengthens it).
+// In the exact mode each GPU leaves one exact partial of its run, which add_gpu_exact_sums adds to a
+// sum after wait_tiles.
 cudot_status queue_tiles(cudot_ctx &ctx, std::size_t n, std::size_t gpu_tiles);
 cudot_status wait_tiles(cudot_ctx &ctx, std::size_t n, float *gpu_ms);
+cudot_status add_gpu_exact_sums(cudot_ctx &ctx, exact::Sum &sum);
 cudot_status queue_gpu_rows(cudot_ctx &ctx, const Rows &rows, double *results);
 cudot_status wait_gpu_rows(cudot_ctx &ctx, std::size_t elements, float *gpu_ms);
 // AUTO on managed buffers: the GPUs' dot of the first n elements where they lie (HBM for pages in GPU
@@ -85,7 +97,7 @@ struct StreamCall {
     double *host_result = nullptr;    // blocking: the result, in host memory
     double *device_result = nullptr;  // asynchronous: where the result lands, in stream order
     void *partials = nullptr;         // blocking: the packed tile partials instead of the result
-    bool exact = false;               // CUDOT_MODE_EXACT (exact_dot_kernel): a result, never partials
+    bool exact = false;               // CUDOT_MODE_EXACT (exact_dot_kernel): partials are one exact::Partial
     // A context's batch (context_rows.cu): its bound on the wait (0: by the bytes read), what the message
     // says on giving up, and where giving up is reported.
     std::uint64_t bound_ms = 0;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../core/context.hpp"
+#include "../core/exact_sum.hpp"
 #include "cuda_backend.hpp"
 #include "device_health.hpp"
 #include "launch.hpp"
@@ -36,6 +37,7 @@ struct Gpu {
     cudaStream_t stream = nullptr;
     cudaEvent_t start = nullptr, stop = nullptr;  // hybrid dots time the GPUs' share
     unsigned blocks = 1;  // the grid of its launches: the blocks of the pair's kernel the device holds at once
+    unsigned exact_blocks = 0;  // the same for the pair's exact kernel (a context in the exact mode)
     DotGraphs graphs;  // its single-GPU dots, replayed (launch.hpp)
     std::size_t first_tile = 0, last_tile = 0;  // the run of tiles of the current operation
 };
@@ -114,8 +116,11 @@ void pinned_took(DeviceState &s, std::size_t n, bool in_place, double us);
 // wait with wait_partials (*slowest_ms, if given, gets the longest GPU's time). MANAGED with prefetch:
 // each GPU migrates its run first; PINNED with pinned_in_place: each GPU reads its run of the page-locked
 // buffers over its own link instead of copying it (`first` must then be 0).
+// In the exact mode each GPU leaves one exact partial of its run instead, at h_partials + its index *
+// kExactPartialBytes, which add_exact_partials adds to a sum.
 cudot_status queue_partials(cudot_ctx &ctx, DeviceState &s, std::size_t first, std::size_t n, std::size_t gpu_tiles,
                             bool timed, bool prefetch, bool pinned_in_place = false);
+cudot_status add_exact_partials(cudot_ctx &ctx, DeviceState &s, exact::Sum &sum);
 cudot_status wait_partials(cudot_ctx &ctx, DeviceState &s, float *slowest_ms);
 
 }  // namespace cuda

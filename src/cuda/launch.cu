@@ -59,6 +59,14 @@ LaunchArgs dot_launch(const Operands &ops, unsigned resident, void *partials, un
     return a;
 }
 
+LaunchArgs exact_launch(const Operands &ops, unsigned resident, void *workspace, Completion *done, void *partial) {
+    LaunchArgs a = dot_launch(ops, resident, static_cast<char *>(workspace) + kHeadBytes,
+                              static_cast<unsigned *>(workspace), done);
+    a.blocks = std::max(1u, resident);
+    a.exact_partial = partial;
+    return a;
+}
+
 cudaError_t DotGraphs::replay(const KernelCall &call, const InputCopy *copies, unsigned count, cudaStream_t stream) {
     Graph *g = nullptr;
     for (Graph &known : graphs_)

@@ -47,6 +47,11 @@ inline bool dense_on_gpu(const void *gpu_data, std::int64_t stride) {
 LaunchArgs dot_launch(const Operands &ops, unsigned resident, void *partials, unsigned *ticket = nullptr,
                       Completion *done = nullptr);
 
+// The exact kernel's launch of a dot of `ops` (kernels/exact_kernel.cuh), on at most `resident` blocks (the
+// kernel's own, whatever the tiles): `workspace` holds kHeadBytes and then a slot per block; the result
+// goes to `done`, or the unrounded sum to `partial` (an exact::Partial the GPU can write) where set.
+LaunchArgs exact_launch(const Operands &ops, unsigned resident, void *workspace, Completion *done, void *partial);
+
 // One input's copy to the GPU, queued before a dot's kernel (a PINNED context copying its buffers).
 struct InputCopy {
     void *to = nullptr;

@@ -35,6 +35,12 @@ cudot_status auto_to_host(cudot_ctx &ctx, std::size_t) {
 cudot_status tile_partials(cudot_ctx &ctx, std::size_t, std::size_t, void **) {
     return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU partials in a build without CUDA");
 }
+cudot_status exact_tile_partial(cudot_ctx &ctx, std::size_t, std::size_t, exact::Sum &) {
+    return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU partials in a build without CUDA");
+}
+cudot_status add_gpu_exact_sums(cudot_ctx &ctx, exact::Sum &) {
+    return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU partials in a build without CUDA");
+}
 cudot_status dot(cudot_ctx &ctx, std::size_t, double *) {
     return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU dot in a build without CUDA");
 }

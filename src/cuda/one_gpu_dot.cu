@@ -88,9 +88,13 @@ static cudot_status queue_dot(cudot_ctx &ctx, DeviceState &s, Gpu &g, std::size_
     if (prefetch)
         if (cudot_status status = prefetch_run(ctx, g, 0, n)) return status;
     KernelCall call;
-    s.launcher.prepare(dot_launch(ops, g.blocks, static_cast<char *>(g.scratch) + kHeadBytes,
-                                  static_cast<unsigned *>(g.scratch), g.d_done),
-                       call);
+    if (ctx.mode == CUDOT_MODE_EXACT)
+        exact_launcher_for(ctx.dtype, ctx.y_dtype).prepare(exact_launch(ops, g.exact_blocks, g.scratch, g.d_done, nullptr),
+                                                           call);
+    else
+        s.launcher.prepare(dot_launch(ops, g.blocks, static_cast<char *>(g.scratch) + kHeadBytes,
+                                      static_cast<unsigned *>(g.scratch), g.d_done),
+                           call);
     return launch(call, g.device, g.stream, ctx.sink(), prefetch ? nullptr : &g.graphs, copies, copied ? 2 : 0);
 }
 

@@ -4,6 +4,8 @@
 // same bits.
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <new>
 
 #include "cuda_backend.hpp"
 #include "cuda_check.hpp"
@@ -42,8 +44,14 @@ cudot_status queue_partials(cudot_ctx &ctx, DeviceState &s, std::size_t first, s
         }
         const Operands run{elements, dense_operand(x, ctx.dtype), dense_operand(y, ctx.y_dtype)};
         KernelCall call;
-        char *run_partials = static_cast<char *>(g.d_partials) + g.first_tile * s.launcher.partial_bytes;
-        s.launcher.prepare(dot_launch(run, g.blocks, run_partials), call);
+        if (ctx.mode == CUDOT_MODE_EXACT) {  // the run's exact sum, unrounded, in the GPU's own place
+            char *partial = static_cast<char *>(g.d_partials) + k * kExactPartialBytes;
+            exact_launcher_for(ctx.dtype, ctx.y_dtype).prepare(exact_launch(run, g.exact_blocks, g.scratch, nullptr, partial),
+                                                               call);
+        } else {
+            char *run_partials = static_cast<char *>(g.d_partials) + g.first_tile * s.launcher.partial_bytes;
+            s.launcher.prepare(dot_launch(run, g.blocks, run_partials), call);
+        }
         status = launch(call, g.device, g.stream, err);
         if (status != CUDOT_OK) return status;
         if (timed) CUDOT_CUDA_TRY(err, cudaEventRecord(g.stop, g.stream));
@@ -67,6 +75,19 @@ cudot_status wait_partials(cudot_ctx &ctx, DeviceState &s, float *slowest_ms) {
     return CUDOT_OK;
 }
 
+cudot_status add_exact_partials(cudot_ctx &ctx, DeviceState &s, exact::Sum &sum) {
+    for (std::size_t k = 0; k < s.gpus.size(); ++k) {
+        const Gpu &g = s.gpus[k];
+        if (g.first_tile == g.last_tile) continue;
+        const auto *partial = reinterpret_cast<const exact::Partial *>(static_cast<const char *>(s.h_partials) +
+                                                                        k * kExactPartialBytes);
+        if (!exact::add_partial(sum, *partial))
+            return fail(ctx.sink(), CUDOT_ERROR_INTERNAL, "GPU %d left no exact partial where its run's should be",
+                        g.device);
+    }
+    return CUDOT_OK;
+}
+
 cudot_status multi_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefetch, double *result) {
     const std::size_t tiles = order::tile_count(n);
     const bool in_place = ctx.memory == CUDOT_MEMORY_PINNED && pinned_in_place(s, n);
@@ -76,6 +97,14 @@ cudot_status multi_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefe
     if (status != CUDOT_OK) return status;
     if (ctx.memory == CUDOT_MEMORY_PINNED)
         pinned_took(s, n, in_place, std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+    if (ctx.mode == CUDOT_MODE_EXACT) {
+        std::unique_ptr<exact::Sum> sum(new (std::nothrow) exact::Sum);
+        if (!sum) return fail(ctx.sink(), CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for an exact sum");
+        exact::clear(*sum);
+        if (cudot_status joined = add_exact_partials(ctx, s, *sum)) return joined;
+        *result = exact::round(*sum);
+        return CUDOT_OK;
+    }
     *result = order::join_packed_partials(types::kind_of(ctx.dtype, ctx.y_dtype), s.h_partials, tiles);
     return CUDOT_OK;
 }

@@ -368,7 +368,9 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
         return pipelined_host_dot(ops, device, stream, launcher, resident, call.host_result, err);
     }
     const std::size_t tiles = order::tile_count(ops.n);
-    const std::size_t bytes = kHeadBytes + (call.exact ? resident * kExactSlotBytes : tiles * launcher.partial_bytes);
+    // After the head: the tiles' partials, or the exact kernel's slots and then (partials asked) its partial.
+    const std::size_t exact_bytes = resident * kExactSlotBytes + (call.partials ? kExactPartialBytes : 0);
+    const std::size_t bytes = kHeadBytes + (call.exact ? exact_bytes : tiles * launcher.partial_bytes);
     void *workspace = nullptr;
     Workspace *w = nullptr;
     if (!capturing) free_released(g);
@@ -395,13 +397,18 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
                        : call.device_result ? reinterpret_cast<Completion *>(call.device_result)
                                             : slot;
     void *partials = static_cast<char *>(workspace) + kHeadBytes;
+    std::size_t partial_bytes = tiles * launcher.partial_bytes;
     KernelCall kernel;
-    LaunchArgs args = dot_launch(ops, resident, partials, static_cast<unsigned *>(workspace), done);
     if (call.exact) {
-        args.blocks = resident;  // not the canonical tiles': the exact kernel sizes its own grid
-        exact_launcher_for(ops.x.dtype, ops.y.dtype).prepare(args, kernel);
+        void *partial = nullptr;
+        if (call.partials) {
+            partials = static_cast<char *>(workspace) + kHeadBytes + resident * kExactSlotBytes;
+            partial = partials;
+            partial_bytes = kExactPartialBytes;
+        }
+        exact_launcher_for(ops.x.dtype, ops.y.dtype).prepare(exact_launch(ops, resident, workspace, done, partial), kernel);
     } else {
-        launcher.prepare(args, kernel);
+        launcher.prepare(dot_launch(ops, resident, partials, static_cast<unsigned *>(workspace), done), kernel);
     }
     // Inside a capture the launch itself is what gets captured; otherwise the stream's graph replays it.
     cudot_status status = launch(kernel, device, stream, err, capturing ? nullptr : &w->graphs);
@@ -409,8 +416,7 @@ cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &
     const std::uint64_t bound = default_wait_ms(ops.n * (ops.x.size() + ops.y.size()));
     cudaError_t copied = cudaSuccess;
     if (status == CUDOT_OK && call.partials)  // queued before another thread could grow (free) the workspace
-        copied = checked(cudaMemcpyAsync(call.partials, partials, tiles * launcher.partial_bytes,
-                                                cudaMemcpyDeviceToHost, stream));
+        copied = checked(cudaMemcpyAsync(call.partials, partials, partial_bytes, cudaMemcpyDeviceToHost, stream));
     lock.unlock();
     if (status == CUDOT_OK && call.partials)
         status = copied == cudaSuccess ? wait_dot(device, stream, nullptr, bound, nullptr, err)

@@ -54,6 +54,44 @@ static size_t dtype_size(int32_t d) {
         }                                                                                      \
     } while (0)
 
+/* The exact mode: no tiles to respect, since the exact sum is the same in any order. Each rank sums its
+ * whole share into one exact partial, rank 0 joins them exactly and tells everyone. */
+static cudot_status exact_mpi_dot(cudot_ctx *ctx, size_t n, MPI_Comm comm, int rank, int ranks, double *result) {
+    cudot_status status = CUDOT_OK;
+    unsigned char mine[CUDOT_EXACT_PARTIAL_BYTES];
+    unsigned char *all = NULL;
+    cudot_status local = cudot_tile_partials(ctx, 0, n, mine);
+    if (local != CUDOT_OK) fail(local, "cudot_mpi_dot: %s", cudot_last_error(ctx));
+    if (rank == 0) {
+        all = malloc((size_t)ranks * CUDOT_EXACT_PARTIAL_BYTES);
+        if (!all && local == CUDOT_OK) local = fail(CUDOT_ERROR_OUT_OF_MEMORY, "cudot_mpi_dot: out of host memory on rank 0");
+    }
+    /* [failing rank + 1 as its negation, status] under MAX: every rank learns whether any failed. */
+    long agree[2] = {local ? -(long)(rank + 1) : -(long)(ranks + 1), (long)local}, agreed[2];
+    MPI_TRY(MPI_Allreduce(agree, agreed, 2, MPI_LONG, MPI_MAX, comm));
+    if (agreed[1] != CUDOT_OK) {
+        if (local == CUDOT_OK)
+            fail((cudot_status)agreed[1], "cudot_mpi_dot: rank %ld failed (%s)", -agreed[0] - 1,
+                 cudot_status_string((cudot_status)agreed[1]));
+        status = local != CUDOT_OK ? local : (cudot_status)agreed[1];
+        goto done;
+    }
+    MPI_TRY(MPI_Gather(mine, CUDOT_EXACT_PARTIAL_BYTES, MPI_BYTE, all, CUDOT_EXACT_PARTIAL_BYTES, MPI_BYTE, 0, comm));
+    double message[2] = {0.0, (double)CUDOT_OK};
+    if (rank == 0) {
+        const cudot_status joined = cudot_join_exact_partials(all, (size_t)ranks, &message[0]);
+        if (joined != CUDOT_OK) fail(joined, "cudot_mpi_dot: %s", cudot_last_error(NULL));
+        message[1] = (double)joined;
+    }
+    MPI_TRY(MPI_Bcast(message, 2, MPI_DOUBLE, 0, comm));
+    status = (cudot_status)(int)message[1];
+    if (status == CUDOT_OK) *result = message[0];
+    else if (rank != 0) fail(status, "cudot_mpi_dot: rank 0 failed (%s)", cudot_status_string(status));
+done:
+    free(all);
+    return status;
+}
+
 /* A piece of the global vector a rank cannot finish alone: global elements [start, start + count). */
 typedef struct {
     uint64_t start, count;
@@ -123,16 +161,18 @@ cudot_status cudot_mpi_dot(cudot_ctx *ctx, MPI_Comm comm, double *result) {
 
     /* 1. Agree that every rank can go on, with the same element types. Every rank takes part in every
      *    collective below whatever happened locally, so no rank is left waiting. */
-    int32_t xd = 0, yd = 0;
+    int32_t xd = 0, yd = 0, mode = 0;
     size_t n = 0;
     cudot_status local = CUDOT_OK;
     if (!result) local = fail(CUDOT_ERROR_INVALID_ARGUMENT, "cudot_mpi_dot: result is NULL");
-    else if (cudot_get_dtypes(ctx, &xd, &yd) != CUDOT_OK || cudot_get_capacity(ctx, &n) != CUDOT_OK)
+    else if (cudot_get_dtypes(ctx, &xd, &yd) != CUDOT_OK || cudot_get_capacity(ctx, &n) != CUDOT_OK ||
+             cudot_get_mode(ctx, &mode) != CUDOT_OK)
         local = fail(CUDOT_ERROR_INVALID_ARGUMENT, "cudot_mpi_dot: ctx is not a live cudot context");
-    /* [failing rank + 1 (0: none) as its negation for MIN, status, xd, yd, -xd, -yd] under MAX. */
-    long agree[6] = {local ? -(long)(rank + 1) : -(long)(ranks + 1), (long)local, xd, yd, -(long)xd, -(long)yd};
-    long agreed[6];
-    MPI_TRY(MPI_Allreduce(agree, agreed, 6, MPI_LONG, MPI_MAX, comm));
+    /* [failing rank + 1 (0: none) as its negation for MIN, status, xd, yd, -xd, -yd, mode, -mode] under MAX. */
+    long agree[8] = {local ? -(long)(rank + 1) : -(long)(ranks + 1), (long)local, xd, yd, -(long)xd, -(long)yd,
+                     mode, -(long)mode};
+    long agreed[8];
+    MPI_TRY(MPI_Allreduce(agree, agreed, 8, MPI_LONG, MPI_MAX, comm));
     if (agreed[1] != CUDOT_OK) {
         const long first_failed = -agreed[0] - 1;
         if (local == CUDOT_OK)
@@ -143,6 +183,14 @@ cudot_status cudot_mpi_dot(cudot_ctx *ctx, MPI_Comm comm, double *result) {
     }
     if (agreed[2] != -agreed[4] || agreed[3] != -agreed[5]) {
         status = fail(CUDOT_ERROR_INVALID_ARGUMENT, "cudot_mpi_dot: the ranks' contexts have different element types");
+        goto done;
+    }
+    if (agreed[6] != -agreed[7]) {
+        status = fail(CUDOT_ERROR_INVALID_ARGUMENT, "cudot_mpi_dot: the ranks' contexts have different modes");
+        goto done;
+    }
+    if (mode == CUDOT_MODE_EXACT) {
+        status = exact_mpi_dot(ctx, n, comm, rank, ranks, result);
         goto done;
     }
 

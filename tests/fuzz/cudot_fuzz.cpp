@@ -825,9 +825,9 @@ void op_init(State &st, Reader &in) {
     bool config_ok = true;
     if (!null_config) {
         if (size < 16 || (size > 16 && size < 20) || (size > 20 && size < 24) || (size > 24 && size < 32) ||
-            size > 4096) {
+            (size > 32 && size < 40) || size > 4096) {
             // cudot.h: sizes below 16, 17..19 (ending inside y_dtype), 21..23 (inside wait_ms), 25..31
-            // (inside rows) and above 4096 are invalid.
+            // (inside rows), 33..39 (inside mode or reserved) and above 4096 are invalid.
             must |= bit(CUDOT_ERROR_INVALID_ARGUMENT);
             config_ok = false;
             // Whether the other fields are still looked at is not specified: allow what they would give.

@@ -2,7 +2,8 @@
  * 0 to 2^20 + 7) and many ways of splitting them over the ranks (even, uneven, empty ranks, pieces
  * smaller than a tile, one rank holding everything), every rank's result must be bitwise equal to
  * cudot_dot of one (HOST) context holding the whole vectors. Then collective error handling. Run with any
- * number of ranks; exits non-zero (on every rank) if any check failed.
+ * number of ranks; exits non-zero (on every rank) if any check failed. The same in the exact mode
+ * (CUDOT_MODE_EXACT contexts on every rank), against one exact HOST context.
  * The ranks' own contexts are HOST unless the environment says otherwise (GPU machines):
  *   CUDOT_MPI_TEST_MEMORY=pinned|mapped|managed|auto   the strategy of every rank's context
  *   CUDOT_MPI_TEST_GPUS=k                             rank r uses GPU r % k (default 1: GPU 0) */
@@ -77,8 +78,11 @@ static void read_environment(void) {
     local_device = gpus > 0 ? rank % gpus : 0;
 }
 
+static int32_t case_mode = CUDOT_MODE_CANONICAL;  /* the mode of every context a case makes */
+
 static cudot_ctx *make_context(size_t n, int32_t xd, int32_t yd, int32_t memory, int32_t device) {
     cudot_config c = CUDOT_CONFIG_INIT;
+    c.mode = case_mode;
     c.dtype = xd;
     c.y_dtype = yd;
     c.memory = memory;
@@ -152,9 +156,11 @@ static void check_case(int32_t xd, int32_t yd, size_t n, int pattern, uint64_t s
     }
     double r = -1;
     const cudot_status s = cudot_mpi_dot(ctx, MPI_COMM_WORLD, &r);
-    CHECK(s == CUDOT_OK, "types %d x %d, n %zu, pattern %d: %s", xd, yd, n, pattern, cudot_mpi_last_error());
-    CHECK(bits(r) == bits(expected), "types %d x %d, n %zu, pattern %d, rank holds [%zu, %zu): %.17g, expected %.17g",
-          xd, yd, n, pattern, starts[rank], starts[rank + 1], r, expected);
+    CHECK(s == CUDOT_OK, "mode %d, types %d x %d, n %zu, pattern %d: %s", (int)case_mode, xd, yd, n, pattern,
+          cudot_mpi_last_error());
+    CHECK(bits(r) == bits(expected),
+          "mode %d, types %d x %d, n %zu, pattern %d, rank holds [%zu, %zu): %.17g, expected %.17g", (int)case_mode, xd,
+          yd, n, pattern, starts[rank], starts[rank + 1], r, expected);
     cudot_deinit(ctx);
     free(starts);
 }
@@ -180,6 +186,18 @@ static void check_errors(void) {
     s = cudot_mpi_dot(rank == ranks - 1 ? ctx : fresh, MPI_COMM_WORLD, &r);
     CHECK(s == CUDOT_ERROR_INVALID_ARGUMENT, "dead context gave %s", cudot_status_string(s));
     cudot_deinit(fresh);
+    /* One rank in the exact mode, the others not: every rank is told. */
+    if (ranks > 1) {
+        case_mode = rank == 0 ? CUDOT_MODE_EXACT : CUDOT_MODE_CANONICAL;
+        cudot_ctx *mixed = host_context(1000, CUDOT_F32, 0);
+        case_mode = CUDOT_MODE_CANONICAL;
+        r = 7;
+        s = cudot_mpi_dot(mixed, MPI_COMM_WORLD, &r);
+        CHECK(s == CUDOT_ERROR_INVALID_ARGUMENT, "mixed modes gave %s", cudot_status_string(s));
+        CHECK(strstr(cudot_mpi_last_error(), "modes") != NULL, "message: %s", cudot_mpi_last_error());
+        CHECK(r == 7, "result untouched");
+        cudot_deinit(mixed);
+    }
 }
 
 int main(int argc, char **argv) {
@@ -204,6 +222,15 @@ int main(int argc, char **argv) {
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
         for (int p = 0; p < 5; ++p)
             for (int d = 0; d < 2; ++d, ++cases) check_case(types[d], types[d], sizes[k], p, 500 + (uint64_t)cases);
+    /* The exact mode: each rank's whole share is one exact partial, whatever the tiles. */
+    case_mode = CUDOT_MODE_EXACT;
+    for (int xi = 0; xi < 6; ++xi)
+        for (int yi = 0; yi < 6; ++yi)
+            for (int p = 0; p < 2; ++p, ++cases) check_case(types[xi], types[yi], 3 * 8192 + 77, p, 900 + (uint64_t)cases);
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
+        for (int p = 0; p < 5; ++p)
+            for (int d = 0; d < 2; ++d, ++cases) check_case(types[d], types[d], sizes[k], p, 1300 + (uint64_t)cases);
+    case_mode = CUDOT_MODE_CANONICAL;
     check_errors();
     if (local_memory != CUDOT_MEMORY_HOST) {
         /* One CUDA context per rank, on the rank's own GPU: none on a GPU the rank never asked for

@@ -308,14 +308,29 @@ std::vector<Row> init_rows() {
     for (uint32_t size : {25u, 28u, 31u})
         rows.push_back(status_row(E, "config->size = " + std::to_string(size) + " (ends inside rows)", IA,
                                   "config->size", [size] { return call_init_sized(10, size, size); }));
-    rows.push_back(status_row(E, "config->size = sizeof(cudot_config) = 32", CUDOT_OK, "",
+    rows.push_back(status_row(E, "config->size = 32 (1.10 to 1.12 layout, caller owns exactly 32 bytes)", CUDOT_OK, "",
                               [] { return call_init_sized(10, 32, 32); }));
-    for (uint32_t size : {40u, 64u, 4096u})
-        rows.push_back(status_row(E, "config->size = " + std::to_string(size) + ", every byte past 32 zero", CUDOT_OK,
+    for (uint32_t size : {33u, 36u, 39u})
+        rows.push_back(status_row(E, "config->size = " + std::to_string(size) + " (ends inside mode or reserved)", IA,
+                                  "config->size", [size] { return call_init_sized(10, size, size); }));
+    rows.push_back(status_row(E, "config->size = sizeof(cudot_config) = 40", CUDOT_OK, "",
+                              [] { return call_init_sized(10, 40, 40); }));
+    for (uint32_t size : {48u, 64u, 4096u})
+        rows.push_back(status_row(E, "config->size = " + std::to_string(size) + ", every byte past 40 zero", CUDOT_OK,
                                   "", [size] { return call_init_sized(10, size, size); }));
-    rows.push_back(status_row(E, "config->size = 40, byte 32 non-zero (an option this version lacks)",
+    rows.push_back(status_row(E, "config->size = 48, byte 40 non-zero (an option this version lacks)",
                               CUDOT_ERROR_UNSUPPORTED, "newer than this library",
-                              [] { return call_init_sized(10, 40, 40, 32); }));
+                              [] { return call_init_sized(10, 48, 48, 40); }));
+    rows.push_back(status_row(E, "config->mode = 2 (not a cudot_mode)", IA, "config->mode", [] {
+        cudot_config c = config(CUDOT_F32, CUDOT_MEMORY_HOST);
+        c.mode = 2;
+        return call_init(10, &c);
+    }));
+    rows.push_back(status_row(E, "config->reserved = 1", IA, "config->reserved", [] {
+        cudot_config c = config(CUDOT_F32, CUDOT_MEMORY_HOST);
+        c.reserved = 1;
+        return call_init(10, &c);
+    }));
     rows.push_back(status_row(E, "config->size = 4096, byte 4095 non-zero", CUDOT_ERROR_UNSUPPORTED, "byte 4095",
                               [] { return call_init_sized(10, 4096, 4096, 4095); }));
     for (uint32_t size : {4097u, 65536u, 1u << 31, std::numeric_limits<uint32_t>::max()})

@@ -8,7 +8,8 @@
 //     that used its digits adds them, carried once, to the workspace's; then it takes a ticket;
 //  4. the last block merges every block's slot the same way, takes the workspace's digits if any block
 //     left some (leaving them zero for the next launch), rounds the whole once on one thread, and
-//     publishes the result as dot_kernel does (Completion).
+//     publishes the result as dot_kernel does (Completion); or, asked for a partial, writes the whole
+//     unrounded (exact::Partial) for the host to join with others.
 // No step rounds, so the result is the correctly rounded exact dot whatever the grid, the order in
 // which blocks finish, or the GPU.
 #pragma once
@@ -43,6 +44,7 @@ template <class Tx, class Ty> struct ExactParams {
     ExactWorkspace *workspace;
     double *slots;  // kExpansion doubles a block (after the workspace's head): no zeroing needed
     Completion *done;
+    exact::Partial *partial;  // set: the sum goes there unrounded, and done is not written
 };
 
 // Elements of a dense operand pair per vector load: 16 bytes of the wider type.
@@ -236,7 +238,11 @@ __global__ void __launch_bounds__(kThreads) exact_dot_kernel(const ExactParams<T
     __syncthreads();
     if (threadIdx.x == 0) {
         block_sum.special = block_special & ~kDigitsUsed;
-        publish(p.done, exact::round_in_place(block_sum, lowest, highest));
+        if (p.partial) {
+            exact::to_partial(block_sum, *p.partial);
+        } else {
+            publish(p.done, exact::round_in_place(block_sum, lowest, highest));
+        }
     }
 }
 

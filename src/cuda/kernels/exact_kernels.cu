@@ -11,6 +11,7 @@ namespace cuda {
 
 static_assert(sizeof(ExactWorkspace) <= kExactHeadBytes, "the workspace head holds the exact mode's digits");
 static_assert(kExactSlotBytes == kExpansion * sizeof(double), "a block's slot holds its expansion");
+static_assert(kExactPartialBytes == sizeof(exact::Partial), "a partial is the size the launch leaves room for");
 
 template <class Tx, class Ty>
 static void prepare_exact_typed(const LaunchArgs &a, KernelCall &c) {
@@ -26,6 +27,7 @@ static void prepare_exact_typed(const LaunchArgs &a, KernelCall &c) {
     p.workspace = reinterpret_cast<ExactWorkspace *>(a.ticket);
     p.slots = static_cast<double *>(a.partials);
     p.done = a.done;
+    p.partial = static_cast<exact::Partial *>(a.exact_partial);
     // The grid (measured on an H200): every block past the first adds the ticket, its slot and its share
     // of the last block's merge, about 3 us for the second block, while each element a thread adds
     // lengthens its chain of dependent additions by about 0.1 us. So one block up to 8 loads a thread;

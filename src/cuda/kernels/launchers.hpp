@@ -23,6 +23,7 @@ struct LaunchArgs {
     void *partials = nullptr;       // one partial per tile
     unsigned *ticket = nullptr;
     Completion *done = nullptr;     // nullptr: partials only
+    void *exact_partial = nullptr;  // the exact kernel: its sum goes there unrounded (exact::Partial)
     // Views that are not dense (strided_dot_kernel): byte strides from element i to i + 1, and whether
     // each view's elements are aligned to their type.
     bool dense = true;
@@ -58,10 +59,11 @@ void *rows_short_kernel_for(int32_t x_dtype, int32_t y_dtype);  // rows_short_ke
 void *rows_tile_kernel_for(int32_t x_dtype, int32_t y_dtype);   // rows_tile_kernels.cu
 // The exact mode's launch (exact_kernels.cu): exact_dot_kernel of the pair on at most LaunchArgs::blocks
 // blocks; LaunchArgs::ticket is the workspace's head of kExactHeadBytes, zero between launches,
-// LaunchArgs::partials room for kExactSlotBytes a block, and LaunchArgs::done where the result goes (the
-// exact mode has no partials).
+// LaunchArgs::partials room for kExactSlotBytes a block, and LaunchArgs::done where the result goes, or
+// LaunchArgs::exact_partial where the unrounded sum goes instead (kExactPartialBytes, 8-byte aligned).
 constexpr std::size_t kExactHeadBytes = 2048;
 constexpr std::size_t kExactSlotBytes = 3 * sizeof(double);
+constexpr std::size_t kExactPartialBytes = 1120;
 struct ExactLauncher {
     void (*prepare)(const LaunchArgs &args, KernelCall &call) = nullptr;
     cudaError_t (*occupancy)(int *blocks_per_sm) = nullptr;
