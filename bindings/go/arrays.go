@@ -278,12 +278,37 @@ func TilePartials(x, y Array) ([]byte, error) { return TilePartialsOn(Streams{},
 
 // TilePartialsOn is TilePartials with the CUDA streams of s (see DotOn).
 func TilePartialsOn(s Streams, x, y Array) ([]byte, error) {
-	const op = "TilePartials"
+	return tilePartialsIn("TilePartials", s, x, y, ModeCanonical)
+}
+
+// TilePartialsExact returns the one exact partial of x and y (library 1.13): ExactPartialBytes bytes
+// holding the exact sum of their products, unrounded, for JoinExactPartials. Exact partials of any
+// pieces of a vector, cut anywhere and joined in any order (with those of Contexts in ModeExact too),
+// give the bits of DotExact over the whole vector. Empty operands give the partial of an empty sum.
+// The CPU computes Go slices, the GPU device and managed memory. Otherwise as TilePartials; a library
+// older than 1.13 answers ErrUnsupported.
+func TilePartialsExact(x, y Array) ([]byte, error) { return TilePartialsExactOn(Streams{}, x, y) }
+
+// TilePartialsExactOn is TilePartialsExact with the CUDA streams of s (see DotOn).
+func TilePartialsExactOn(s Streams, x, y Array) ([]byte, error) {
+	return tilePartialsIn("TilePartialsExact", s, x, y, ModeExact)
+}
+
+func tilePartialsIn(op string, s Streams, x, y Array, mode Mode) ([]byte, error) {
 	c, err := prepare(op, x, y, s)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, (x.n+TileElements-1)/TileElements*PartialBytes)
+	size := (x.n + TileElements - 1) / TileElements * PartialBytes
+	if mode == ModeExact {
+		// Checked here: out is sized for the exact partial, which a library before 1.13 does not write.
+		if !libHasExact() {
+			return nil, errNoExact(op)
+		}
+		size = ExactPartialBytes
+	}
+	c.mode = mode
+	out := make([]byte, size)
 	st, msg := libTilePartialsArrays(c, out)
 	keepAlive(x, y)
 	if st != StatusOK {

@@ -82,21 +82,25 @@ type Context struct {
 	ydtype DType          // of y
 	memory Memory
 	device int
+	mode   Mode // Options.Mode, as cudot_get_mode reports it
 }
 
-// config mirrors cudot_config as of 1.10 (32 bytes, rows last); scripts/check_bindings_abi.py
+// config mirrors cudot_config as of 1.13 (40 bytes, reserved last); scripts/check_bindings_abi.py
 // compares it with cudot.h. It goes to the library as is: through Proc.Call on Windows, and as the
 // cd_config of the cgo preamble elsewhere (lib_unix.go checks at compile time that the two agree). A
 // library older than a field accepts it while the field is zero: y_dtype for 1.0, wait_ms before 1.5,
-// rows before 1.10. rows sits at offset 24, a multiple of 8, so 32-bit platforms lay it out alike.
+// rows before 1.10, mode before 1.13. rows sits at offset 24, a multiple of 8, so 32-bit platforms lay
+// it out alike, and the two int32s after it end the struct on a multiple of 8 (no tail padding).
 type config struct {
 	size                          uint32
 	dtype, memory, device, ydtype int32
 	waitMS                        uint32
 	rows                          uint64
+	mode                          int32
+	reserved                      int32
 }
 
-const configSize = 32
+const configSize = 40
 
 // Compile-time checks that config is exactly configSize bytes.
 var (
@@ -168,8 +172,16 @@ func New(n int, opts Options) (*Context, error) {
 				Message: fmt.Sprintf("%d rows of %d elements overflow an int", rows, n)}
 		}
 	}
+	// A library older than 1.13 would refuse a non-zero mode only as "bytes it does not know"; say what
+	// is missing instead.
+	if opts.Mode != ModeCanonical && !libHasExact() {
+		v := libVersion()
+		return nil, &Error{Op: "New", Status: StatusUnsupported, Message: fmt.Sprintf(
+			"the loaded library, %d.%d.%d, has no exact mode for contexts (cudot_get_mode): Options.Mode %d needs 1.13",
+			v/10000, v/100%100, v%100, int32(opts.Mode))}
+	}
 	cfg := config{size: configSize, dtype: int32(opts.DType), memory: int32(opts.Memory), device: int32(opts.Device),
-		ydtype: int32(opts.YDType), waitMS: opts.WaitMS}
+		ydtype: int32(opts.YDType), waitMS: opts.WaitMS, mode: int32(opts.Mode)}
 	if rows > 1 {
 		cfg.rows = uint64(rows) // one row goes as 0, which a library older than 1.10 accepts
 	}
@@ -190,6 +202,18 @@ func New(n int, opts Options) (*Context, error) {
 		if st, ok, msg = libGetRows(h, &r, &l); ok && st == StatusOK && (r != uint64(rows) || l != uint64(n)) {
 			st, msg = StatusInternal, fmt.Sprintf("cudot_get_rows reports %d rows of %d elements; New asked for %d of %d",
 				r, l, rows, n)
+		}
+	}
+	if st == StatusOK {
+		var md int32
+		var ok bool
+		// A library older than 1.13 has no cudot_get_mode; it made a canonical context (the check above
+		// sent it mode 0).
+		if st, ok, msg = libGetMode(h, &md); ok && st == StatusOK {
+			c.mode = Mode(md)
+			if c.mode != opts.Mode {
+				st, msg = StatusInternal, fmt.Sprintf("cudot_get_mode reports mode %d; New asked for %d", md, int32(opts.Mode))
+			}
 		}
 	}
 	if st == StatusOK {
@@ -289,6 +313,10 @@ func (c *Context) YDType() DType { return c.ydtype }
 
 // Memory is the strategy in use: what Auto resolved to, never Auto.
 func (c *Context) Memory() Memory { return c.memory }
+
+// Mode is how Dot, DotN and TilePartials sum: Options.Mode (ModeCanonical when it was left zero), as the
+// library reports it (cudot_get_mode).
+func (c *Context) Mode() Mode { return c.mode }
 
 // Device is the CUDA device ordinal in use, DeviceAll for a Context on every visible GPU, or
 // DeviceNone for Host.

@@ -92,6 +92,18 @@
 //	copy(cudot.Row(ctx, x, 2), rowTwo)
 //	scores, err := ctx.RowDots() // k results
 //
+// # Exact contexts and exact partials
+//
+// Options.Mode ModeExact (library 1.13) makes a Context whose Dot and DotN return the correctly rounded
+// dot, the bits DotExact gives for the same values. Its TilePartials returns one exact partial of
+// ExactPartialBytes whatever the range, TilePartialsExact gives one for two Arrays, and
+// JoinExactPartials joins any number of them, from pieces cut anywhere and joined in any order, to the
+// correctly rounded dot of all their elements:
+//
+//	ctx, err := cudot.New(n, cudot.Options{DType: cudot.Float64, Mode: cudot.ModeExact})
+//	part, err := ctx.TilePartials(0, n) // ExactPartialBytes, whatever n
+//	r, err := cudot.JoinExactPartials(append(part, otherParts...))
+//
 // # Versions
 //
 // BindingVersion is the library version this binding was written for (the cudot.h whose API it

@@ -181,3 +181,37 @@ func ExampleContext_DotEachRow() {
 	// [21 10] <nil>
 	// 3 4 12
 }
+
+// A vector in two pieces, each reduced where it lives to one exact partial (an exact Context's, and
+// one of Go slices), joined in any order to the correctly rounded dot of the whole vector. The
+// canonical order gives 4 here (see DotExact).
+func ExampleJoinExactPartials() {
+	x := make([]float32, 0, 301)
+	for i := 0; i < 100; i++ {
+		x = append(x, 1e16, 1, -1e16)
+	}
+	x = append(x, 3)
+	ones := make([]float32, len(x))
+	for i := range ones {
+		ones[i] = 1
+	}
+	// The first 200 elements in an exact Context (the cut falls inside a triple: any cut works).
+	ctx, err := cudot.New(200, cudot.Options{DType: cudot.Float32, Memory: cudot.Host, Mode: cudot.ModeExact})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ctx.Close()
+	cx, cy := ctx.Float32Inputs()
+	copy(cx, x[:200])
+	copy(cy, ones[:200])
+	p1, err1 := ctx.TilePartials(0, 200)
+	// The other 101 as Go slices.
+	p2, err2 := cudot.TilePartialsExact(cudot.Float32Slice(x[200:]), cudot.Float32Slice(ones[200:]))
+	r, err := cudot.JoinExactPartials(append(p2, p1...))
+	fmt.Println(ctx.Mode() == cudot.ModeExact, len(p1), len(p2), err1, err2)
+	fmt.Println(r, err)
+	// Output:
+	// true 1120 1120 <nil> <nil>
+	// 103 <nil>
+}

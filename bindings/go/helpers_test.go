@@ -60,6 +60,9 @@ const helperWaitMSEnv = "CUDOT_GO_LOAD_HELPER_WAIT_MS"
 // helperRowsEnv sets the Rows of the helper's first context (decimal; unset: zero).
 const helperRowsEnv = "CUDOT_GO_LOAD_HELPER_ROWS"
 
+// helperExactEnv makes the helper's first context one in ModeExact.
+const helperExactEnv = "CUDOT_GO_LOAD_HELPER_EXACT"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(loadHelperEnv) == "1" {
 		opts := cudot.Options{DType: cudot.Int8, YDType: cudot.Float16, Memory: cudot.Host}
@@ -82,6 +85,9 @@ func TestMain(m *testing.M) {
 			}
 			opts.Rows = v
 		}
+		if os.Getenv(helperExactEnv) == "1" {
+			opts.Mode = cudot.ModeExact
+		}
 		ctx, err1 := cudot.New(1, opts)
 		_, err2 := cudot.New(1, cudot.Options{Memory: cudot.Host})
 		dtypes := "none"
@@ -95,8 +101,21 @@ func TestMain(m *testing.M) {
 		} else if err != nil {
 			partials = "failed"
 		}
-		fmt.Printf("load=%v version=%v same=%v dtypes=%s err=%v partials=%s\n", errors.Is(err1, cudot.ErrLoad),
-			errors.Is(err1, cudot.ErrVersion), err1 == err2, dtypes, err1, partials)
+		// So are exact partials (since 1.13).
+		exact := "ok"
+		if _, err := cudot.JoinExactPartials(nil); errors.Is(err, cudot.ErrUnsupported) {
+			exact = "unsupported"
+		} else if err != nil {
+			exact = "failed"
+		}
+		mode := "none"
+		if err1 == nil {
+			mode = strconv.Itoa(int(ctx.Mode()))
+		}
+		_, errArrays := cudot.TilePartialsExact(cudot.Float32Slice(nil), cudot.Float32Slice(nil))
+		fmt.Printf("load=%v version=%v same=%v dtypes=%s err=%v partials=%s exact=%s mode=%s exact arrays: %v\n",
+			errors.Is(err1, cudot.ErrLoad), errors.Is(err1, cudot.ErrVersion), err1 == err2, dtypes, err1, partials, exact,
+			mode, errArrays)
 		os.Exit(0)
 	}
 	if err := cudot.Load(); err != nil {

@@ -56,3 +56,7 @@ func libGetRows(unsafe.Pointer, *uint64, *uint64) (Status, bool, string) {
 func libDotEachRow(unsafe.Pointer, uint64, uint64, []float64) (Status, string) {
 	return StatusInternal, ""
 }
+
+func libHasExact() bool                                        { return false }
+func libGetMode(unsafe.Pointer, *int32) (Status, bool, string) { return StatusOK, false, "" }
+func libJoinExactPartials([]byte) (float64, Status, string)    { return 0, StatusInternal, "not loaded" }

@@ -12,11 +12,12 @@ package cudot
 
 // The cudot.h declarations we need, repeated so that this package builds without the header or the
 // library; scripts/check_bindings_abi.py compares them with cudot.h. The context stays an opaque void*.
-// cudot_config as of 1.10: 32 bytes, rows last. Go fills it as its config (context.go), whose layout
+// cudot_config as of 1.13: 40 bytes, reserved last. Go fills it as its config (context.go), whose layout
 // is checked against this one below. An older library accepts it while the fields it lacks are zero
-// (y_dtype for 1.0, wait_ms before 1.5, rows before 1.10): it ignores zero bytes past the fields it knows.
-typedef struct { uint32_t size; int32_t dtype, memory, device, y_dtype; uint32_t wait_ms; uint64_t rows; } cd_config;
-_Static_assert(sizeof(cd_config) == 32, "cudot_config is 32 bytes");
+// (y_dtype for 1.0, wait_ms before 1.5, rows before 1.10, mode before 1.13): it ignores zero bytes past
+// the fields it knows.
+typedef struct { uint32_t size; int32_t dtype, memory, device, y_dtype; uint32_t wait_ms; uint64_t rows; int32_t mode; int32_t reserved; } cd_config;
+_Static_assert(sizeof(cd_config) == 40, "cudot_config is 40 bytes");
 typedef int (*cd_init_fn)(void **, size_t, const cd_config *);
 typedef int (*cd_get_inputs_fn)(void *, void **, void **);
 typedef int (*cd_dot_fn)(void *, double *);
@@ -31,6 +32,8 @@ typedef int (*cd_tile_partials_fn)(void *, size_t, size_t, void *);
 typedef int (*cd_join_partials_fn)(int32_t, int32_t, const void *, size_t, double *);
 typedef int (*cd_get_rows_fn)(const void *, size_t *, size_t *);
 typedef int (*cd_dot_each_row_fn)(void *, size_t, size_t, double *);
+typedef int (*cd_get_mode_fn)(const void *, int32_t *);
+typedef int (*cd_join_exact_partials_fn)(const void *, size_t, double *);
 
 // cudot_array and cudot_arrays as of 1.11 (96 bytes on 64-bit platforms; a library before 1.11 reads the
 // first 88, and refuses a non-zero mode in the last 8 as bytes it does not know).
@@ -69,6 +72,8 @@ static cd_unregister_host_fn p_unregister_host;
 static cd_dot_rows_fn p_dot_rows; // since 1.9
 static cd_get_rows_fn p_get_rows; // since 1.10, like the next
 static cd_dot_each_row_fn p_dot_each_row;
+static cd_get_mode_fn p_get_mode; // since 1.13, like the next
+static cd_join_exact_partials_fn p_join_exact_partials;
 
 static void cd_copy(char *dst, size_t cap, const char *src) {
 	snprintf(dst, cap, "%s", src ? src : "");
@@ -112,6 +117,8 @@ static int cd_open(const char *path, char *err, size_t cap) {
 	p_dot_rows = (cd_dot_rows_fn)dlsym(lib, "cudot_dot_rows");
 	p_get_rows = (cd_get_rows_fn)dlsym(lib, "cudot_get_rows");
 	p_dot_each_row = (cd_dot_each_row_fn)dlsym(lib, "cudot_dot_each_row");
+	p_get_mode = (cd_get_mode_fn)dlsym(lib, "cudot_get_mode");
+	p_join_exact_partials = (cd_join_exact_partials_fn)dlsym(lib, "cudot_join_exact_partials");
 	return 0;
 }
 
@@ -194,6 +201,19 @@ static int cd_get_rows(void *ctx, uint64_t *rows, uint64_t *n, char **msg) {
 static int cd_dot_each_row(void *ctx, uint64_t rows, uint64_t n, double *results, char **msg) {
 	int st = p_dot_each_row(ctx, (size_t)rows, (size_t)n, results);
 	*msg = cd_message(st, ctx);
+	return st;
+}
+// The exact mode of contexts and its partials (1.13). cudot_join_exact_partials reports failures through
+// cudot_last_error(NULL), read in the same C call.
+static int cd_has_exact(void) { return p_get_mode != NULL && p_join_exact_partials != NULL; }
+static int cd_get_mode(void *ctx, int32_t *mode, char **msg) {
+	int st = p_get_mode(ctx, mode);
+	*msg = cd_message(st, ctx);
+	return st;
+}
+static int cd_join_exact_partials(const void *partials, uint64_t count, double *r, char **msg) {
+	int st = p_join_exact_partials(partials, (size_t)count, r);
+	*msg = cd_message(st, NULL);
 	return st;
 }
 // Dots of own arrays. Go fills a cd_request (no Go pointers in it, so cgo lets C read it) and passes
@@ -320,6 +340,8 @@ var _ = [1]struct{}{}[unsafe.Offsetof(config{}.device)-unsafe.Offsetof(C.cd_conf
 var _ = [1]struct{}{}[unsafe.Offsetof(config{}.ydtype)-unsafe.Offsetof(C.cd_config{}.y_dtype)]
 var _ = [1]struct{}{}[unsafe.Offsetof(config{}.waitMS)-unsafe.Offsetof(C.cd_config{}.wait_ms)]
 var _ = [1]struct{}{}[unsafe.Offsetof(config{}.rows)-unsafe.Offsetof(C.cd_config{}.rows)]
+var _ = [1]struct{}{}[unsafe.Offsetof(config{}.mode)-unsafe.Offsetof(C.cd_config{}.mode)]
+var _ = [1]struct{}{}[unsafe.Offsetof(config{}.reserved)-unsafe.Offsetof(C.cd_config{}.reserved)]
 
 func libInit(n uint64, cfg config) (unsafe.Pointer, Status, string) {
 	var h unsafe.Pointer
@@ -412,6 +434,30 @@ func libDotEachRow(h unsafe.Pointer, rows, n uint64, results []float64) (Status,
 	var m *C.char
 	st := Status(C.cd_dot_each_row(h, C.uint64_t(rows), C.uint64_t(n), (*C.double)(first0(results)), &m))
 	return st, takeMessage(m)
+}
+
+// libHasExact reports whether the library (1.13 or later) has cudot_get_mode and
+// cudot_join_exact_partials: the exact mode of contexts and its partials.
+func libHasExact() bool { return C.cd_has_exact() != 0 }
+
+// libGetMode calls cudot_get_mode; ok is false when the library (older than 1.13) lacks it.
+func libGetMode(h unsafe.Pointer, mode *int32) (st Status, ok bool, msg string) {
+	if !libHasExact() {
+		return StatusOK, false, ""
+	}
+	var md C.int32_t
+	var m *C.char
+	st = Status(C.cd_get_mode(h, &md, &m))
+	*mode = int32(md)
+	return st, true, takeMessage(m)
+}
+
+// libJoinExactPartials joins len(partials)/ExactPartialBytes exact partials.
+func libJoinExactPartials(partials []byte) (float64, Status, string) {
+	var r C.double
+	var m *C.char
+	st := Status(C.cd_join_exact_partials(first0(partials), C.uint64_t(len(partials)/ExactPartialBytes), &r, &m))
+	return float64(r), st, takeMessage(m)
 }
 
 // libHasPartials reports whether the library (1.2 or later) has cudot_tile_partials and

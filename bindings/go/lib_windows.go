@@ -67,6 +67,8 @@ var procs struct {
 	dotRows *syscall.Proc // since 1.9; nil with an older library
 
 	getRows, dotEachRow *syscall.Proc // since 1.10; nil with an older library
+
+	getMode, joinExactPartials *syscall.Proc // since 1.13; nil with an older library
 }
 
 func openLibrary(path string) error {
@@ -99,6 +101,8 @@ func openLibrary(path string) error {
 	procs.dotRows, _ = dll.FindProc("cudot_dot_rows") // optional: new in 1.9
 	procs.getRows, _ = dll.FindProc("cudot_get_rows") // optional: new in 1.10, like the next
 	procs.dotEachRow, _ = dll.FindProc("cudot_dot_each_row")
+	procs.getMode, _ = dll.FindProc("cudot_get_mode") // optional: new in 1.13, like the next
+	procs.joinExactPartials, _ = dll.FindProc("cudot_join_exact_partials")
 	// The DLL is never released: contexts may use it until the process exits.
 	return nil
 }
@@ -235,6 +239,34 @@ func libDotEachRow(h unsafe.Pointer, rows, n uint64, results []float64) (Status,
 		r, _, _ := procs.dotEachRow.Call(uintptr(h), uintptr(rows), uintptr(n), uintptr(p))
 		return r
 	})
+}
+
+// libHasExact reports whether the library (1.13 or later) has cudot_get_mode and
+// cudot_join_exact_partials: the exact mode of contexts and its partials.
+func libHasExact() bool { return procs.getMode != nil && procs.joinExactPartials != nil }
+
+// libGetMode calls cudot_get_mode; ok is false when the library (older than 1.13) lacks it.
+func libGetMode(h unsafe.Pointer, mode *int32) (st Status, ok bool, msg string) {
+	if !libHasExact() {
+		return StatusOK, false, ""
+	}
+	st, msg = callOn(uintptr(h), func() uintptr {
+		r, _, _ := procs.getMode.Call(uintptr(h), uintptr(unsafe.Pointer(mode)))
+		return r
+	})
+	return st, true, msg
+}
+
+// libJoinExactPartials joins len(partials)/ExactPartialBytes exact partials.
+func libJoinExactPartials(partials []byte) (float64, Status, string) {
+	p := first0(partials) // NULL for none
+	var res float64
+	st, msg := callOn(0, func() uintptr {
+		r, _, _ := procs.joinExactPartials.Call(uintptr(p), uintptr(len(partials)/ExactPartialBytes),
+			uintptr(unsafe.Pointer(&res)))
+		return r
+	})
+	return res, st, msg
 }
 
 // libHasPartials reports whether the library (1.2 or later) has cudot_tile_partials and

@@ -55,6 +55,20 @@ const char *cudot_status_string(int s) { return "fake"; }
 const char *cudot_last_error(const void *c) { return message; }
 `
 
+// fakeLibrary112 is fakeLibrary10 grown to a stand-in for 1.12: cudot_get_dtypes, the partials and the
+// calls on own arrays, but neither cudot_get_mode nor cudot_join_exact_partials (1.13). The binding must
+// refuse the exact mode of contexts and exact partials itself, saying what is missing.
+var fakeLibrary112 = strings.Replace(fakeLibrary10, "return 10000;", "return 11200;", 1) + `
+int cudot_get_dtypes(const void *c, int32_t *x, int32_t *y) { *x = 5; *y = 5; return 0; }
+int cudot_tile_partials(void *c, size_t first, size_t n, void *out) { return 4; }
+int cudot_join_partials(int32_t x, int32_t y, const void *p, size_t tiles, double *r) { *r = 0; return 0; }
+int cudot_dot_arrays(const void *a, double *r) { return 4; }
+int cudot_dot_arrays_async(const void *a, double *r) { return 4; }
+int cudot_tile_partials_arrays(const void *a, void *out) { return 4; }
+int cudot_register_host(const void *p, size_t bytes) { return 4; }
+int cudot_unregister_host(const void *p) { return 4; }
+`
+
 // buildLibrary compiles C code into a shared library and returns its path.
 func buildLibrary(t *testing.T, code string) string {
 	t.Helper()
@@ -107,7 +121,11 @@ func TestLoadFailures(t *testing.T) {
 		want []string // substrings of the helper's one-line report
 	}{
 		{"real library", func(*testing.T) []string { return []string{"CUDOT_LIBRARY=" + real} },
-			[]string{"load=false version=false same=true dtypes=int8*float16 err=<nil> partials=ok"}},
+			[]string{"load=false version=false same=true dtypes=int8*float16 err=<nil> partials=ok exact=ok mode=0 " +
+				"exact arrays: <nil>"}},
+		{"real library, exact mode", func(*testing.T) []string {
+			return []string{"CUDOT_LIBRARY=" + real, helperExactEnv + "=1"}
+		}, []string{"load=false version=false same=true dtypes=int8*float16 err=<nil> partials=ok exact=ok mode=1"}},
 		// The helper asks for YDType Float16: a 1.0 library refuses the non-zero byte past 16 ...
 		{"1.0 library refuses y_dtype", func(t *testing.T) []string { return []string{"CUDOT_LIBRARY=" + buildLibrary(t, fakeLibrary10)} },
 			[]string{"load=false version=false same=false dtypes=none", "CUDOT_ERROR_UNSUPPORTED: fake 1.0: options newer than 1.0"}},
@@ -116,12 +134,27 @@ func TestLoadFailures(t *testing.T) {
 		// whole one (wait_ms too): zero bytes past the 16 it knows, which it accepts ...
 		{"1.0 library without cudot_get_dtypes", func(t *testing.T) []string {
 			return []string{"CUDOT_LIBRARY=" + buildLibrary(t, fakeLibrary10), helperSameTypeEnv + "=1"}
-		}, []string{"load=false version=false same=true dtypes=int8*int8 err=<nil> partials=unsupported"}},
+		}, []string{"load=false version=false same=true dtypes=int8*int8 err=<nil> partials=unsupported exact=unsupported mode=0"}},
 		// ... and a non-zero WaitMS, which it (like any library older than 1.5) refuses.
 		{"1.0 library refuses WaitMS", func(t *testing.T) []string {
 			return []string{"CUDOT_LIBRARY=" + buildLibrary(t, fakeLibrary10), helperSameTypeEnv + "=1",
 				helperWaitMSEnv + "=500"}
 		}, []string{"load=false version=false same=false dtypes=none", "CUDOT_ERROR_UNSUPPORTED: fake 1.0: options newer than 1.0"}},
+		// The exact mode is refused by the binding, which finds no cudot_get_mode, before the library
+		// sees it.
+		{"1.0 library: no exact mode", func(t *testing.T) []string {
+			return []string{"CUDOT_LIBRARY=" + buildLibrary(t, fakeLibrary10), helperSameTypeEnv + "=1", helperExactEnv + "=1"}
+		}, []string{"load=false version=false same=false dtypes=none", "cudot: New: CUDOT_ERROR_UNSUPPORTED: the loaded " +
+			"library, 1.0.0, has no exact mode for contexts (cudot_get_mode): Options.Mode 1 needs 1.13"}},
+		{"1.12 library: no exact mode", func(t *testing.T) []string {
+			return []string{"CUDOT_LIBRARY=" + buildLibrary(t, fakeLibrary112), helperSameTypeEnv + "=1", helperExactEnv + "=1"}
+		}, []string{"load=false version=false same=false dtypes=none", "cudot: New: CUDOT_ERROR_UNSUPPORTED: the loaded " +
+			"library, 1.12.0, has no exact mode for contexts (cudot_get_mode): Options.Mode 1 needs 1.13",
+			"partials=ok exact=unsupported mode=none exact arrays: cudot: TilePartialsExact: CUDOT_ERROR_UNSUPPORTED: " +
+				"the loaded library has no cudot_join_exact_partials (exact partials need 1.13)"}},
+		{"1.12 library: canonical contexts", func(t *testing.T) []string {
+			return []string{"CUDOT_LIBRARY=" + buildLibrary(t, fakeLibrary112), helperSameTypeEnv + "=1"}
+		}, []string{"load=false version=false same=true dtypes=int8*int8 err=<nil> partials=ok exact=unsupported mode=0"}},
 		// A file that does not load says what CUDOT_LIBRARY must name ...
 		{"missing file", func(*testing.T) []string { return []string{"CUDOT_LIBRARY=/nonexistent/libcudot.so"} },
 			[]string{"load=true version=false same=true", "/nonexistent/libcudot.so", explicitHint}},

@@ -13,12 +13,22 @@ const (
 	TileElements = 8192
 	// PartialBytes is CUDOT_PARTIAL_BYTES, the size of one tile's partial sum.
 	PartialBytes = 16
+	// ExactPartialBytes is CUDOT_EXACT_PARTIAL_BYTES, the size of one exact partial: the unrounded exact
+	// sum of a piece's products, which TilePartials gives for a Context in ModeExact (and
+	// TilePartialsExact for Arrays), for JoinExactPartials.
+	ExactPartialBytes = 1120
 )
 
 // errNoPartials answers a partials call on a library older than 1.2.
 func errNoPartials(op string) error {
 	return &Error{Op: op, Status: StatusUnsupported,
 		Message: "the loaded library has no cudot_tile_partials/cudot_join_partials (they need 1.2)"}
+}
+
+// errNoExact answers the exact mode's partials on a library older than 1.13.
+func errNoExact(op string) error {
+	return &Error{Op: op, Status: StatusUnsupported,
+		Message: "the loaded library has no cudot_join_exact_partials (exact partials need 1.13)"}
 }
 
 // TilePartials returns the partial sums of the tiles of elements [first, first+n) of x and y, taking
@@ -32,6 +42,11 @@ func errNoPartials(op string) error {
 // the same byte order, may read them. n == 0 gives an empty slice. A range beyond Capacity (or a
 // negative first or n) is ErrInvalidArgument; after Close, ErrClosed. GPU contexts compute on their
 // GPU.
+//
+// A Context in ModeExact has no tiles: it returns one exact partial of ExactPartialBytes, the exact
+// sum of the products of elements [first, first+n) (n == 0 included), whatever first and n. Exact
+// partials of any pieces (any cuts, any element types) join with JoinExactPartials, in any order, to
+// the correctly rounded dot of all their elements.
 func (c *Context) TilePartials(first, n int) ([]byte, error) {
 	const op = "TilePartials"
 	c.mu.Lock()
@@ -48,7 +63,11 @@ func (c *Context) TilePartials(first, n int) ([]byte, error) {
 	if !libHasPartials() {
 		return nil, errNoPartials(op)
 	}
-	out := make([]byte, (n+TileElements-1)/TileElements*PartialBytes)
+	size := (n + TileElements - 1) / TileElements * PartialBytes
+	if c.mode == ModeExact {
+		size = ExactPartialBytes // what the library writes in this mode, whatever n
+	}
+	out := make([]byte, size)
 	if st, msg := libTilePartials(c.h, uint64(first), uint64(n), out); st != StatusOK {
 		return nil, statusError(op, st, msg)
 	}
@@ -80,6 +99,33 @@ func JoinPartials(xType, yType DType, partials []byte) (float64, error) {
 		yType = xType
 	}
 	r, st, msg := libJoinPartials(xType, yType, partials)
+	if st != StatusOK {
+		return 0, statusError(op, st, msg)
+	}
+	return r, nil
+}
+
+// JoinExactPartials returns the correctly rounded dot from exact partials placed back to back
+// (ExactPartialBytes each): those of TilePartials on Contexts in ModeExact and of TilePartialsExact,
+// in any order, of any element types. It is the exact sum of all their products rounded once, the bits
+// DotExact (or Dot on one Context in ModeExact) gives for all their elements; no partials give +0.
+// A length that is not a multiple of ExactPartialBytes, or bytes that are not an exact partial of a
+// library of this major version, is ErrInvalidArgument (the library's message names the partial's
+// index). Needs library 1.13 (older ones answer ErrUnsupported).
+func JoinExactPartials(partials []byte) (float64, error) {
+	const op = "JoinExactPartials"
+	if err := Load(); err != nil {
+		return 0, err
+	}
+	if len(partials)%ExactPartialBytes != 0 {
+		return 0, &Error{Op: op, Status: StatusInvalidArgument,
+			Message: fmt.Sprintf("%d bytes of partials are not a multiple of ExactPartialBytes (%d)", len(partials),
+				ExactPartialBytes)}
+	}
+	if !libHasExact() {
+		return 0, errNoExact(op)
+	}
+	r, st, msg := libJoinExactPartials(partials)
 	if st != StatusOK {
 		return 0, statusError(op, st, msg)
 	}

@@ -6,8 +6,9 @@ import "fmt"
 // Dot, whatever the batch. In this version the CPU computes batches of host memory (Go slices, and
 // page-locked memory); rows in device or managed memory are refused (ErrUnsupported).
 
-// Mode is cudot_mode (library 1.11): how a dot is summed. DotExact and DotExactOn use ModeExact; every
-// other call of this package the canonical order.
+// Mode is cudot_mode (library 1.11): how a dot is summed. DotExact, DotExactOn, TilePartialsExact and
+// TilePartialsExactOn use ModeExact, and a Context its Options.Mode (library 1.13); every other call of
+// this package the canonical order.
 type Mode int32
 
 const (

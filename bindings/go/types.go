@@ -110,4 +110,10 @@ type Options struct {
 	// Zero (or 1) means one row. Needs library version 1.10 when above 1: an older one answers
 	// ErrUnsupported.
 	Rows int
+	// Mode is how Dot, DotN and TilePartials sum (cudot_config.mode); zero means ModeCanonical.
+	// ModeExact makes every Dot and DotN the correctly rounded dot (what DotExact gives for the same
+	// values), and TilePartials one exact partial of ExactPartialBytes for JoinExactPartials; DotEachRow
+	// and RowDots are then refused (ErrUnsupported). Needs library version 1.13: with an older one New
+	// answers ErrUnsupported for any Mode but zero.
+	Mode Mode
 }

@@ -98,8 +98,8 @@ func TestRowsReachTheLibrary(t *testing.T) {
 				t.Fatalf("New did not report the spy's refusal: %q", out)
 			}
 			got := spyFields(t, out)
-			if got["size"] != got["sizeof"] || got["sizeof"] != 32 {
-				t.Errorf("the binding passed a config of %d bytes; cudot.h's is %d (32 since 1.10)", got["size"], got["sizeof"])
+			if got["size"] != got["sizeof"] || got["sizeof"] != 40 {
+				t.Errorf("the binding passed a config of %d bytes; cudot.h's is %d (40 since 1.13)", got["size"], got["sizeof"])
 			}
 			want := map[string]int64{"n": 1, "dtype": int64(cudot.Int8), "memory": int64(cudot.Host), "device": 0,
 				"y_dtype": int64(cudot.Float16), "wait_ms": 77, "rows": c.wire}

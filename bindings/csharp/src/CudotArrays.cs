@@ -104,16 +104,40 @@ namespace Cudot
 
         /// <summary>TilePartials into the caller's buffer, which must hold TileCount(n) * PartialBytes bytes
         /// at least; returns the number of bytes written.</summary>
-        public static unsafe int TilePartials(DotSpan x, DotSpan y, Span<byte> destination)
+        public static int TilePartials(DotSpan x, DotSpan y, Span<byte> destination)
+        {
+            return SpanPartials(x, y, destination, Mode.Canonical);
+        }
+
+        /// <summary>The exact partial of x and y (library 1.13, cudot_tile_partials_arrays in CUDOT_MODE_EXACT):
+        /// CudotLibrary.ExactPartialBytes opaque bytes, whatever the length (0 included), for
+        /// CudotLibrary.JoinExactPartials, which joins the partials of any pieces, in any order, into
+        /// DotExact of all their elements. Throws as DotExact; a library older than 1.13 throws Unsupported.</summary>
+        public static byte[] ExactPartial(DotSpan x, DotSpan y)
+        {
+            var partial = new byte[CudotLibrary.ExactPartialBytes];
+            ExactPartial(x, y, partial);
+            return partial;
+        }
+
+        /// <summary>ExactPartial into the caller's buffer (e.g. its slot of a gather buffer), which must hold
+        /// ExactPartialBytes bytes at least; returns the number of bytes written.</summary>
+        public static int ExactPartial(DotSpan x, DotSpan y, Span<byte> destination)
+        {
+            return SpanPartials(x, y, destination, Mode.Exact);
+        }
+
+        static unsafe int SpanPartials(DotSpan x, DotSpan y, Span<byte> destination, Mode mode)
         {
             long n = CommonLength(x, y);
-            int bytes = CudotLibrary.PartialsLength(n, destination.Length);
+            int bytes = CudotLibrary.PartialsLength(n, destination.Length, mode == Mode.Exact);
             int status;
             fixed (byte* px = &MemoryMarshal.GetReference(x.Memory))
             fixed (byte* py = &MemoryMarshal.GetReference(y.Memory))
             fixed (byte* pd = &MemoryMarshal.GetReference(destination))
             {
                 NativeArrays a = Describe(n, Operand(x, px), Operand(y, py), IntPtr.Zero, IntPtr.Zero, IntPtr.Zero, "cudot_tile_partials_arrays");
+                a.Mode = (int)mode;
                 status = Api.TilePartialsArrays(&a, pd);
             }
             Check(status);
@@ -130,10 +154,32 @@ namespace Cudot
         }
 
         /// <summary>TilePartials of operands given by address into the caller's buffer; returns the bytes written.</summary>
-        public static unsafe int TilePartials(DotPointer x, DotPointer y, long n, IntPtr stream, Span<byte> destination)
+        public static int TilePartials(DotPointer x, DotPointer y, long n, IntPtr stream, Span<byte> destination)
         {
-            int bytes = CudotLibrary.PartialsLength(n, destination.Length);
+            return PointerPartials(x, y, n, stream, destination, Mode.Canonical);
+        }
+
+        /// <summary>The exact partial (see ExactPartial(DotSpan, DotSpan)) of n elements of two operands given
+        /// by address, computed where DotExact(DotPointer, ...) computes; a blocking call. Returns
+        /// ExactPartialBytes bytes.</summary>
+        public static byte[] ExactPartial(DotPointer x, DotPointer y, long n, IntPtr stream = default(IntPtr))
+        {
+            var partial = new byte[CudotLibrary.ExactPartialBytes];
+            ExactPartial(x, y, n, stream, partial);
+            return partial;
+        }
+
+        /// <summary>ExactPartial of operands given by address into the caller's buffer; returns the bytes written.</summary>
+        public static int ExactPartial(DotPointer x, DotPointer y, long n, IntPtr stream, Span<byte> destination)
+        {
+            return PointerPartials(x, y, n, stream, destination, Mode.Exact);
+        }
+
+        static unsafe int PointerPartials(DotPointer x, DotPointer y, long n, IntPtr stream, Span<byte> destination, Mode mode)
+        {
+            int bytes = CudotLibrary.PartialsLength(n, destination.Length, mode == Mode.Exact);
             NativeArrays a = Describe(n, Operand(x), Operand(y), stream, x.Ready, y.Ready, "cudot_tile_partials_arrays");
+            a.Mode = (int)mode;
             fixed (byte* pd = &MemoryMarshal.GetReference(destination))
                 Check(Api.TilePartialsArrays(&a, pd));
             return bytes;

@@ -33,6 +33,7 @@ namespace Cudot
         readonly long capacity;     // rows * rowLength
         readonly long rows, rowLength;
         readonly DType xType, yType;   // as the library reports them (cudot_get_dtypes)
+        readonly bool exact;        // as the library reports it (cudot_get_mode): sizes TilePartials' output
         volatile bool disposed;     // set by Dispose before the handle closes; see Lease
 
         /// <summary>Element type of x (the same as XDType; kept from the 1.0 binding).</summary>
@@ -54,6 +55,10 @@ namespace Cudot
         public CudotContext(long n, DType dtype, Memory memory, int device, DType? yDType, uint waitMs)
             : this(n, dtype, memory, device, yDType, waitMs, 1) { }
 
+        /// <summary>The 1.10 binding's constructor, kept so that code compiled against it still binds.</summary>
+        public CudotContext(long n, DType dtype, Memory memory, int device, DType? yDType, uint waitMs, long rows)
+            : this(n, dtype, memory, device, yDType, waitMs, rows, false) { }
+
         /// <summary>Creates a context for n elements (cudot_init): x of dtype, y of yDType (null: the same
         /// as dtype). waitMs bounds, in milliseconds, how long one call of a GPU strategy waits for the GPU
         /// (0: the library's default, DefaultWaitMs plus 2 s per GiB the call reads); a call that waits
@@ -61,9 +66,12 @@ namespace Cudot
         /// needs library 1.5 (older ones throw Unsupported). rows (library 1.10 when above 1; older ones
         /// throw Unsupported) makes buffers of rows rows of n elements each, row-major: Capacity is rows * n,
         /// row r is the window (r * n, n) of the views, and DotEachRow dots the rows one by one, while Dot
-        /// sees each buffer as one vector of rows * n elements. Throws CudotException on failure.</summary>
+        /// sees each buffer as one vector of rows * n elements. exact (library 1.13; older ones throw
+        /// Unsupported) makes a context in the exact mode: Dot and Dot(n) give the correctly rounded dot, as
+        /// CudotArrays.DotExact does, and TilePartials one exact partial for CudotLibrary.JoinExactPartials;
+        /// DotEachRow throws Unsupported on it. Throws CudotException on failure.</summary>
         public unsafe CudotContext(long n, DType dtype = DType.Float32, Memory memory = Memory.Auto, int device = 0, DType? yDType = null,
-                                   uint waitMs = 0, long rows = 1)
+                                   uint waitMs = 0, long rows = 1, bool exact = false)
         {
             if (n < 0) throw new ArgumentOutOfRangeException("n", n, "capacity cannot be negative");
             if (rows < 1) throw new ArgumentOutOfRangeException("rows", rows, "a context has at least one row");
@@ -73,12 +81,13 @@ namespace Cudot
 
             // y_dtype 0 means "as dtype"; sending 0 for an equal pair also lets a 1.0 library (which
             // knows only the first 16 bytes and refuses non-zero ones beyond) serve it. WaitMs 0 likewise
-            // keeps the config valid for a library older than 1.5, and Rows 0 (one row) for one older than 1.10.
+            // keeps the config valid for a library older than 1.5, Rows 0 (one row) for one older than 1.10,
+            // and Mode 0 (canonical) for one older than 1.13.
             int yWire = yDType == null || yDType.Value == dtype ? 0 : (int)yDType.Value;
             var config = new NativeConfig
             {
                 Size = (uint)sizeof(NativeConfig), DType = (int)dtype, Memory = (int)memory, Device = device, YDType = yWire,
-                WaitMs = waitMs, Rows = rows == 1 ? 0 : (ulong)rows,
+                WaitMs = waitMs, Rows = rows == 1 ? 0 : (ulong)rows, Mode = exact ? (int)Mode.Exact : (int)Mode.Canonical,
             };
             var h = new CudotSafeHandle(); // allocated before the call, so nothing can fail between init and Attach
             IntPtr raw;
@@ -107,6 +116,7 @@ namespace Cudot
                         xd = yd = dtype == 0 ? (int)DType.Float32 : (int)dtype; // 1.0: no cudot_get_dtypes, no mixed pairs
                     xType = (DType)xd;
                     yType = (DType)yd;
+                    this.exact = QueryExact(lease.Ptr);
                 }
             }
             catch
@@ -147,6 +157,25 @@ namespace Cudot
         public int Device
         {
             get { int m, d; QueryMemory(out m, out d); return d; }
+        }
+
+        /// <summary>True for a context in the exact mode (the constructor's exact), from cudot_get_mode.
+        /// A library older than 1.13 makes only canonical contexts: false.</summary>
+        public bool Exact
+        {
+            get
+            {
+                using (var lease = Lease())
+                    return QueryExact(lease.Ptr);
+            }
+        }
+
+        static bool QueryExact(IntPtr ctx)
+        {
+            if (CudotLibrary.Version < 11300) return false; // no cudot_get_mode, and no exact contexts
+            int mode;
+            Check(Api.GetMode(ctx, out mode), ctx);
+            return mode == (int)Mode.Exact;
         }
 
         void QueryMemory(out int memory, out int device)

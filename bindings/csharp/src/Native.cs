@@ -9,10 +9,11 @@ using System.Text;
 
 namespace Cudot
 {
-    // cudot_config as of 1.10: 32 bytes, fields in header order (scripts/check_bindings_abi.py compares
+    // cudot_config as of 1.13: 40 bytes, fields in header order (scripts/check_bindings_abi.py compares
     // them with cudot.h). Size is sizeof(NativeConfig), so the library reads every field; an older library
     // accepts the fields it lacks only while they are zero (YDType for 1.0, WaitMs before 1.5, Rows before
-    // 1.10). Rows lies at offset 24, a multiple of 8, so no platform pads before it.
+    // 1.10, Mode before 1.13). Rows lies at offset 24, a multiple of 8, so no platform pads before it, and
+    // Mode and Reserved fill the 8 bytes after it, so none pads after it either.
     [StructLayout(LayoutKind.Sequential)]
     internal struct NativeConfig
     {
@@ -23,6 +24,8 @@ namespace Cudot
         public int YDType; // 0: the same as DType
         public uint WaitMs; // 0: the library's default bound on waits for the GPU
         public ulong Rows;  // rows of n elements each; 0: one row
+        public int Mode;    // a Mode; 0: the canonical mode
+        public int Reserved; // must be 0
     }
 
     // cudot_array: one operand of a dot on the caller's own memory (since 1.7).
@@ -48,8 +51,8 @@ namespace Cudot
         public int Mode, Reserved2; // a Mode; Reserved2 must be 0
     }
 
-    // cudot_mode: how a dot is summed (since 1.11). CudotArrays.DotExact uses Exact, every other call of
-    // this binding the canonical order.
+    // cudot_mode: how a dot is summed (since 1.11). CudotArrays.DotExact and ExactPartial, and contexts
+    // made with exact: true (library 1.13), use Exact; every other call of this binding the canonical order.
     internal enum Mode
     {
         Canonical = 0, // cudot's canonical order: the same bits everywhere cudot runs
@@ -109,6 +112,8 @@ namespace Cudot
         internal static extern int cudot_get_rows(IntPtr ctx, out UIntPtr rows, out UIntPtr n);
         [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)] // since 1.10
         internal static extern unsafe int cudot_dot_each_row(IntPtr ctx, UIntPtr rows, UIntPtr n, double* results);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)] // since 1.13
+        internal static extern int cudot_get_mode(IntPtr ctx, out int mode);
         [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
         internal static extern IntPtr cudot_status_string(int status);
         [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)]
@@ -121,6 +126,8 @@ namespace Cudot
         internal static extern unsafe int cudot_tile_partials(IntPtr ctx, UIntPtr first, UIntPtr n, byte* partials);
         [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)] // since 1.2
         internal static extern unsafe int cudot_join_partials(int xDType, int yDType, byte* partials, UIntPtr tiles, out double result);
+        [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)] // since 1.13
+        internal static extern unsafe int cudot_join_exact_partials(byte* partials, UIntPtr count, out double result);
         [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)] // since 1.7
         internal static extern unsafe int cudot_dot_arrays(NativeArrays* a, out double result);
         [DllImport(Lib, ExactSpelling = true, CallingConvention = CallingConvention.Cdecl)] // since 1.7
@@ -186,6 +193,14 @@ namespace Cudot
         internal static unsafe int DotEachRow(IntPtr ctx, ulong rows, ulong n, double* results)
         {
             return Native.cudot_dot_each_row(ctx, new UIntPtr(rows), new UIntPtr(n), results);
+        }
+        // The two below exist from library 1.13 on: callers check CudotLibrary.Version first.
+        [MethodImpl(NoInline)]
+        internal static int GetMode(IntPtr ctx, out int mode) { return Native.cudot_get_mode(ctx, out mode); }
+        [MethodImpl(NoInline)]
+        internal static unsafe int JoinExactPartials(byte* partials, ulong count, out double r)
+        {
+            return Native.cudot_join_exact_partials(partials, new UIntPtr(count), out r);
         }
         [MethodImpl(NoInline)]
         internal static unsafe int TilePartials(IntPtr ctx, ulong first, ulong n, byte* partials)

@@ -5,6 +5,10 @@
 // last one) can compute their partials; one process joins all of them in tile order and gets the
 // same bits as a single context holding the whole vector. The partials are opaque bytes, only for a
 // library of the same major version on a machine of the same byte order: send them, never decode them.
+//
+// The exact mode (library 1.13) has no tiles: its sum is the same in any order, so whatever elements a
+// process holds make one exact partial of ExactPartialBytes, and JoinExactPartials joins any number of
+// them, in any order, into the correctly rounded dot of all their elements.
 using System;
 using System.Runtime.InteropServices;
 
@@ -17,6 +21,10 @@ namespace Cudot
 
         /// <summary>Bytes of one tile's partial sum (CUDOT_PARTIAL_BYTES).</summary>
         public const int PartialBytes = 16;
+
+        /// <summary>Bytes of one exact partial (CUDOT_EXACT_PARTIAL_BYTES): what TilePartials of an exact
+        /// context, or CudotArrays.ExactPartial, gives for any number of elements.</summary>
+        public const int ExactPartialBytes = 1120;
 
         /// <summary>The number of tiles, and so of partials, that n elements make: ceil(n / TileElements).</summary>
         public static long TileCount(long n)
@@ -52,6 +60,35 @@ namespace Cudot
             return r;
         }
 
+        /// <summary>The exact mode's dot from exact partials placed back to back (cudot_join_exact_partials,
+        /// library 1.13): the exact sum of all their elements' products, rounded once, in any order of the
+        /// partials and whatever element types each came from; bitwise what one exact context, or
+        /// CudotArrays.DotExact, gives for all those elements. No partials give +0.0. Throws
+        /// ArgumentException when the length is not a multiple of ExactPartialBytes, CudotException
+        /// (InvalidArgument, the library's message naming the index) for a partial that no cudot wrote,
+        /// or Unsupported before library 1.13.</summary>
+        public static double JoinExactPartials(byte[] partials)
+        {
+            if (partials == null) throw new ArgumentNullException("partials");
+            return JoinExactPartials(new ReadOnlySpan<byte>(partials));
+        }
+
+        /// <summary>JoinExactPartials over a span, e.g. a slice of a receive buffer, without copying.</summary>
+        public static unsafe double JoinExactPartials(ReadOnlySpan<byte> partials)
+        {
+            if (partials.Length % ExactPartialBytes != 0)
+                throw new ArgumentException("partials hold " + partials.Length + " bytes, not a multiple of " +
+                                            ExactPartialBytes + " (exact partials)", "partials");
+            EnsureLoaded();
+            RequireVersion(11300, "cudot_join_exact_partials");
+            double r;
+            int status;
+            fixed (byte* p = &MemoryMarshal.GetReference(partials)) // null for an empty span, which the library accepts with count 0
+                status = Api.JoinExactPartials(p, (ulong)(partials.Length / ExactPartialBytes), out r);
+            CheckWithoutContext(status);
+            return r;
+        }
+
         // For calls whose failure message is thread-local (cudot_last_error(NULL), as after cudot_init):
         // read it now, on this thread, before anything else calls into the library.
         internal static void CheckWithoutContext(int status)
@@ -59,20 +96,21 @@ namespace Cudot
             if (status != 0) throw CudotContext.Error(status, Api.LastError(IntPtr.Zero));
         }
 
-        // A buffer for the partials of n elements, in one array.
-        internal static byte[] NewPartials(long n)
+        // A buffer for the partials of n elements, in one array; exact: one exact partial, whatever n.
+        internal static byte[] NewPartials(long n, bool exact = false)
         {
-            long bytes = TileCount(n) * PartialBytes;
+            long bytes = exact ? ExactPartialBytes : TileCount(n) * PartialBytes;
             if (bytes > int.MaxValue)
                 throw new ArgumentOutOfRangeException("n", n, "the partials would not fit one array; use the Span overload in pieces");
             return new byte[bytes];
         }
 
-        // The bytes the partials of n elements take, after checking that a destination of
-        // destinationLength bytes holds them.
-        internal static int PartialsLength(long n, int destinationLength)
+        // The bytes the partials of n elements take (exact: the one exact partial), after checking that a
+        // destination of destinationLength bytes holds them.
+        internal static int PartialsLength(long n, int destinationLength, bool exact = false)
         {
             long bytes = TileCount(n) * PartialBytes; // checks n >= 0
+            if (exact) bytes = ExactPartialBytes;
             if (destinationLength < bytes)
                 throw new ArgumentException("destination holds " + destinationLength + " bytes; " + bytes + " are needed", "destination");
             return (int)bytes;
@@ -94,21 +132,24 @@ namespace Cudot
         /// <summary>The partial sums of the tiles of elements [first, first + n) of this context's buffers,
         /// element `first` taken as the first element of a tile (only the last tile may be short):
         /// TileCount(n) * PartialBytes opaque bytes for CudotLibrary.JoinPartials (cudot_tile_partials).
+        /// On an Exact context: one exact partial of the elements, CudotLibrary.ExactPartialBytes bytes
+        /// whatever n (0 included), for CudotLibrary.JoinExactPartials; `first` need not start a tile.
         /// first + n beyond Capacity is InvalidArgument; ObjectDisposedException after Dispose.
         /// Do not write to the buffers meanwhile from another thread, as for Dot.</summary>
         public byte[] TilePartials(long first, long n)
         {
-            byte[] partials = CudotLibrary.NewPartials(n);
+            byte[] partials = CudotLibrary.NewPartials(n, exact);
             TilePartials(first, n, partials);
             return partials;
         }
 
         /// <summary>TilePartials into a caller's buffer (e.g. its slot of a gather buffer), which must hold
-        /// at least TileCount(n) * PartialBytes bytes. Returns the number of bytes written.</summary>
+        /// at least TileCount(n) * PartialBytes bytes (ExactPartialBytes on an Exact context). Returns the
+        /// number of bytes written.</summary>
         public unsafe int TilePartials(long first, long n, Span<byte> destination)
         {
             if (first < 0) throw new ArgumentOutOfRangeException("first", first, "cannot be negative");
-            int bytes = CudotLibrary.PartialsLength(n, destination.Length);
+            int bytes = CudotLibrary.PartialsLength(n, destination.Length, exact);
             using (var lease = Lease())
             {
                 CudotLibrary.RequireVersion(10200, "cudot_tile_partials");

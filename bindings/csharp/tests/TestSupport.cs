@@ -285,11 +285,11 @@ namespace Cudot.Tests
         public static bool Required { get { return Environment.GetEnvironmentVariable("CUDOT_TEST_GPU") == "1"; } }
 
         public static CudotContext OpenOrSkip(long n, DType dtype, Memory memory, DType? yDType = null, int device = 0, uint waitMs = 0,
-                                              long rows = 1)
+                                              long rows = 1, bool exact = false)
         {
             try
             {
-                return new CudotContext(n, dtype, memory, device, yDType, waitMs, rows);
+                return new CudotContext(n, dtype, memory, device, yDType, waitMs, rows, exact);
             }
             catch (CudotException e) when (e.Status == Status.NoDevice)
             {

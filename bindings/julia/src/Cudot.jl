@@ -43,6 +43,12 @@ of two matrices, a vector against every column of a matrix, the segments of two 
 
 See [`Cudot.dot_columns`](@ref), [`Cudot.dot_columns!`](@ref), [`Cudot.dot_segments`](@ref).
 
+Exact contexts (cudot 1.13): `CudotContext(n; exact=true)` computes every `dot` as the correctly
+rounded dot (the bits of `Cudot.dot_arrays(x, y; exact=true)`); `Cudot.tile_partials(ctx, ...)` of
+such a context gives one exact partial of `Cudot.EXACT_PARTIAL_BYTES` bytes, and
+`Cudot.join_exact_partials` joins such partials, in any order, to the bits of the whole. See
+[`Cudot.isexact`](@ref), [`Cudot.join_exact_partials`](@ref).
+
 The C library is found when the package loads: `ENV["CUDOT_LIBRARY"]` (a path) first, then the
 `"library"` preference set by [`Cudot.set_library!`](@ref), otherwise the soname `libcudot.so.1`,
 otherwise `Libdl.find_library(["libcudot", "cudot"])`; without an explicit path, a library of
@@ -122,13 +128,17 @@ const _ARRAYS_SINCE = v"1.7.0"
 # cudot_dot_each_row; src/context_rows.jl).
 const _CONTEXT_ROWS_SINCE = v"1.10.0"
 
+# The first library version with exact contexts (cudot_config.mode, cudot_get_mode) and exact
+# partials (cudot_join_exact_partials).
+const _EXACT_CONTEXTS_SINCE = v"1.13.0"
+
 # How a batch of dots names its rows (cudot_rows_layout, library 1.9; src/rows.jl).
 const _ROWS_STRIDED = Int32(0)      # row i of x at element i * x_row_stride of x.data; likewise y
 const _ROWS_SEGMENTED = Int32(1)    # one long x and y cut by count + 1 offsets
 const _ROWS_POINTERS = Int32(2)     # row i of x at x_rows[i], of y at y_rows[i] (not used here)
-# cudot_mode (1.11): how a dot is summed.
+# cudot_mode (1.11): how a dot is summed. Since 1.13 also a context's (cudot_config.mode).
 const _MODE_CANONICAL = Int32(0)   # cudot's canonical order: the same bits everywhere cudot runs
-const _MODE_EXACT = Int32(1)       # the exact sum of the exact products, rounded once (dot_arrays exact=true)
+const _MODE_EXACT = Int32(1)       # the exact sum of the exact products, rounded once (exact=true)
 
 # Memory strategies; the C value is the index in this tuple minus one (CUDOT_MEMORY_AUTO = 0, ...).
 const _MEMORY = (:auto, :pinned, :mapped, :managed, :host)
@@ -166,17 +176,27 @@ const TILE_ELEMENTS = 8192
 "`CUDOT_PARTIAL_BYTES` (16): the size of one tile's partial sum in [`Cudot.tile_partials`](@ref)."
 const PARTIAL_BYTES = 16
 
+"""
+    Cudot.EXACT_PARTIAL_BYTES
+
+`CUDOT_EXACT_PARTIAL_BYTES` (1120): the size of the one exact partial that
+[`Cudot.tile_partials`](@ref) gives for an exact context (`CudotContext(n; exact=true)`) or for
+`Cudot.tile_partials(x, y; exact=true)`, whatever the number of elements, for
+[`Cudot.join_exact_partials`](@ref). Library 1.13.
+"""
+const EXACT_PARTIAL_BYTES = 1120
+
 # The major version of the C ABI this binding was written for.
 const _ABI_MAJOR = 1
 
 # The package's UUID (Project.toml): Julia files preferences under the package, and finds them by it.
 const _UUID = Base.UUID("0f56134a-f92d-4556-8e1b-7047de6221ec")
 
-# struct cudot_config of version 1.10: six 32-bit fields and a 64-bit one at offset 24, 32 bytes,
-# no padding (the same layout as the C struct on every platform cudot supports;
-# scripts/check_bindings_abi.py compares it with cudot.h). An older library accepts it as long as
-# the fields it lacks are zero: it reads the bytes it knows and requires the rest to be zero
-# (y_dtype for 1.0, wait_ms before 1.5, rows before 1.10).
+# struct cudot_config of version 1.13: six 32-bit fields, a 64-bit one at offset 24, then two
+# 32-bit ones at 32 and 36: 40 bytes, no padding (the same layout as the C struct on every platform
+# cudot supports; scripts/check_bindings_abi.py compares it with cudot.h). An older library accepts
+# it as long as the fields it lacks are zero: it reads the bytes it knows and requires the rest to
+# be zero (y_dtype for 1.0, wait_ms before 1.5, rows before 1.10, mode before 1.13).
 struct _Config
     size::UInt32
     dtype::Int32
@@ -185,6 +205,8 @@ struct _Config
     y_dtype::Int32     # 0: the same as dtype
     wait_ms::UInt32    # 0: the library's default bound on waits for the GPU
     rows::UInt64       # rows of n elements each; 0: one row
+    mode::Int32        # _MODE_CANONICAL, or _MODE_EXACT (the constructor's exact=true)
+    reserved::Int32    # must be 0
 end
 
 # ---------------------------------------------------------------------------------------------
@@ -245,6 +267,8 @@ struct _Library
     dot_rows_async::Ptr{Cvoid}
     get_rows::Ptr{Cvoid}              # C_NULL before 1.10, like dot_each_row (src/context_rows.jl)
     dot_each_row::Ptr{Cvoid}
+    get_mode::Ptr{Cvoid}              # C_NULL where the library lacks it (before 1.13), like the next
+    join_exact_partials::Ptr{Cvoid}
     status_string::Ptr{Cvoid}
     last_error::Ptr{Cvoid}
 end
@@ -392,6 +416,11 @@ function _bind_library(handle::Ptr{Cvoid}, version::VersionNumber, path, how)
                     _sym_if_present(handle, :cudot_dot_rows_async),
                     _sym_since(handle, version, _CONTEXT_ROWS_SINCE, :cudot_get_rows, path, how),
                     _sym_since(handle, version, _CONTEXT_ROWS_SINCE, :cudot_dot_each_row, path, how),
+                    # By presence, as cudot_dot_rows: a library without them (before 1.13, or a
+                    # stand-in such as the tests' config spy) still loads; only exact contexts and
+                    # join_exact_partials need them, and they say so (status 4).
+                    _sym_if_present(handle, :cudot_get_mode),
+                    _sym_if_present(handle, :cudot_join_exact_partials),
                     _sym(handle, :cudot_status_string, path, how),
                     _sym(handle, :cudot_last_error, path, how))
 end
@@ -660,9 +689,10 @@ end
 end
 
 """
-    CudotContext(n; eltype=Float32, y_eltype=eltype, memory=:auto, device=0, wait_ms=0, rows=1)
-    CudotContext{Tx}(n; y_eltype=Tx, memory=:auto, device=0, wait_ms=0, rows=1)
-    CudotContext{Tx,Ty}(n; memory=:auto, device=0, wait_ms=0, rows=1)
+    CudotContext(n; eltype=Float32, y_eltype=eltype, memory=:auto, device=0, wait_ms=0, rows=1,
+                 exact=false)
+    CudotContext{Tx}(n; y_eltype=Tx, memory=:auto, device=0, wait_ms=0, rows=1, exact=false)
+    CudotContext{Tx,Ty}(n; memory=:auto, device=0, wait_ms=0, rows=1, exact=false)
     CudotContext(f, n; kwargs...)        # do-block form: closes the context when f returns
 
 A cudot context: two input buffers of capacity `n` elements, `x` of element type `eltype` (`Tx`)
@@ -687,6 +717,13 @@ product.
   input views are `n × rows` matrices, column `j` being row `j` of the C buffers, and
   [`Cudot.dot_each_row`](@ref) dots them one by one. Needs cudot 1.10 when above 1 (an older
   library answers status 4, UNSUPPORTED); below 1 it is status 1, before the library is called.
+- `exact`: `true` makes an exact context (`cudot_config.mode = CUDOT_MODE_EXACT`): every `dot`
+  is the correctly rounded dot, the exact sum of the exact products rounded once (the bits of
+  `Cudot.dot_arrays(x, y; exact=true)` on the same values, on every memory strategy), and
+  [`Cudot.tile_partials`](@ref) gives one exact partial for [`Cudot.join_exact_partials`](@ref).
+  [`Cudot.dot_each_row`](@ref) is refused on it (status 4) in this version. See
+  [`Cudot.isexact`](@ref). Needs cudot 1.13 when `true` (an older library answers status 4,
+  UNSUPPORTED).
 
 Fill the buffers through [`inputs`](@ref) (or `ctx.x` and `ctx.y`, the same views), then call
 [`dot`](@ref). Release the context with `close(ctx)` (idempotent) or use the do-block form. A
@@ -713,8 +750,8 @@ mutable struct CudotContext{Tx<:_Eltype,Ty<:_Eltype}
     lock::ReentrantLock      # serializes calls and keeps close from racing them
 
     function CudotContext{Tx,Ty}(n::Integer; memory::Union{Symbol,AbstractString}=:auto,
-                                 device::Integer=0, wait_ms::Integer=0,
-                                 rows::Integer=1) where {Tx<:_Eltype,Ty<:_Eltype}
+                                 device::Integer=0, wait_ms::Integer=0, rows::Integer=1,
+                                 exact::Bool=false) where {Tx<:_Eltype,Ty<:_Eltype}
         mcode = _memory_code(Symbol(memory))
         0 <= n <= typemax(Int) ||
             throw(CudotError(ERROR_INVALID_ARGUMENT, string("cudot_init: capacity n = ", n,
@@ -740,10 +777,11 @@ mutable struct CudotContext{Tx<:_Eltype,Ty<:_Eltype}
         end
         # y_dtype 0 means "the same as dtype": used whenever the C types agree (also Bool with
         # UInt8), which keeps the request valid for a 1.0 library; wait_ms 0 likewise before 1.5,
-        # and rows 0 (one row) before 1.10.
+        # rows 0 (one row) before 1.10, and mode 0 (canonical) before 1.13.
         cfg = _Config(UInt32(sizeof(_Config)), xcode, mcode, Int32(device),
                       ycode == xcode ? Int32(0) : ycode, UInt32(wait_ms),
-                      rows == 1 ? UInt64(0) : UInt64(rows))
+                      rows == 1 ? UInt64(0) : UInt64(rows),
+                      exact ? _MODE_EXACT : _MODE_CANONICAL, Int32(0))
         st, p, msg = _init(h, Csize_t(n), cfg)
         st == OK || throw(CudotError(st, msg))
 
@@ -776,16 +814,19 @@ end
 
 function CudotContext(n::Integer; eltype=Float32, y_eltype=eltype,
                       memory::Union{Symbol,AbstractString}=:auto, device::Integer=0,
-                      wait_ms::Integer=0, rows::Integer=1)
+                      wait_ms::Integer=0, rows::Integer=1, exact::Bool=false)
     Tx = _checked_eltype(eltype, "eltype")
     Ty = _checked_eltype(y_eltype, "y_eltype")
-    return CudotContext{Tx,Ty}(n; memory=memory, device=device, wait_ms=wait_ms, rows=rows)
+    return CudotContext{Tx,Ty}(n; memory=memory, device=device, wait_ms=wait_ms, rows=rows,
+                               exact=exact)
 end
 
 function CudotContext{Tx}(n::Integer; y_eltype=Tx, memory::Union{Symbol,AbstractString}=:auto,
-                          device::Integer=0, wait_ms::Integer=0, rows::Integer=1) where {Tx<:_Eltype}
+                          device::Integer=0, wait_ms::Integer=0, rows::Integer=1,
+                          exact::Bool=false) where {Tx<:_Eltype}
     Ty = _checked_eltype(y_eltype, "y_eltype")
-    return CudotContext{Tx,Ty}(n; memory=memory, device=device, wait_ms=wait_ms, rows=rows)
+    return CudotContext{Tx,Ty}(n; memory=memory, device=device, wait_ms=wait_ms, rows=rows,
+                               exact=exact)
 end
 
 function CudotContext(f::Function, n::Integer; kwargs...)
@@ -935,6 +976,9 @@ How it is summed depends on the pair of element types:
 - otherwise (`Float32`, `Float16`, bfloat16, and integers with those): every product exact in
   `Float64`, summed in `Float64`.
 
+A context made with `exact=true` instead returns the correctly rounded dot for every pair: the
+exact sum of the exact products, rounded once (see [`Cudot.isexact`](@ref)).
+
 These are methods of `LinearAlgebra.dot` (re-exported by Cudot, so `using Cudot` is enough and
 `using LinearAlgebra` alongside causes no conflict). `dot(x, y)` on the context's own views is the
 same call (see [`CudotVector`](@ref)). The result is bitwise identical on every call for the same
@@ -1009,6 +1053,31 @@ function capacity(ctx::CudotContext)
         st = ccall(h.get_capacity, Cint, (Ptr{Cvoid}, Ref{Csize_t}), p, n)
         st == OK || _throw_ctx_error(h, p, st, "cudot_get_capacity")
         Int(n[])
+    end
+end
+
+# The context's cudot_mode (cudot_get_mode), asked with the context locked (inside _locked). A
+# library without cudot_get_mode (before 1.13) makes canonical contexts only: it answers a config
+# that asks for another mode with status 4, so no context of it can be exact.
+function _get_mode(h::_Library, p::Ptr{Cvoid})
+    h.get_mode == C_NULL && return _MODE_CANONICAL
+    m = Ref{Int32}(0)
+    st = ccall(h.get_mode, Cint, (Ptr{Cvoid}, Ref{Int32}), p, m)
+    st == OK || _throw_ctx_error(h, p, st, "cudot_get_mode")
+    return m[]
+end
+
+"""
+    Cudot.isexact(ctx::CudotContext) -> Bool
+
+Whether the context was made with `exact=true` (`cudot_get_mode` reports `CUDOT_MODE_EXACT`): its
+`dot` is then the correctly rounded dot and [`Cudot.tile_partials`](@ref) gives one exact partial.
+`false` for every context of a library older than 1.13. A closed context throws `CudotError`
+(status 1).
+"""
+function isexact(ctx::CudotContext)
+    return _locked(ctx) do h, p
+        _get_mode(h, p) == _MODE_EXACT
     end
 end
 
@@ -1318,6 +1387,11 @@ Cudot.TILE_ELEMENTS)` partials of `Cudot.PARTIAL_BYTES` (16) bytes each, in tile
 last tile may be short. `first` is **1-based**, as Julia indices are (the C function's `first` is
 `first - 1`).
 
+An exact context (`exact=true`, library 1.13) has no tiles: it gives ONE exact partial of
+[`Cudot.EXACT_PARTIAL_BYTES`](@ref) (1120) bytes for those elements, whatever `first` and `n`
+(`n = 0` included: the partial of an empty sum), for [`Cudot.join_exact_partials`](@ref), which
+joins such partials in any order.
+
 The bytes are opaque: only [`Cudot.join_partials`](@ref) with the same element types, with a
 library of the same major version on a machine of the same byte order, may read them. Joining the
 partials of all tiles of a vector, in tile order, gives exactly the bits of `dot` on one context
@@ -1344,14 +1418,17 @@ function tile_partials(ctx::CudotContext, first::Integer=1,
     (m <= cap && f0 <= cap - m) ||
         throw(CudotError(ERROR_INVALID_ARGUMENT, string("tile_partials: elements ", first, ":",
               f0 + m, " go beyond the capacity ", cap)))
-    out = Vector{UInt8}(undef, cld(m, TILE_ELEMENTS) * PARTIAL_BYTES)
-    _locked(ctx) do h, p
+    return _locked(ctx) do h, p
         h.tile_partials == C_NULL && _throw_no_partials(h)
+        # The output's size depends on the mode: one exact partial, or one partial per tile. The
+        # mode is asked under the same lock as the call that writes the output.
+        bytes = _get_mode(h, p) == _MODE_EXACT ? EXACT_PARTIAL_BYTES :
+                cld(m, TILE_ELEMENTS) * PARTIAL_BYTES
+        out = Vector{UInt8}(undef, bytes)
         st = _c_tile_partials(h.tile_partials, p, Csize_t(f0), Csize_t(m), out)
         st == OK || _throw_ctx_error(h, p, st, "cudot_tile_partials")
-        nothing
+        out
     end
-    return out
 end
 
 """
@@ -1386,6 +1463,49 @@ end
     st = ccall(h.join_partials, Cint, (Int32, Int32, Ptr{UInt8}, Csize_t, Ref{Cdouble}),
                xcode, ycode, buf, Csize_t(tiles), r)
     st == OK || _throw_global_error(h, st, "cudot_join_partials")
+    return r[]
+end
+
+"""
+    Cudot.join_exact_partials(partials::AbstractVector{UInt8}) -> Float64
+
+The exact mode's dot from exact partials placed back to back (`cudot_join_exact_partials`,
+library 1.13), each of [`Cudot.EXACT_PARTIAL_BYTES`](@ref) (1120) bytes, as
+[`Cudot.tile_partials`](@ref) of an exact context (`exact=true`) or `Cudot.tile_partials(x, y;
+exact=true)` gives them: their exact sum rounded once, the bits that one exact context, or
+`Cudot.dot_arrays(x, y; exact=true)`, holding all their elements returns. Any order, any cuts of
+the vector, any element types (so, unlike [`Cudot.join_partials`](@ref), no types are passed). No
+partials (an empty vector) give `+0.0`.
+
+The bytes are opaque: only a library of the same major version, on a machine of the same byte
+order, may read them.
+
+Errors (`CudotError`, status 1): a length that is not a multiple of `Cudot.EXACT_PARTIAL_BYTES`
+(the binding's own check), or a partial that no cudot wrote (the library's message names its
+index, counted from 0). A library without `cudot_join_exact_partials` (before 1.13) throws
+status 4.
+"""
+function join_exact_partials(partials::AbstractVector{UInt8})
+    len = length(partials)
+    len % EXACT_PARTIAL_BYTES == 0 ||
+        throw(CudotError(ERROR_INVALID_ARGUMENT, string("join_exact_partials: ", len, " bytes are ",
+              "not a whole number of exact partials of ", EXACT_PARTIAL_BYTES, " bytes")))
+    h = _lib()
+    h.join_exact_partials == C_NULL &&
+        throw(CudotError(ERROR_UNSUPPORTED,
+                         string("join_exact_partials needs cudot ", _EXACT_CONTEXTS_SINCE,
+                                " or later; the loaded library (", h.path, ") is ", h.version)))
+    # One contiguous block for C: a Vector as it is, anything else (a view, a range) copied.
+    buf = partials isa Vector{UInt8} ? partials : Vector{UInt8}(partials)
+    return _join_exact(h, buf, len ÷ EXACT_PARTIAL_BYTES)
+end
+
+# As _join: the message of a failure is thread-local, read right after the call.
+@noinline function _join_exact(h::_Library, buf::Vector{UInt8}, count::Int)
+    r = Ref{Cdouble}(0.0)
+    st = ccall(h.join_exact_partials, Cint, (Ptr{UInt8}, Csize_t, Ref{Cdouble}),
+               buf, Csize_t(count), r)
+    st == OK || _throw_global_error(h, st, "cudot_join_exact_partials")
     return r[]
 end
 

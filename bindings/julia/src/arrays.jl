@@ -275,21 +275,29 @@ function dot_arrays!(result::AbstractVector{Float64}, x::AbstractVector, y::Abst
 end
 
 """
-    Cudot.tile_partials(x, y; stream=nothing, x_ready=nothing, y_ready=nothing) -> Vector{UInt8}
+    Cudot.tile_partials(x, y; stream=nothing, x_ready=nothing, y_ready=nothing, exact=false) -> Vector{UInt8}
 
 The partial sums of the tiles of two of the caller's own vectors (`cudot_tile_partials_arrays`),
 element 1 taken as the first element of a tile: `cld(length(x), Cudot.TILE_ELEMENTS)` partials of
 `Cudot.PARTIAL_BYTES` bytes, the same bytes as [`Cudot.tile_partials`](@ref) of a context holding
 the same values, for [`Cudot.join_partials`](@ref). The operands are as for
 [`Cudot.dot_arrays`](@ref) (host or CUDA.jl arrays, any stride), read in place; a blocking call.
+
+`exact=true` (library 1.13; an older one answers status 4) gives instead ONE exact partial of
+[`Cudot.EXACT_PARTIAL_BYTES`](@ref) (1120) bytes, whatever the length (0 included), for
+[`Cudot.join_exact_partials`](@ref): the exact sum of the products, not yet rounded, so that
+partials of any pieces, joined in any order, give the bits of `Cudot.dot_arrays(x, y; exact=true)`
+on the whole.
 """
 function tile_partials(x::AbstractVector, y::AbstractVector; stream=nothing, x_ready=nothing,
-                       y_ready=nothing)
+                       y_ready=nothing, exact::Bool=false)
     h = _arrays_library()
-    out = Vector{UInt8}(undef, cld(length(x), TILE_ELEMENTS) * PARTIAL_BYTES)
+    out = Vector{UInt8}(undef, exact ? EXACT_PARTIAL_BYTES :
+                               cld(length(x), TILE_ELEMENTS) * PARTIAL_BYTES)
     _arrays_call(a -> _c_tile_partials_arrays(h.tile_partials_arrays, a, out), h,
                  "cudot_tile_partials_arrays", x, y, nothing;
-                 stream=stream, x_ready=x_ready, y_ready=y_ready)
+                 stream=stream, x_ready=x_ready, y_ready=y_ready,
+                 mode=exact ? _MODE_EXACT : _MODE_CANONICAL)
     return out
 end
 

@@ -235,11 +235,12 @@ end
 
 @testset "own arrays: the C structs' layout" begin
     if Sys.WORD_SIZE == 64
-        # struct cudot_array and struct cudot_arrays of cudot.h 1.7, as a C compiler lays them out.
+        # struct cudot_array of cudot.h 1.7 and struct cudot_arrays of 1.11 (mode and reserved2
+        # after y_ready), as a C compiler lays them out.
         @test sizeof(Cudot._Array) == 24
         @test [fieldoffset(Cudot._Array, i) for i in 1:4] == [0, 8, 12, 16]
-        @test sizeof(Cudot._Arrays) == 88
-        @test [fieldoffset(Cudot._Arrays, i) for i in 1:8] == [0, 4, 8, 16, 40, 64, 72, 80]
+        @test sizeof(Cudot._Arrays) == 96
+        @test [fieldoffset(Cudot._Arrays, i) for i in 1:10] == [0, 4, 8, 16, 40, 64, 72, 80, 88, 92]
     else
         @test_skip false
     end

@@ -182,9 +182,10 @@ function within_contract(::Type{Tx}, ::Type{Ty}, r::Float64, s::BigFloat, a::Big
 end
 
 # A context of a GPU strategy, or nothing when there is no GPU and GPU tests are not required.
-function gpu_context(n, Tx, Ty, mem; device=0, wait_ms=0, rows=1)
+function gpu_context(n, Tx, Ty, mem; device=0, wait_ms=0, rows=1, exact=false)
     try
-        return CudotContext(n; eltype=Tx, y_eltype=Ty, memory=mem, device=device, wait_ms=wait_ms, rows=rows)
+        return CudotContext(n; eltype=Tx, y_eltype=Ty, memory=mem, device=device, wait_ms=wait_ms, rows=rows,
+                            exact=exact)
     catch err
         if err isa CudotError && err.status == Cudot.ERROR_NO_DEVICE && !GPU_REQUIRED
             return nothing
@@ -1573,7 +1574,7 @@ end
             @test e isa CudotError && e.status == Cudot.ERROR_UNSUPPORTED
             words = split(e.msg)
             got = Dict(String(key) => parse(Int, v) for (key, v) in (split(kv, "=") for kv in words[3:end]))
-            @test got["size"] == got["sizeof"] == sizeof(Cudot._Config) == 32
+            @test got["size"] == got["sizeof"] == sizeof(Cudot._Config) == 40
             @test got["rows"] == wire && got["wait_ms"] == 9 && got["device"] == 3 && got["n"] == 7
         end
     end
@@ -1590,6 +1591,10 @@ include("rows.jl")
 # ---- contexts with rows (1.10)
 
 include("context_rows.jl")
+
+# ---- exact contexts and exact partials (1.13)
+
+include("exact_contexts.jl")
 
 if HAVE_CUDA_JL
     include("cuda_arrays.jl")

@@ -21,6 +21,12 @@ Many dots in one call (library 1.9), each with the bits of its own dot:
 
     cudot.vecdot(table, query)                 # one query against every row of a table (NumPy 2's vecdot)
     cudot.dot_segments(x, y, offsets)          # the dots of x[o[i]:o[i+1]] and y[o[i]:o[i+1]]
+
+The exact dot (library 1.11; contexts and exact partials 1.13), the correctly rounded one:
+
+    cudot.dot(x, y, exact=True)
+    cudot.Context(n, exact=True)               # its dot() is exact; tile_partials() gives one exact partial
+    cudot.join_exact_partials(partials)        # exact partials of pieces, any order: the whole's exact dot
 """
 from . import _lib, _version
 from ._arrays import Registration, dot, dot_async, register_host, tile_partials
@@ -29,7 +35,7 @@ from ._errors import (CudaError, CudotError, InternalError, InvalidArgumentError
                       Status, UnsupportedError)
 from ._lib import LibraryLoadError
 from ._operands import as_bf16
-from ._partials import PARTIAL_BYTES, TILE_ELEMENTS, join_partials
+from ._partials import EXACT_PARTIAL_BYTES, PARTIAL_BYTES, TILE_ELEMENTS, join_exact_partials, join_partials
 from ._rows import dot_segments, vecdot
 from ._types import NAMES as TYPE_NAMES
 from ._types import bf16_from_float, bf16_to_float
@@ -39,7 +45,7 @@ __all__ = ["Context", "CudotError", "InvalidArgumentError", "OutOfMemoryError", 
            "CudaError", "InternalError", "LibraryLoadError", "Status", "DEVICE_ALL", "DEFAULT_WAIT_MS", "MEMORY_NAMES",
            "TYPE_NAMES", "TILE_ELEMENTS", "PARTIAL_BYTES", "join_partials", "bf16_from_float", "bf16_to_float",
            "library_version", "dot", "dot_async", "tile_partials", "as_bf16", "register_host", "Registration",
-           "vecdot", "dot_segments"]
+           "vecdot", "dot_segments", "EXACT_PARTIAL_BYTES", "join_exact_partials"]
 
 # Tracebacks and reprs name the exceptions as users spell them (cudot.LibraryLoadError, not
 # cudot._lib.LibraryLoadError); pickle finds them under the same names.

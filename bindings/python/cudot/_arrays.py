@@ -143,13 +143,18 @@ def dot_async(x: Any, y: Any, out: Any, *, stream: Any = None) -> None:
         check_without_context(fn(ctypes.byref(arrays), address))
 
 
-def tile_partials(x: Any, y: Any, *, stream: Any = None) -> npt.NDArray[np.uint8]:
+def tile_partials(x: Any, y: Any, *, stream: Any = None, exact: bool = False) -> npt.NDArray[np.uint8]:
     """The partial sums of the tiles of x and y (arrays as in dot; element 0 starts a tile), as
-    Context.tile_partials gives them: ceil(n / TILE_ELEMENTS) * PARTIAL_BYTES bytes for join_partials."""
+    Context.tile_partials gives them: ceil(n / TILE_ELEMENTS) * PARTIAL_BYTES bytes for join_partials.
+
+    exact=True (library 1.13): one exact partial of x and y instead, EXACT_PARTIAL_BYTES bytes whatever
+    their length, for join_exact_partials; computed where dot(x, y, exact=True) would compute. True or
+    False only (TypeError otherwise)."""
+    mode = _partials.exact_mode(exact)
     fn = optional_function("cudot_tile_partials_arrays")
-    borrowed, arrays, _ = _prepared(x, y, stream)
+    borrowed, arrays, _ = _prepared(x, y, stream, mode=mode)
     with borrowed:
-        out = _partials.partials_buffer(arrays.n)
+        out = _partials.exact_partial_buffer() if exact else _partials.partials_buffer(arrays.n)
         check_without_context(fn(ctypes.byref(arrays), out.ctypes.data))
     return out
 

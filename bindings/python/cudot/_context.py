@@ -100,6 +100,12 @@ class Context:
     ctx.dot() and ctx.dot(k) still see each buffer as one vector of rows * n elements. rows=None (the
     default) keeps the 1-D views of n elements. A library older than 1.10 refuses rows above 1
     (UnsupportedError).
+
+    exact (library 1.13): every ctx.dot() and ctx.dot(k) gives the correctly rounded dot (the exact sum of
+    the exact products, rounded once: the bits of cudot.dot(x, y, exact=True)), computed where the strategy
+    computes; ctx.tile_partials() gives one exact partial for join_exact_partials; dot_each_row raises
+    UnsupportedError. True or False only (TypeError otherwise). A library older than 1.13 refuses it
+    (UnsupportedError).
     """
     _handle: Optional[_Handle]
     _views: Optional[Tuple[np.ndarray, np.ndarray]]
@@ -107,7 +113,8 @@ class Context:
     _shape: Optional[Tuple[int, int]]
 
     def __init__(self, n: int, dtype: npt.DTypeLike = np.float32, memory: str = "auto", device: int = 0, *,
-                 y_dtype: npt.DTypeLike = None, wait_ms: int = 0, rows: Optional[int] = None) -> None:
+                 y_dtype: npt.DTypeLike = None, wait_ms: int = 0, rows: Optional[int] = None,
+                 exact: bool = False) -> None:
         # What close() and repr() expect, even if init fails (_types gets its real value at the end).
         self._handle = self._views = self._types = self._shape = None  # type: ignore[assignment]
         n = _count(n, "n", _lib.SIZE_MAX)
@@ -119,13 +126,15 @@ class Context:
         if not -2 ** 31 <= device < 2 ** 31:
             raise ValueError(f"cudot: device {device} does not fit a 32-bit int")
         wait_ms = _count(wait_ms, "wait_ms", _WAIT_MS_MAX)
+        mode = _partials.exact_mode(exact)
         tx = _types.lookup(dtype)
         ty = tx if y_dtype is None else _types.lookup(y_dtype)
         # y_dtype 0 ("same as dtype") where the codes agree, so that a 1.0 library still accepts the config;
-        # wait_ms 0 (the default) likewise for a library older than 1.5, and rows 0 (one row) for one older
-        # than 1.10.
+        # wait_ms 0 (the default) likewise for a library older than 1.5, rows 0 (one row) for one older
+        # than 1.10, and mode 0 (canonical) for one older than 1.13.
         config = _lib.Config(ctypes.sizeof(_lib.Config), tx.code, _memory_code(memory), device,
-                             0 if ty.code == tx.code else ty.code, wait_ms, 0 if rows in (None, 1) else rows)
+                             0 if ty.code == tx.code else ty.code, wait_ms, 0 if rows in (None, 1) else rows,
+                             mode, 0)
         ptr = ctypes.c_void_p()
         status = _lib.lib.cudot_init(ctypes.byref(ptr), n, ctypes.byref(config))
         if status != Status.OK:
@@ -214,6 +223,18 @@ class Context:
         return rows.value, n.value
 
     @property
+    def exact(self) -> bool:
+        """Whether the context sums in the exact mode (cudot_get_mode): made with exact=True. False with a
+        library older than 1.13, which has no cudot_get_mode and makes only canonical contexts."""
+        handle = self._live()
+        fn = getattr(_lib.lib, "cudot_get_mode", None)
+        if fn is None:
+            return False
+        mode = ctypes.c_int32()
+        self._check(fn(handle.ptr, ctypes.byref(mode)), handle)
+        return mode.value == _lib.MODE_EXACT
+
+    @property
     def rows(self) -> int:
         """The rows of the buffers (cudot_get_rows): the rows given to Context, or 1."""
         return self._rows_and_length()[0]
@@ -281,7 +302,8 @@ class Context:
         1.10), as a float64 array of `rows` results: result i has the bits of cudot.dot on row i's first n
         elements alone, on every memory strategy. rows defaults to all rows, n to whole rows. out: a
         float64 array of shape (rows,) to write into and return. rows beyond the context's, or n beyond
-        its row length, raise InvalidArgumentError, and nothing is written then."""
+        its row length, raise InvalidArgumentError, and nothing is written then. An exact context raises
+        UnsupportedError (library 1.13 has no exact rows)."""
         handle = self._live()
         fn = optional_function("cudot_dot_each_row")
         all_rows, length = self._rows_and_length()
@@ -303,7 +325,9 @@ class Context:
     def tile_partials(self, first: int = 0, n: Optional[int] = None) -> npt.NDArray[np.uint8]:
         """The partial sums of the tiles of elements [first, first + n) (n defaults to the rest of the
         buffers), element `first` taken as the first element of a tile: a uint8 array of
-        ceil(n / TILE_ELEMENTS) * PARTIAL_BYTES opaque bytes, for cudot.join_partials. Library 1.2."""
+        ceil(n / TILE_ELEMENTS) * PARTIAL_BYTES opaque bytes, for cudot.join_partials. Library 1.2.
+        On an exact context: one exact partial, EXACT_PARTIAL_BYTES opaque bytes whatever n (0 included)
+        and first, for cudot.join_exact_partials. Library 1.13."""
         handle = self._live()
         first = operator.index(first)
         capacity = self.capacity
@@ -313,7 +337,7 @@ class Context:
             raise InvalidArgumentError(Status.INVALID_ARGUMENT, f"cudot: tile_partials of elements [{first}, "
                                        f"{first + n}) are not within the capacity {capacity}")
         fn = optional_function("cudot_tile_partials")
-        out = _partials.partials_buffer(n)
+        out = _partials.exact_partial_buffer() if self.exact else _partials.partials_buffer(n)
         self._check(fn(handle.ptr, first, n, out.ctypes.data), handle)
         return out
 
@@ -344,5 +368,6 @@ class Context:
         if self._handle is None:
             return "<cudot.Context closed>"
         shape = "" if self._shape is None else f"rows={self._shape[0]}, n={self._shape[1]}, "
+        exact = ", exact=True" if self.exact else ""
         return (f"<cudot.Context {shape}capacity={self.capacity}, dtypes={self.dtypes}, memory={self.memory!r}, "
-                f"device={self.device}>")
+                f"device={self.device}{exact}>")

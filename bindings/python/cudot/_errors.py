@@ -99,7 +99,7 @@ def invalid_argument(message: str) -> InvalidArgumentError:
 
 
 def check_without_context(status: int) -> None:
-    """Raise the error for a failed call that has no context to hold its message (cudot_join_partials,
+    """Raise the error for a failed call that has no context to hold its message (the joins of partials,
     the calls on own arrays): the message is read with cudot_last_error(NULL), on this same thread."""
     if status != Status.OK:
         raise CudotError.for_status(status, _lib.last_error(None))

@@ -32,12 +32,14 @@ class LibraryLoadError(ImportError):
 
 
 class Config(ctypes.Structure):
-    """cudot_config as of 1.10 (32 bytes, rows last; scripts/check_bindings_abi.py compares it with cudot.h).
-    An older library reads the fields it knows and accepts the rest while they are 0: a 1.0 library needs
-    y_dtype 0, one older than 1.5 wait_ms 0, one older than 1.10 rows 0 (one row)."""
+    """cudot_config as of 1.13 (40 bytes, reserved last; scripts/check_bindings_abi.py compares it with
+    cudot.h). An older library reads the fields it knows and accepts the rest while they are 0: a 1.0
+    library needs y_dtype 0, one older than 1.5 wait_ms 0, one older than 1.10 rows 0 (one row), one
+    older than 1.13 mode 0 (CUDOT_MODE_CANONICAL). reserved is always 0."""
     _fields_ = [("size", ctypes.c_uint32), ("dtype", ctypes.c_int32),
                 ("memory", ctypes.c_int32), ("device", ctypes.c_int32), ("y_dtype", ctypes.c_int32),
-                ("wait_ms", ctypes.c_uint32), ("rows", ctypes.c_uint64)]
+                ("wait_ms", ctypes.c_uint32), ("rows", ctypes.c_uint64), ("mode", ctypes.c_int32),
+                ("reserved", ctypes.c_int32)]
 
 
 class Array(ctypes.Structure):
@@ -55,7 +57,7 @@ class Arrays(ctypes.Structure):
                 ("y_ready", ctypes.c_void_p), ("mode", ctypes.c_int32), ("reserved2", ctypes.c_int32)]
 
 
-# cudot_mode (1.11)
+# cudot_mode (1.11: cudot_arrays.mode; 1.13: cudot_config.mode too)
 MODE_CANONICAL = 0
 MODE_EXACT = 1
 
@@ -176,7 +178,8 @@ def not_found_message(tried):
 OPTIONAL = {"cudot_get_dtypes": "1.1", "cudot_tile_partials": "1.2", "cudot_join_partials": "1.2",
             "cudot_dot_arrays": "1.7", "cudot_dot_arrays_async": "1.7", "cudot_tile_partials_arrays": "1.7",
             "cudot_register_host": "1.7", "cudot_unregister_host": "1.7", "cudot_dot_rows": "1.9",
-            "cudot_dot_rows_async": "1.9", "cudot_get_rows": "1.10", "cudot_dot_each_row": "1.10"}
+            "cudot_dot_rows_async": "1.9", "cudot_get_rows": "1.10", "cudot_dot_each_row": "1.10",
+            "cudot_get_mode": "1.13", "cudot_join_exact_partials": "1.13"}
 
 
 def _declare(lib):
@@ -191,9 +194,11 @@ def _declare(lib):
         "cudot_get_dtypes": (c_int, [c_void_p, P(ctypes.c_int32), P(ctypes.c_int32)]),
         "cudot_get_capacity": (c_int, [c_void_p, P(c_size_t)]),
         "cudot_get_rows": (c_int, [c_void_p, P(c_size_t), P(c_size_t)]),
+        "cudot_get_mode": (c_int, [c_void_p, P(ctypes.c_int32)]),
         "cudot_dot_each_row": (c_int, [c_void_p, c_size_t, c_size_t, c_void_p]),
         "cudot_tile_partials": (c_int, [c_void_p, c_size_t, c_size_t, c_void_p]),
         "cudot_join_partials": (c_int, [ctypes.c_int32, ctypes.c_int32, c_void_p, c_size_t, P(ctypes.c_double)]),
+        "cudot_join_exact_partials": (c_int, [c_void_p, c_size_t, P(ctypes.c_double)]),
         "cudot_dot_arrays": (c_int, [P(Arrays), P(ctypes.c_double)]),
         "cudot_dot_arrays_async": (c_int, [P(Arrays), c_void_p]),
         "cudot_tile_partials_arrays": (c_int, [P(Arrays), c_void_p]),
@@ -259,7 +264,7 @@ def status_string(status):
 
 def last_error(ptr):
     """Message of this thread's last failure on ctx `ptr`, or of its last failed call without a context
-    (cudot_init, cudot_deinit, cudot_join_partials, and the calls on own arrays) if None."""
+    (cudot_init, cudot_deinit, the two joins of partials, and the calls on own arrays) if None."""
     return text(get().cudot_last_error(ptr))
 
 

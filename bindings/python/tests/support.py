@@ -1,5 +1,7 @@
 """Helpers shared by the test files (pytest puts this folder on sys.path)."""
+import math
 import os
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -35,6 +37,20 @@ def gpu_context_or_skip(n, dtype, memory, **kw):
         if GPU_REQUIRED:
             pytest.fail(f"CUDOT_TEST_GPU=1 but {memory} reports {e}")
         pytest.skip(f"{memory}: {e}")
+
+
+def any_gpu_context_or_skip(n, dtype, memory, **kw):
+    """A context on a GPU strategy, or on AUTO where it finds a GPU: skipped where AUTO resolves to HOST (no
+    usable GPU), failed there instead if CUDOT_TEST_GPU=1; otherwise as gpu_context_or_skip."""
+    if memory != "auto":
+        return gpu_context_or_skip(n, dtype, memory, **kw)
+    ctx = cudot.Context(n, dtype, memory="auto", **kw)
+    if ctx.memory == "host":
+        ctx.close()
+        if GPU_REQUIRED:
+            pytest.fail("CUDOT_TEST_GPU=1 but memory='auto' resolved to 'host'")
+        pytest.skip("memory='auto' resolved to 'host': no usable GPU")
+    return ctx
 
 
 def put(view, name, values):
@@ -129,3 +145,21 @@ def host_dot(x, xt, y, yt):
     with cudot.Context(len(x), xt, memory="host", y_dtype=yt) as ctx:
         ctx.x[:], ctx.y[:] = x, y
         return ctx.dot()
+
+
+# --- the exact mode (library 1.11) ---
+def exact_value(x, y):
+    """The exact dot of two float arrays, rounded once: +inf / -inf past the largest float64, as IEEE.
+    Python's own exact arithmetic: the products summed as fractions.Fraction, and float(Fraction) rounds
+    to nearest, ties to even."""
+    total = sum((Fraction(float(a)) * Fraction(float(b)) for a, b in zip(x, y)), Fraction(0))
+    try:
+        return float(total)
+    except OverflowError:
+        return math.inf if total > 0 else -math.inf
+
+
+def wide(rng, n, lo, hi):
+    """n float64 values of random sign, with binary exponents drawn from [lo, hi] (a random.Random rng)."""
+    return np.array([math.ldexp(rng.uniform(1, 2), rng.randint(lo, hi)) * rng.choice((-1.0, 1.0))
+                     for _ in range(n)])

@@ -5,21 +5,13 @@ import numpy as np
 import pytest
 
 import cudot
-from support import GPU_MEMORIES, GPU_REQUIRED, bits, element_values, gpu_context_or_skip, operand
+from support import GPU_MEMORIES, bits, element_values, any_gpu_context_or_skip, operand
 
 SHAPES = [(64, 3000), (5, 2 ** 15 + 3), (300, 17), (1, 8192)]  # rows, n
 
 
 def context_or_skip(n, xt, yt, memory, rows, **kw):
-    if memory != "auto":
-        return gpu_context_or_skip(n, xt, memory, y_dtype=yt, rows=rows, **kw)
-    ctx = cudot.Context(n, xt, memory="auto", y_dtype=yt, rows=rows, **kw)
-    if ctx.memory == "host":
-        ctx.close()
-        if GPU_REQUIRED:
-            pytest.fail("CUDOT_TEST_GPU=1 but memory='auto' resolved to 'host'")
-        pytest.skip("memory='auto' resolved to 'host': no usable GPU")
-    return ctx
+    return any_gpu_context_or_skip(n, xt, memory, y_dtype=yt, rows=rows, **kw)
 
 
 def fill(ctx, xt, yt, seed):

@@ -4,30 +4,16 @@ checked against Python's exact arithmetic: the products summed as fractions.Frac
 float64 gives the same number, which is checked too."""
 import math
 import random
-from fractions import Fraction
 
 import numpy as np
 import pytest
 
 import cudot
-
-
-def exact_value(x, y):
-    """The exact dot of two float arrays, rounded once: +inf / -inf past the largest float64, as IEEE."""
-    total = sum((Fraction(float(a)) * Fraction(float(b)) for a, b in zip(x, y)), Fraction(0))
-    try:
-        return float(total)
-    except OverflowError:
-        return math.inf if total > 0 else -math.inf
+from support import exact_value, wide
 
 
 def bits(v):
     return np.float64(v).view(np.uint64).item()
-
-
-def wide(rng, n, lo, hi):
-    return np.array([math.ldexp(rng.uniform(1, 2), rng.randint(lo, hi)) * rng.choice((-1.0, 1.0))
-                     for _ in range(n)])
 
 
 def test_known_answers():

@@ -234,7 +234,7 @@ def test_the_expected_library_is_the_one_loaded():
 
 # --- type hints -----------------------------------------------------------------------------------------
 PUBLIC_FUNCTIONS = ["library_version", "join_partials", "bf16_from_float", "bf16_to_float", "dot", "dot_async",
-                    "tile_partials", "as_bf16", "register_host"]
+                    "tile_partials", "as_bf16", "register_host", "join_exact_partials"]
 
 
 def public_methods():
@@ -269,6 +269,10 @@ def total(n: int) -> float:
         with cudot.Context(n, "f64", memory="host", rows=2) as table:
             each: npt.NDArray[np.float64] = table.dot_each_row(2, n, out=np.zeros(2))
             cells: int = table.rows * table.row_length
+        with cudot.Context(n, "f64", memory="host", exact=True) as exact:
+            mode: bool = exact.exact
+            whole: float = cudot.join_exact_partials(exact.tile_partials(0, n).tobytes())
+            whole += cudot.join_exact_partials(cudot.tile_partials(exact.x, exact.y, exact=True))
         with cudot.register_host(ctx.y) as registration:
             own_parts: npt.NDArray[np.uint8] = cudot.tile_partials(ctx.x, cudot.as_bf16(ctx.y.view(np.uint16)))
         try:

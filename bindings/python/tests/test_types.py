@@ -246,16 +246,22 @@ def test_bad_types(spelling):
 
 
 def test_config_grows_as_cudot_h_says():
-    # cudot.h: 16 bytes in 1.0, 20 in 1.1 (ending at y_dtype), 24 from 1.5 (ending at wait_ms), 32 since 1.10
-    # (ending at rows). A caller that says 20 in `size` still gets y_dtype read and wait_ms left at its default;
-    # one that says 24 gets one row, whatever follows.
-    assert (_lib.Config.y_dtype.offset, _lib.Config.wait_ms.offset, _lib.Config.rows.offset,
-            ctypes.sizeof(_lib.Config)) == (16, 20, 24, 32)
+    # cudot.h: 16 bytes in 1.0, 20 in 1.1 (ending at y_dtype), 24 from 1.5 (ending at wait_ms), 32 from 1.10
+    # (ending at rows), 40 since 1.13 (ending at reserved, after mode). A caller that says 20 in `size` still
+    # gets y_dtype read and wait_ms left at its default; one that says 24 gets one row, whatever follows; one
+    # that says 32 the canonical mode.
+    assert (_lib.Config.y_dtype.offset, _lib.Config.wait_ms.offset, _lib.Config.rows.offset, _lib.Config.mode.offset,
+            _lib.Config.reserved.offset, ctypes.sizeof(_lib.Config)) == (16, 20, 24, 32, 36, 40)
     ptr, rows, n = ctypes.c_void_p(), ctypes.c_size_t(), ctypes.c_size_t()
     assert _lib.lib.cudot_init(ctypes.byref(ptr), 8, ctypes.byref(_lib.Config(24, 1, 4, 0, 0, 0, 5))) == 0
     assert _lib.lib.cudot_get_rows(ptr, ctypes.byref(rows), ctypes.byref(n)) == 0
     assert _lib.lib.cudot_deinit(ptr) == 0
     assert (rows.value, n.value) == (1, 8)
+    mode = ctypes.c_int32(-1)
+    assert _lib.lib.cudot_init(ctypes.byref(ptr), 8, ctypes.byref(_lib.Config(32, 1, 4, 0, 0, 0, 0, 1))) == 0
+    assert _lib.lib.cudot_get_mode(ptr, ctypes.byref(mode)) == 0
+    assert _lib.lib.cudot_deinit(ptr) == 0
+    assert mode.value == _lib.MODE_CANONICAL
     for y_dtype, expected in ((0, (1, 1)), (6, (1, 6)), (4, (1, 4))):
         ptr = ctypes.c_void_p()
         config = _lib.Config(20, 1, 4, 0, y_dtype)

@@ -92,4 +92,4 @@ def test_rows_reach_their_field_of_the_header_s_config(spy, rows, wire):
     got = received(n=7, dtype="f64", memory="host", device=3, wait_ms=9, rows=rows)
     assert got == dict(n=7, size=got["sizeof"], sizeof=got["sizeof"], dtype=2, memory=4, device=3, y_dtype=0,
                        wait_ms=9, rows=wire)
-    assert got["sizeof"] == 32
+    assert got["sizeof"] == 40

@@ -18,7 +18,7 @@ nunit_fw=$(pkg-config --libs nunit 2>/dev/null | tr ' ' '\n' | sed -n 's/^-r://p
 nunit_fw=${nunit_fw:-/usr/lib/cli/nunit.framework-2.6.3/nunit.framework.dll}
 bash "$cs/../../scripts/make-nupkg.sh" --stage "$work/stage" "$work/nupkg" >/dev/null
 cp "$work/stage/lib/net45/Cudot.dll" "$nunit_fw" "$work/"
-mcs -nologo -unsafe -target:library -out:"$work/Cudot.Tests.dll" -r:"$work/Cudot.dll" -r:"$work/nunit.framework.dll" "$cs"/tests/*.cs
+mcs -nologo -unsafe -target:library -out:"$work/Cudot.Tests.dll" -r:"$work/Cudot.dll" -r:"$work/nunit.framework.dll" -r:System.Numerics "$cs"/tests/*.cs
 mcs -nologo -out:"$work/MiniRunner.exe" -r:"$work/Cudot.Tests.dll" -r:"$work/nunit.framework.dll" "$here/MiniRunner.cs"
 # The class library calls into mono's native shim (libmono-native: System.Random, files, sockets), which
 # mono's config maps to a path under this machine's mono; the bundle's config names it bare, and the
