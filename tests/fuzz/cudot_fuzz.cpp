@@ -60,7 +60,9 @@
 //                holding the values read. bit4: instead, the same operands as a batch of one row
 //                (cudot_dot_rows, strided), the same bits; bit5 (with bit4): also cut into three
 //                segments at arg-chosen offsets (segmented rows), each with the bits of cudot_dot_arrays
-//                on that segment alone
+//                on that segment alone; bit6 (without bit4): in the exact mode (CUDOT_MODE_EXACT), the bits of
+//                an exact HOST context; with bit2 through its one exact partial, after a copy of the partial
+//                with one byte changed was joined (refused with the result untouched, or joined)
 // tests/fuzz/make_corpus.py writes programs in this format.
 
 #include <atomic>
@@ -1488,6 +1490,8 @@ void op_arrays(State &st, Reader &in) {
     a.y.stride = strides[ycode % 6];
     if (flags & 8) a.size -= 1;
     const bool rows = (flags & 16) != 0;
+    const bool exact = !rows && (flags & 64) != 0;
+    if (exact) a.mode = CUDOT_MODE_EXACT;
     const bool bad = (flags & (1 | 2 | (rows ? 0 : 8))) != 0;
     const double sentinel = -5.5;
     double r = sentinel;
@@ -1501,6 +1505,20 @@ void op_arrays(State &st, Reader &in) {
         b.y = a.y;
         status = cudot_dot_rows(&b, &r);
         if (status == CUDOT_OK && (flags & 32)) check_segments(a, n, arg);
+    } else if ((flags & 4) && exact) {
+        partials.assign(CUDOT_EXACT_PARTIAL_BYTES, 0);
+        status = cudot_tile_partials_arrays(&a, partials.data());
+        if (status == CUDOT_OK) {
+            std::vector<uint8_t> changed(partials);
+            changed[arg % CUDOT_EXACT_PARTIAL_BYTES] ^= static_cast<uint8_t>(xcode | 1);
+            double d = sentinel;
+            const cudot_status joined = cudot_join_exact_partials(changed.data(), 1, &d);
+            CHECK("exact-partial-changed",
+                  joined == CUDOT_OK || (joined == CUDOT_ERROR_INVALID_ARGUMENT && bits_of(d) == bits_of(sentinel)),
+                  "a changed exact partial gave %s and %a", sname(joined), d);
+            if (joined != CUDOT_OK) g_init_error = cudot_last_error(nullptr);  // the refusal's message, as expected
+            status = cudot_join_exact_partials(partials.data(), 1, &r);
+        }
     } else if (flags & 4) {
         partials.assign(cudot::order::tile_count(n) * CUDOT_PARTIAL_BYTES, 0);
         status = cudot_tile_partials_arrays(&a, partials.data());
@@ -1528,6 +1546,7 @@ void op_arrays(State &st, Reader &in) {
     cfg.dtype = s.dx;
     cfg.y_dtype = s.dy;
     cfg.memory = CUDOT_MEMORY_HOST;
+    cfg.mode = exact ? CUDOT_MODE_EXACT : CUDOT_MODE_CANONICAL;
     cudot_ctx *ref = nullptr;
     if (cudot_init(&ref, n, &cfg) != CUDOT_OK) {
         g_init_error = cudot_last_error(nullptr);
@@ -1541,8 +1560,8 @@ void op_arrays(State &st, Reader &in) {
     const cudot_status ref_status = cudot_dot(ref, &want);
     cudot_deinit(ref);
     CHECK("arrays-bits", ref_status == CUDOT_OK && bits_of(r) == bits_of(want),
-          "%s x %s n=%zu strides %lld, %lld: cudot_dot_arrays gave %a, a HOST context %a", dname(s.dx), dname(s.dy), n,
-          static_cast<long long>(a.x.stride), static_cast<long long>(a.y.stride), r, want);
+          "%s x %s n=%zu strides %lld, %lld%s: cudot_dot_arrays gave %a, a HOST context %a", dname(s.dx), dname(s.dy),
+          n, static_cast<long long>(a.x.stride), static_cast<long long>(a.y.stride), exact ? " (exact)" : "", r, want);
 }
 
 }  // namespace

@@ -256,6 +256,17 @@ def seeds():
         prog += arrays(j, DN_PREFIX, n // 2 + 1, 1, 6, flags=16 | 32 | 8)
     prog += arrays(0, DN_CAP, 0, 0, 0, flags=16 | 1)
     s['rows'] = prog
+    # The exact mode (flags 64): the dot, and one exact partial of it (with a changed copy refused or
+    # joined), every stride code, and a bad request.
+    prog = b''
+    for j, (tx, ty) in enumerate([(F32, F32), (F64, F64), (F16, F64), (I8, BF16)]):
+        n = [7, 4099, 8193, 20000][j]
+        prog += init(j, n, tx, ty, memory=HOST, fillclass=[C_WIDE, C_WIDE, C_PM1, C_NEAR1][j], seed=800 + j)
+        prog += arrays(j, DN_CAP, 0, (j * 7) % 48, (j * 5 + 1) % 48, flags=64)
+        prog += arrays(j, DN_CAP, 17 + 300 * j, (j * 11) % 48, (j * 3 + 2) % 48, flags=64 | 4)
+        prog += arrays(j, DN_PREFIX, n // 2 + 1, 1, 6, flags=64 | 4)
+    prog += arrays(0, DN_CAP, 0, 0, 0, flags=64 | 4 | 1)
+    s['exact'] = prog
     s['unfilled'] = init(0, 300, F64, flags=2) + dot(0) + dot(0) + dot_n(0, DN_PREFIX, 100) + hooks(0, 2, 1) + dot(0)
     return s
 

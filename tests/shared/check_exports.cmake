@@ -1,9 +1,9 @@
 # check_exports.cmake - the shared library exports only cudot_* symbols, carries the versioned SONAME,
 # and does not need the CUDA driver or a shared CUDA runtime to load. Run by CTest with -DLIB= -DSONAME=.
-# Windows (-DOBJDUMP=MinGW's objdump): cudot.dll exports exactly the 21 functions of cudot.h, by name,
+# Windows (-DOBJDUMP=MinGW's objdump): cudot.dll exports exactly the 25 functions of cudot.h, by name,
 # calls itself cudot.dll (SONAME is then the DLL's name) and imports Windows system DLLs only.
 set(api init get_inputs dot dot_n deinit status_string last_error version version_string get_memory
-        get_capacity get_dtypes tile_partials join_partials
+        get_capacity get_dtypes get_mode tile_partials join_partials join_exact_partials
         dot_arrays dot_arrays_async tile_partials_arrays register_host unregister_host dot_rows dot_rows_async
         get_rows dot_each_row)
 if(DEFINED OBJDUMP)
