@@ -10,7 +10,7 @@
 //       n <= 2^12: <= 2 x the canonical mode's time
 // Inputs are random values of mixed signs over a few binades (uniform in [-1, 1]), the exact mode's
 // common case; sets made to break it are the tests' business, not the benchmark's.
-// Usage: cudot-bench-exact [--quick]
+// Usage: cudot-bench-exact [--quick] [--contexts]   (--contexts: the X2 lines only)
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -272,15 +272,17 @@ void host_rows(bool quick) {
 }  // namespace
 
 int main(int argc, char **argv) {
-    bool quick = false;
-    for (int i = 1; i < argc; ++i)
+    bool quick = false, contexts_only = false;
+    for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--quick")) quick = true;
+        if (!std::strcmp(argv[i], "--contexts")) contexts_only = true;
+    }
     Ceilings c = measure_ceilings(true, quick);
     std::printf("cudot %s; GPU %s; launch+sync %.2f us, device copy %.0f GB/s, host read %.0f GB/s\n",
                 cudot_version_string(), c.gpu ? c.gpu_name.c_str() : "none", c.launch_us, c.d2d_GBps, c.host_read_GBps);
-    if (c.gpu) device_rows(c, quick);
+    if (c.gpu && !contexts_only) device_rows(c, quick);
     if (c.gpu) context_rows(quick);
-    host_rows(quick);
+    if (!contexts_only) host_rows(quick);
     remeasure_ceilings(c, "end", quick);
     std::printf("ceilings at the end: launch+sync %.2f us, device copy %.0f GB/s\n", c.launch_us, c.d2d_GBps);
     return 0;
