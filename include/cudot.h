@@ -233,6 +233,8 @@ CUDOT_API cudot_status cudot_get_inputs(cudot_ctx *ctx, void **x, void **y);
  *    in memory);
  *  - otherwise (F32, F16, BF16, and integers with those): each product exact in double, sums in double. NaN in any product gives NaN (always
  * the same quiet NaN), a lone infinity gives that infinity, Inf * 0 gives NaN. An empty dot is +0.0.
+ * A context made with cudot_config.mode = CUDOT_MODE_EXACT returns the exact mode's dot instead, for every
+ * pair (see cudot_mode below).
  * @param result out: the dot product; written only on CUDOT_OK.
  * @return CUDOT_OK; CUDOT_ERROR_INVALID_ARGUMENT (ctx or result NULL, ctx not live);
  *         CUDOT_ERROR_CUDA (a CUDA call failed: see cudot_last_error(ctx)); CUDOT_ERROR_INTERNAL. */
