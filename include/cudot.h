@@ -44,7 +44,7 @@
 
 /* Version of this header. cudot_version() returns the version of the library actually loaded. */
 #define CUDOT_VERSION_MAJOR 1
-#define CUDOT_VERSION_MINOR 13
+#define CUDOT_VERSION_MINOR 14
 #define CUDOT_VERSION_PATCH 0
 #define CUDOT_VERSION_NUMBER (CUDOT_VERSION_MAJOR * 10000 + CUDOT_VERSION_MINOR * 100 + CUDOT_VERSION_PATCH)
 
@@ -298,8 +298,8 @@ CUDOT_API cudot_status cudot_get_rows(const cudot_ctx *ctx, size_t *rows, size_t
  *  AUTO    - with MAPPED buffers: the rows split between the CPU threads and the GPUs, each side a run,
  *            the split set from how fast each side went in the previous calls; with MANAGED buffers:
  *            as MANAGED.
- * With CUDOT_DEVICE_ALL the GPUs take one run of rows each. Since 1.10. A context in CUDOT_MODE_EXACT:
- * CUDOT_ERROR_UNSUPPORTED in this version.
+ * With CUDOT_DEVICE_ALL the GPUs take one run of rows each. Since 1.10. A context in CUDOT_MODE_EXACT
+ * gives each row its exact dot (cudot_mode), computed where the canonical rows would be (since 1.14).
  * @return CUDOT_OK (rows = 0 writes nothing; n = 0 writes +0.0s);
  *         CUDOT_ERROR_INVALID_ARGUMENT  ctx NULL or not live, results NULL (rows > 0), misaligned or
  *                                       overlapping the buffers, rows or n beyond the context's;
@@ -418,8 +418,9 @@ CUDOT_API cudot_status cudot_join_exact_partials(const void *partials, size_t co
  *      would be computed. A context (cudot_config.mode) computes it where its strategy computes:
  *      HOST on the CPU threads; PINNED, MAPPED and MANAGED on the GPU, each GPU of a
  *      CUDOT_DEVICE_ALL context one run, joined exactly on the host; AUTO as its canonical dots go
- *      (the CPU threads, the GPUs, or both at once, joined exactly). Batches of rows (cudot_dot_rows,
- *      cudot_dot_each_row) do not take it in this version. */
+ *      (the CPU threads, the GPUs, or both at once, joined exactly). Batches of rows take it since 1.14:
+ *      cudot_rows.mode, and cudot_dot_each_row of an exact context; each row gets its own exact dot,
+ *      computed where the canonical row would be. */
 typedef enum cudot_mode { CUDOT_MODE_CANONICAL = 0, CUDOT_MODE_EXACT = 1 } cudot_mode;
 
 /* One operand: n elements of one type, element i at data + i * stride elements. */
@@ -538,7 +539,8 @@ typedef enum cudot_rows_layout {
 /* A batch of dots. Like cudot_arrays it can grow: set size to sizeof(cudot_rows) (CUDOT_ROWS_INIT does);
  * bytes past what the library knows must be zero. Fields a layout does not use must be zero. */
 typedef struct cudot_rows {
-    uint32_t size;         /* sizeof(cudot_rows), at most 4096 */
+    uint32_t size;         /* sizeof(cudot_rows): 136 in 1.10, 144 since 1.14 (64-bit platforms); at most
+                              4096 */
     int32_t layout;        /* a cudot_rows_layout */
     size_t count;          /* rows (0: nothing is read and nothing written) */
     size_t n;              /* STRIDED and POINTERS: elements of every row; SEGMENTED: 0 */
@@ -552,19 +554,22 @@ typedef struct cudot_rows {
     void *stream;          /* as cudot_arrays.stream, x_ready and y_ready: for rows a GPU computes; ignored */
     void *x_ready;         /* when the CPU computes */
     void *y_ready;
+    int32_t mode;          /* a cudot_mode: every row's dot in that mode. Since 1.14 (size 144; 136 before,
+                              which gets the canonical mode) */
+    int32_t reserved;      /* must be 0 */
 } cudot_rows;
 
 #define CUDOT_ROWS_INIT                                                                                  \
     { (uint32_t)sizeof(cudot_rows), CUDOT_ROWS_STRIDED, 0, 0, { NULL, CUDOT_F32, 0, 1 },                 \
-      { NULL, CUDOT_F32, 0, 1 }, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL }
+      { NULL, CUDOT_F32, 0, 1 }, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, CUDOT_MODE_CANONICAL, 0 }
 
 /*! cudot_dot_rows: results[i] = the dot of row i (see "Many dots in one call"), for i < r->count, into
  * host memory the caller owns (count doubles, 8-byte aligned, not overlapping any row). A blocking call.
  * On any failure no result is written.
  * @return CUDOT_OK;
  *         CUDOT_ERROR_INVALID_ARGUMENT  r NULL, results NULL (count > 0) or misaligned or overlapping a
- *                                       row, r->size wrong, unknown layout or dtype, reserved or unused
- *                                       fields not 0, data or a row pointer NULL where a row has elements,
+ *                                       row, r->size below 136, between 136 and 144 or above 4096,
+ *                                       unknown layout, dtype or mode, reserved or unused fields not 0, data or a row pointer NULL where a row has elements,
  *                                       offsets NULL, negative or decreasing, a row or the whole batch
  *                                       spanning beyond the address space (count * row stride
  *                                       overflowing), a host row whose first or last element cannot be

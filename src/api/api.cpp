@@ -399,9 +399,6 @@ cudot_status each_row_impl(cudot_ctx &ctx, std::size_t count, std::size_t n, dou
     std::lock_guard<std::mutex> lock(ctx.mutex);
     if (cudot_status refused = refuse_if_forked_gpu(ctx)) return refused;
     const char *call = "cudot_dot_each_row";
-    if (ctx.mode == CUDOT_MODE_EXACT)
-        return fail(ctx.sink(), CUDOT_ERROR_UNSUPPORTED, "%s: a context in CUDOT_MODE_EXACT has no rows' dots in "
-                    "this version (cudot_dot_n on each row gives them)", call);
     if (count > ctx.rows || n > ctx.row_length)
         return fail(ctx.sink(), CUDOT_ERROR_INVALID_ARGUMENT, "%s: %zu rows of %zu elements exceed the context's %zu "
                     "rows of %zu", call, count, n, ctx.rows, ctx.row_length);
@@ -432,10 +429,11 @@ cudot_status each_row_impl(cudot_ctx &ctx, std::size_t count, std::size_t n, dou
     rows.x = dense_operand(ctx.x, ctx.dtype);
     rows.y = dense_operand(ctx.y, ctx.y_dtype);
     rows.x_row_stride = rows.y_row_stride = static_cast<std::int64_t>(ctx.row_length);
+    rows.exact = ctx.mode == CUDOT_MODE_EXACT;
     cpu::DefaultFpEnv fp_env;  // the caller's FTZ/DAZ or rounding mode must not change the results
     double *into = results;
     static thread_local std::vector<double> staged;
-    if (ctx.memory != CUDOT_MEMORY_HOST) {
+    if (ctx.memory != CUDOT_MEMORY_HOST || rows.exact) {  // (the CPU's exact rows may run out of memory midway)
         try {
             if (staged.size() < count) staged.resize(count);
         } catch (const std::bad_alloc &) {
@@ -446,6 +444,8 @@ cudot_status each_row_impl(cudot_ctx &ctx, std::size_t count, std::size_t n, dou
     const cudot_status status = ctx.memory == CUDOT_MEMORY_HOST ? cpu::dot_rows(rows, into, cpu::partial_scratch(ctx))
                                 : ctx.hybrid                    ? auto_dot_rows(ctx, rows, into)
                                                                 : cuda::dot_rows(ctx, rows, into);
+    if (status == CUDOT_ERROR_OUT_OF_MEMORY && ctx.memory == CUDOT_MEMORY_HOST)
+        return fail(ctx.sink(), status, "%s: out of host memory for the CPU threads' exact sums", call);
     if (status != CUDOT_OK) return status;
     for (std::size_t i = 0; i < count; ++i)  // one NaN for every backend
         results[i] = std::isnan(into[i]) ? std::numeric_limits<double>::quiet_NaN() : into[i];

@@ -314,7 +314,7 @@ cudot_status run(const cudot_arrays *request, Want want, void *out, const char *
 
 namespace {
 
-constexpr std::uint32_t kRowsV1Size = sizeof(cudot_rows);  // the first and smallest
+constexpr std::uint32_t kRowsV1Size = offsetof(cudot_rows, mode);  // 1.10's, the smallest: canonical rows
 
 // a * b into out, false where it overflows int64.
 bool mul_i64(std::int64_t a, std::int64_t b, std::int64_t &out) {
@@ -541,10 +541,10 @@ cudot_status check_rows(const cudot_rows &r, const char *call, CheckedRows &out,
 cudot_status run_rows(const cudot_rows *request, Want want, double *results, const char *call, ErrorSink err) {
     if (!request) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: the cudot_rows pointer is NULL", call);
     const std::uint32_t size = request->size;
-    if (size < kRowsV1Size || size > kArraysMaxSize)
+    if (size < kRowsV1Size || (size > kRowsV1Size && size < sizeof(cudot_rows)) || size > kArraysMaxSize)
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT,
                     "%s: cudot_rows.size is %u; set it to sizeof(cudot_rows) (%u), or start from CUDOT_ROWS_INIT", call,
-                    size, kRowsV1Size);
+                    size, static_cast<unsigned>(sizeof(cudot_rows)));
     const unsigned char *bytes = reinterpret_cast<const unsigned char *>(request);
     for (std::uint32_t i = sizeof(cudot_rows); i < size; ++i)
         if (bytes[i] != 0)
@@ -552,7 +552,12 @@ cudot_status run_rows(const cudot_rows *request, Want want, double *results, con
                         "%s: cudot_rows has non-zero bytes past what this library (%s) knows: a newer header's "
                         "fields, which it cannot honour", call, cudot_version_string());
     cudot_rows r;
-    std::memcpy(&r, request, sizeof r);
+    std::memset(&r, 0, sizeof r);  // an older caller's: the fields it lacks read as zero (the canonical mode)
+    std::memcpy(&r, request, std::min<std::size_t>(size, sizeof r));
+    if (r.mode != CUDOT_MODE_CANONICAL && r.mode != CUDOT_MODE_EXACT)
+        return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: mode is %d, not CUDOT_MODE_CANONICAL (0) or CUDOT_MODE_EXACT (1)",
+                    call, static_cast<int>(r.mode));
+    if (r.reserved != 0) return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: reserved must be 0", call);
     for (const cudot_array *o : {&r.x, &r.y})
         if (!types::valid_dtype(o->dtype) || o->reserved != 0)
             return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %s.%s", call, o == &r.x ? "x" : "y",
@@ -569,6 +574,7 @@ cudot_status run_rows(const cudot_rows *request, Want want, double *results, con
         return fail(err, CUDOT_ERROR_INVALID_ARGUMENT, "%s: %zu results span beyond the address space", call, r.count);
     CheckedRows checked;
     if (cudot_status status = check_rows(r, call, checked, err)) return status;
+    checked.rows.exact = r.mode == CUDOT_MODE_EXACT;
     const std::uintptr_t out_lo = reinterpret_cast<std::uintptr_t>(results), out_hi = out_lo + r.count * sizeof(double);
     Operand out;
     if (cudot_status status = locate_span(out_lo, out_hi, name, call, out, err)) return status;
@@ -622,7 +628,7 @@ cudot_status run_rows(const cudot_rows *request, Want want, double *results, con
         if (cudot_status status = grow_partials(mine.partials, checked.longest, tiles * psize, psize, call, err))
             return status;
     // (Rows of one view share its alignment; row pointers each have their own.)
-    const bool may_fail = rows.layout == Rows::Layout::Pointers || !(rows.x.dense() && rows.y.dense());
+    const bool may_fail = rows.exact || rows.layout == Rows::Layout::Pointers || !(rows.x.dense() && rows.y.dense());
     double *into = results;
     if (may_fail) {
         try {
@@ -635,7 +641,8 @@ cudot_status run_rows(const cudot_rows *request, Want want, double *results, con
     cpu::DefaultFpEnv fp_env;  // the caller's FTZ/DAZ or rounding mode must not change the results
     const cudot_status status = cpu::dot_rows(rows, into, mine.partials.data());
     if (status == CUDOT_ERROR_OUT_OF_MEMORY)
-        return fail(err, status, "%s: a thread could not get its buffers for rows that are not dense", call);
+        return fail(err, status, "%s: a thread could not get its buffers (%s)", call,
+                    rows.exact ? "the exact mode's sums" : "for rows that are not dense");
     if (status != CUDOT_OK) return status;
     for (std::size_t i = 0; i < r.count; ++i)
         results[i] = std::isnan(into[i]) ? std::numeric_limits<double>::quiet_NaN() : into[i];  // one NaN everywhere

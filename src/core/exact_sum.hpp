@@ -360,5 +360,39 @@ template <int K> CUDOT_EXACT_HD double absorb(Expansion<K> &x, double p) {
     return p;
 }
 
+// ---- an expansion rounded without the fixed-point sum ----
+//
+// Where nothing went to the fixed-point sum, the exact value is an expansion's few terms, and rounding
+// them needs no digits: two terms are rounded by one addition (IEEE rounds the exact a + b once), three
+// by Boldo and Melquiond's correctly rounded sum of three ("Emulation of FMA and correctly rounded sums:
+// proved algorithms using rounding to odd", IEEE Trans. Computers, 2008): TwoSum twice, the two errors
+// added with rounding to odd, then one addition to nearest. No step may overflow, which the expansions'
+// range (kExpansionHigh) guarantees; underflow is harmless, as every double is a multiple of 2^-1074.
+
+// a + b rounded to odd: toward zero, with the last bit set where that was inexact.
+CUDOT_EXACT_HD double add_odd(double a, double b) {
+    double s, e;
+    two_sum(a, b, s, e);
+    if (e == 0) return s;
+    std::uint64_t bits = bits_of(s);  // s != 0: a zero sum is exact
+    if ((e < 0) != (s < 0)) bits -= 1;  // the exact sum lies between s and zero: one step toward zero
+    return double_of(bits | 1);
+}
+
+// a + b + c, exactly, rounded once to nearest, ties to even.
+CUDOT_EXACT_HD double round_three(double a, double b, double c) {
+    double uh, ul, th, tl;
+    two_sum(b, c, uh, ul);
+    two_sum(a, uh, th, tl);
+    return order::add_rn(th, add_odd(tl, ul));
+}
+
+// An expansion's exact value rounded once (2 or 3 terms).
+template <int K> CUDOT_EXACT_HD double round_terms(const Expansion<K> &x) {
+    static_assert(K == 2 || K == 3, "two or three terms");
+    if constexpr (K == 2) return order::add_rn(x.a[0], x.a[1]);
+    else return round_three(x.a[0], x.a[1], x.a[2]);
+}
+
 }  // namespace exact
 }  // namespace cudot

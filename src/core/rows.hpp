@@ -22,6 +22,7 @@ struct Rows {
     const std::int64_t *offsets = nullptr;            // Segmented: count + 1, non-decreasing, >= 0
     const void *const *x_rows = nullptr;              // Pointers: count each
     const void *const *y_rows = nullptr;
+    bool exact = false;  // every row's dot in the exact mode (exact_sum.hpp), else the canonical one
 
     std::size_t length(std::size_t i) const {
         return layout == Layout::Segmented ? static_cast<std::size_t>(offsets[i + 1] - offsets[i]) : n;

@@ -17,6 +17,7 @@
 #include "../core/rows.hpp"
 #include "../process/input_buffers.hpp"
 #include "../process/process_limits.hpp"
+#include "exact_dot.hpp"
 #include "thread_pool.hpp"
 #include "tile_kernels.hpp"
 
@@ -264,7 +265,8 @@ cudot_status dot(const Operands &ops, void *partials, const PoolUse &pool, Where
 // Each row is dotted exactly as a single dot of its views is (compute_packed_partials, then the join),
 // so it has that dot's bits whoever computes it. Rows below the pool's threshold are spread over the
 // pool, whole rows per task, each computed on one thread (there are many of them, or they are cheap);
-// longer rows come after, one at a time, each shared with the pool as a single dot of its size is.
+// longer rows come after, one at a time, each shared with the pool as a single dot of its size is. In
+// the exact mode each row is exact_dot's, the same split by length.
 
 namespace {
 
@@ -300,7 +302,9 @@ struct RowsJob {
                 results[i] = 0.0;
                 continue;
             }
-            if (ops.x.dense() && ops.y.dense()) {
+            if (rows->exact) {  // on this thread alone: it allocates nothing
+                (void)exact_dot(ops, &results[i], &kernels, false);
+            } else if (ops.x.dense() && ops.y.dense()) {
                 const std::size_t tiles = order::tile_count(ops.n);
                 kernels.get(ops.x.dtype, ops.y.dtype, ops.n)(ops.x.data, ops.y.data, ops.n, 0, tiles, partials);
                 results[i] = order::join_packed_partials(kind, partials, tiles);
@@ -352,7 +356,9 @@ cudot_status dot_rows(const Rows &rows, double *results, void *partials) {
     }
     for (std::size_t i = 0; i < rows.count; ++i)
         if (!job.solo(i))
-            if (cudot_status status = dot(rows.row(i), partials, use, nullptr, &results[i])) return status;
+            if (cudot_status status = rows.exact ? exact_dot(rows.row(i), &results[i])
+                                                 : dot(rows.row(i), partials, use, nullptr, &results[i]))
+                return status;
     return CUDOT_OK;
 }
 

@@ -109,10 +109,10 @@ void exact_spill(ExactLanes &acc, double v) { exact::add_double(sum_of(acc), v);
 void exact_add_directly(ExactLanes &acc, double a, double b) { exact::add_product(sum_of(acc), a, b); }
 
 // acc (started on `sum`) += every product of ops.
-static cudot_status accumulate(const Operands &ops, ExactLanes &acc, const TileKernels *kernels) {
+static cudot_status accumulate(const Operands &ops, ExactLanes &acc, const TileKernels *kernels, bool share) {
     const ExactFn loop = (kernels ? *kernels : tile_kernels()).exact(ops.x.dtype, ops.y.dtype);
     ThreadPool &pool = ThreadPool::instance();
-    if (ops.n < 2 * kPieceElements || pool.threads() == 1) {
+    if (!share || ops.n < 2 * kPieceElements || pool.threads() == 1) {
         add_range(loop, acc, ops, 0, ops.n);
         return CUDOT_OK;
     }
@@ -134,11 +134,11 @@ static cudot_status accumulate(const Operands &ops, ExactLanes &acc, const TileK
     return CUDOT_OK;
 }
 
-cudot_status exact_dot(const Operands &ops, double *result, const TileKernels *kernels) {
+cudot_status exact_dot(const Operands &ops, double *result, const TileKernels *kernels, bool share) {
     exact::Sum sum;  // not cleared: finish() clears what it uses
     ExactLanes acc;
     start(acc, &sum);
-    if (cudot_status status = accumulate(ops, acc, kernels)) return status;
+    if (cudot_status status = accumulate(ops, acc, kernels, share)) return status;
     *result = finish(acc);
     return CUDOT_OK;
 }
@@ -146,7 +146,7 @@ cudot_status exact_dot(const Operands &ops, double *result, const TileKernels *k
 cudot_status exact_sum(const Operands &ops, exact::Sum &sum) {
     ExactLanes acc;
     start(acc, &sum);
-    if (cudot_status status = accumulate(ops, acc, nullptr)) return status;
+    if (cudot_status status = accumulate(ops, acc, nullptr, true)) return status;
     exact::Sum &s = sum_of(acc);  // cleared here if nothing spilled
     for (const auto &lanes : acc.term)
         for (double t : lanes) exact::add_double(s, t);

@@ -111,7 +111,8 @@ struct ArrayGpu {
     cudaEvent_t ready_event = nullptr;     // x_ready / y_ready waits
     cudaStream_t own_stream = nullptr;     // cudot's own (non-blocking): captured dots' workspaces
     std::vector<std::pair<double *, std::size_t>> staging;  // mapped host buffers for blocking batches' results
-    unsigned rows_resident[6][6][2] = {};  // the batch kernels' resident blocks per pair (0: not asked yet)
+    unsigned rows_resident[6][6][3] = {};  // the batch kernels' resident blocks per pair: short, tile, exact
+                                           // (0: not asked yet)
     std::mutex released_mutex;             // guards `released` (a destructor may run inside a CUDA call)
     std::vector<void *> released;          // workspaces of destroyed graphs, freed on the next call
 };
@@ -452,12 +453,13 @@ cudot_status take_staging(ArrayGpu &g, std::size_t count, std::pair<double *, st
     return CUDOT_OK;
 }
 
-cudot_status rows_resident(ArrayGpu &g, int device, int32_t x_dtype, int32_t y_dtype, bool short_rows, unsigned &out,
-                           ErrorSink err) {
-    unsigned &kept = g.rows_resident[x_dtype - 1][y_dtype - 1][short_rows ? 1 : 0];
+cudot_status rows_resident(ArrayGpu &g, int device, int32_t x_dtype, int32_t y_dtype, bool short_rows, bool exact,
+                           unsigned &out, ErrorSink err) {
+    unsigned &kept = g.rows_resident[x_dtype - 1][y_dtype - 1][exact ? 2 : short_rows ? 1 : 0];
     if (kept == 0) {
         int per_sm = 0, sms = 0;
-        CUDOT_CUDA_TRY_AS(err, rows_occupancy(x_dtype, y_dtype, short_rows, &per_sm),
+        CUDOT_CUDA_TRY_AS(err, exact ? exact_rows_occupancy(x_dtype, y_dtype, &per_sm)
+                                     : rows_occupancy(x_dtype, y_dtype, short_rows, &per_sm),
                           "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
         CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
         kept = static_cast<unsigned>(std::max(1, per_sm) * std::max(1, sms));
@@ -517,7 +519,47 @@ struct RowsPlan {
     std::vector<unsigned long long> first_item;  // Segmented
 };
 
-void plan_rows(const Rows &rows, std::size_t partial_bytes, bool results_in_workspace, RowsPlan &plan) {
+// The exact mode's items (exact_rows_kernel.cuh): short equal rows to groups of threads; other rows cut
+// into parts of whole vector loads, enough of them to fill the `resident` blocks twice where rows are
+// few, none shorter than eight loads a thread.
+void plan_exact_items(const Rows &rows, unsigned resident, RowsPlan &plan) {
+    RowsParams &p = plan.p;
+    const std::size_t group_elements = 16 / std::max(rows.x.size(), rows.y.size());  // one vector load
+    const std::size_t least_part = std::size_t(kThreads) * group_elements * 8;
+    const std::size_t count = rows.count;
+    if (rows.layout != Rows::Layout::Segmented && rows.n <= kWarpRowsUpTo) {
+        p.items = count;
+        std::size_t group = 1;
+        while (group < 32 && group * group_elements < rows.n) group *= 2;
+        p.group = static_cast<int>(group);
+        return;
+    }
+    if (rows.layout != Rows::Layout::Segmented) {
+        const std::size_t wanted = std::max<std::size_t>(1, (2 * std::size_t(resident) + count - 1) / count);
+        const std::size_t most = std::max<std::size_t>(1, rows.n / least_part);
+        const std::size_t parts = std::min(wanted, most);
+        p.part = align_up((rows.n + parts - 1) / parts, group_elements);
+        p.tiles_per_row = std::max<std::size_t>(1, (rows.n + p.part - 1) / p.part);
+        p.items = count * p.tiles_per_row;
+        plan.joins = p.tiles_per_row > 1;
+        return;
+    }
+    p.part = 4 * least_part;
+    plan.first_item.resize(count + 1);
+    unsigned long long items = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        plan.first_item[i] = items;
+        const std::size_t n = static_cast<std::size_t>(rows.offsets[i + 1] - rows.offsets[i]);
+        const std::size_t parts = std::max<std::size_t>(1, (n + p.part - 1) / p.part);
+        plan.joins = plan.joins || parts > 1;
+        items += parts;
+    }
+    plan.first_item[count] = items;
+    p.items = items;
+}
+
+void plan_rows(const Rows &rows, std::size_t partial_bytes, bool results_in_workspace, unsigned exact_resident,
+               RowsPlan &plan) {
     RowsParams &p = plan.p;
     p.count = rows.count;
     p.n = rows.n;
@@ -539,7 +581,12 @@ void plan_rows(const Rows &rows, std::size_t partial_bytes, bool results_in_work
     p.contiguous = rows.x.stride == 1 && rows.y.stride == 1 && xa && ya;
     const std::size_t count = rows.count;
     std::size_t tables = 0;
-    if (rows.layout != Rows::Layout::Segmented && rows.n <= kWarpRowsUpTo) {
+    if (rows.exact) {
+        plan_exact_items(rows, exact_resident, plan);
+        if (rows.layout == Rows::Layout::Segmented) tables = 2 * (count + 1) * sizeof(unsigned long long);
+        // Each item's slot and, where a row has several parts, its spill slot.
+        partial_bytes = kExactRowSlotBytes + (plan.joins ? kExactRowSpillBytes : 0);
+    } else if (rows.layout != Rows::Layout::Segmented && rows.n <= kWarpRowsUpTo) {
         plan.short_rows = true;
         p.items = count;
         if (rows.n <= 256) {  // a group of threads a row, 4 lanes a thread up to 128 elements, 8 up to 256
@@ -643,18 +690,24 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
         if (cudot_status status = check_result_pointer(call.device_result, rows.count, device, err)) return status;
     RowsPlan plan;
     const bool polled = blocking && rows.count <= kPolledResults;
+    ArrayGpu &g = array_gpu(device);
+    unsigned resident = 0;
+    if (rows.exact) {  // the exact plan cuts rows by the blocks the GPU holds
+        std::lock_guard<std::mutex> lock(g.mutex);
+        if (cudot_status status = rows_resident(g, device, rows.x.dtype, rows.y.dtype, false, true, resident, err))
+            return status;
+    }
     try {
-        plan_rows(rows, launcher_for(rows.x.dtype, rows.y.dtype).partial_bytes, blocking && !polled, plan);
+        plan_rows(rows, launcher_for(rows.x.dtype, rows.y.dtype).partial_bytes, blocking && !polled, resident, plan);
     } catch (const std::bad_alloc &) {
         return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the tables of %zu rows", rows.count);
     }
 
-    ArrayGpu &g = array_gpu(device);
     std::unique_lock<std::mutex> lock(g.mutex);
     if (cudot_status status = wait_ready(g, call.x_ready, stream, err)) return status;
     if (cudot_status status = wait_ready(g, call.y_ready, stream, err)) return status;
-    unsigned resident = 0;
-    if (cudot_status status = rows_resident(g, device, rows.x.dtype, rows.y.dtype, plan.short_rows, resident, err))
+    if (cudot_status status = rows_resident(g, device, rows.x.dtype, rows.y.dtype, plan.short_rows, rows.exact,
+                                            resident, err))
         return status;
     void *workspace = nullptr;
     Workspace *w = nullptr;
@@ -687,13 +740,14 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
         else w->served_async = true;
     }
     unsigned long long work = plan.p.items;  // blocks of rows_tile_kernel; warps of rows_short_kernel
-    if (plan.short_rows) {
+    if (plan.short_rows || plan.p.group > 0) {  // (exact_rows_kernel's groups: a warp takes 32 / group rows)
         const unsigned long long per_warp = plan.p.group > 0 ? 32 / plan.p.group : 1;
         work = ((plan.p.items + per_warp - 1) / per_warp + kWarps - 1) / kWarps;
     }
     const unsigned blocks = static_cast<unsigned>(std::max<unsigned long long>(1, std::min<unsigned long long>(resident, work)));
     KernelCall kernel;
-    prepare_rows(plan.p, rows.x.dtype, rows.y.dtype, plan.short_rows, blocks, kernel);
+    if (rows.exact) prepare_exact_rows(plan.p, rows.x.dtype, rows.y.dtype, blocks, kernel);
+    else prepare_rows(plan.p, rows.x.dtype, rows.y.dtype, plan.short_rows, blocks, kernel);
     cudot_status status = launch(kernel, device, stream, err, capturing ? nullptr : &w->graphs);
     const bool launched = status == CUDOT_OK;
     if (status == CUDOT_OK && blocking && !polled) {  // queued before another thread could grow the workspace

@@ -56,7 +56,7 @@ __device__ __forceinline__ void add_digit(unsigned long long *digits, int i, std
 }
 
 // digits += v, for a finite double v.
-__device__ __noinline__ void spill(unsigned long long *digits, double v) {
+static __device__ __noinline__ void spill(unsigned long long *digits, double v) {
     const std::uint64_t b = exact::bits_of(v);
     std::uint64_t m;
     int q;
@@ -65,7 +65,7 @@ __device__ __noinline__ void spill(unsigned long long *digits, double v) {
 }
 
 // digits += x * y for any two doubles (the special bits of an infinite or NaN product instead).
-__device__ __noinline__ unsigned add_product_directly(unsigned long long *digits, double x, double y) {
+static __device__ __noinline__ unsigned add_product_directly(unsigned long long *digits, double x, double y) {
     return exact::product_terms(x, y, [digits](std::uint64_t hi, std::uint64_t lo, int q, bool negative) {
         exact::for_each_digit(hi, lo, q, negative, [digits](int i, std::int64_t d) { add_digit(digits, i, d); });
     });
@@ -76,11 +76,16 @@ template <class Tx, class Ty> struct ExactThread {
     static constexpr int K = kTermsOf<Tx, Ty>;
     exact::Expansion<K> e;
     unsigned special;
-    unsigned long long *digits;  // the block's
+    unsigned long long *digits;  // the block's; nullptr: none (a row of exact_rows_kernel's groups), and
+                                 // what would go there only sets `used`, for the row to be done again
+    bool used;                   // something went, or would have gone, to the digits
 
     __device__ __forceinline__ void absorb(double p) {
         const double left = exact::absorb(e, p);
-        if (left != 0) spill(digits, left);
+        if (left != 0) {
+            used = true;
+            if (digits) spill(digits, left);
+        }
     }
 
     __device__ __forceinline__ void add(Tx xv, Ty yv) {
@@ -92,7 +97,8 @@ template <class Tx, class Ty> struct ExactThread {
                 absorb(p);
                 absorb(order::fma_rn(a, b, -p));
             } else {
-                special |= add_product_directly(digits, a, b);
+                used = true;
+                if (digits) special |= add_product_directly(digits, a, b);
             }
         } else {  // at most 24 + 24 bits within 2^-298 .. 2^256: p is exact
             if (isfinite(p)) absorb(p);
@@ -151,6 +157,7 @@ __global__ void __launch_bounds__(kThreads) exact_dot_kernel(const ExactParams<T
     for (int k = 0; k < K; ++k) t.e.a[k] = 0.0;
     t.special = 0;
     t.digits = digits;
+    t.used = false;
     const std::size_t first = blockIdx.x * static_cast<std::size_t>(kThreads) + threadIdx.x;
     const std::size_t step = static_cast<std::size_t>(gridDim.x) * kThreads;
     if (p.dense) {

@@ -40,7 +40,9 @@ struct RowsParams {
     unsigned long long count;          // rows
     unsigned long long items;          // rows_short_kernel: rows; rows_tile_kernel: the tiles of all rows
                                        // (an empty row has one)
-    unsigned long long tiles_per_row;  // Strided, Pointers: tile_count(n) (at least 1)
+    unsigned long long tiles_per_row;  // Strided, Pointers: tile_count(n) (at least 1); exact_rows_kernel:
+                                       // the parts of every row
+    unsigned long long part;           // exact_rows_kernel: elements of a part of a row (items are parts)
     int layout;                        // RowsLayoutCode
     int group;                         // rows_short_kernel: threads per row (1..32); 0: a warp per row
     int sub;                           // group > 0: 1 (4 lanes per thread) or 2 (8 lanes)
