@@ -10,9 +10,11 @@
 //   B4  one x against k = 8 and 32 y's of 2^20 .. 2^24 (row stride 0): >= 0.85 of the ceiling with x
 //       counted once, and >= 1.0 x cuBLAS gemv on the same data
 //   B5  segmented, row lengths drawn from 1 .. 65536, 256 MiB an operand: >= 0.8 of the ceiling
+//   X5  the B1 shapes in the exact mode (cudot_rows.mode = CUDOT_MODE_EXACT): >= 0.8 of the ceiling
 // Ratios "of ceiling" are cudot-bench's: (bytes / device-copy ceiling + empty launch + sync) / time.
 // Every timed batch's results are checked, on sampled rows, against cudot_dot_arrays on that row alone.
-// Usage: cudot-bench-rows-gpu [--quick]   (--quick: 16 MiB operands and few rounds, a smoke test)
+// Usage: cudot-bench-rows-gpu [--quick] [--exact]   (--quick: 16 MiB operands and few rounds, a smoke
+// test; --exact: the X5 lines alone)
 #include <cublas_v2.h>
 #include <cub/device/device_segmented_reduce.cuh>
 #include <cuda/std/functional>
@@ -79,6 +81,7 @@ bool rows_have_their_own_bits(const cudot_rows &r, const std::vector<double> &re
         a.x.dtype = r.x.dtype;
         a.y.dtype = r.y.dtype;
         a.stream = r.stream;
+        a.mode = r.mode;
         double want = 0;
         if (cudot_dot_arrays(&a, &want) != CUDOT_OK || std::memcmp(&want, &results[i], sizeof want) != 0) {
             std::printf("row %zu: %.17g, its own dot %.17g\n", i, results[i], want);
@@ -176,8 +179,57 @@ double gbps(double bytes, double us) { return us > 0 ? bytes / (us * 1e3) : 0; }
 
 }  // namespace
 
+// X5: the B1 shapes in the exact mode, each beside the canonical mode's batch in the same rounds.
+bool exact_rows(Ceilings &c, cudaStream_t s, void *x, void *y, std::size_t operand_bytes, int reps,
+                double *device_results) {
+    Target x5_f32 = at_least("X5 f32 exact device rows vs device copy", "of ceiling (worst row length)", 0.8);
+    Target x5_f64 = at_least("X5 f64 exact device rows vs device copy", "of ceiling (worst row length)", 0.8);
+    Target bits = at_most("every sampled exact row bit-equal to its own exact dot", "batches that differ", 0.0);
+    std::printf("\nX5: exact rows, device results (cudot_dot_rows_async + stream sync; 'ratio' is of the ceiling)\n");
+    std::printf("%-4s %-5s %9s %9s %11s %9s %7s %12s %9s %s\n", "", "type", "row", "rows", "exact_us", "GB/s", "ratio",
+                "canonical_us", "exact/can", "check");
+    for (int32_t d : {CUDOT_F32, CUDOT_F64}) {
+        const std::size_t elements = operand_bytes / size_of(d);
+        if (!fill_values(d, x, elements, 5) || !fill_values(d, y, elements, 6)) return false;
+        for (std::size_t n : {std::size_t(32), std::size_t(256), std::size_t(1024), std::size_t(8192),
+                              std::size_t(1) << 16, std::size_t(1) << 20}) {
+            const std::size_t count = elements / n;
+            cudot_rows r = CUDOT_ROWS_INIT;
+            r.count = count;
+            r.n = n;
+            r.x.data = x;
+            r.y.data = y;
+            r.x.dtype = r.y.dtype = d;
+            r.x_row_stride = r.y_row_stride = static_cast<std::int64_t>(n);
+            r.stream = s;
+            cudot_rows e = r;
+            e.mode = CUDOT_MODE_EXACT;
+            std::vector<Contender> cs;
+            cs.push_back(async_contender(e, device_results));
+            cs.push_back(async_contender(r, device_results + count));
+            time_interleaved(3, reps, cs, 0, false, Order::kShuffled);
+            std::vector<double> results(count);
+            const bool copied = ok(cudaMemcpy(results.data(), device_results, count * 8, cudaMemcpyDeviceToHost), "copy");
+            const bool good = cs[0].ok && cs[1].ok && copied && rows_have_their_own_bits(e, results);
+            const double us = summarize(cs[0].samples).median_us, canonical = summarize(cs[1].samples).median_us;
+            const double bytes = 2.0 * elements * size_of(d), ratio = of_ceiling(bytes, us, c);
+            std::printf("%-4s %-5s %9zu %9zu %11.1f %9.1f %7.3f %12.1f %9.2f %s\n", "X5", name(d), n, count, us,
+                        gbps(bytes, us), ratio, canonical, canonical > 0 ? us / canonical : 0.0, good ? "ok" : "MISMATCH");
+            (d == CUDOT_F64 ? x5_f64 : x5_f32).see(ratio, where(n, "rows"));
+            bits.see(good ? 0 : 1, where(n, "rows"));
+        }
+    }
+    remeasure_ceilings(c, "end of X5", operand_bytes < (std::size_t(256) << 20));
+    print_targets({x5_f32, x5_f64, bits}, "exact rows target (GPU)");
+    return true;
+}
+
 int main(int argc, char **argv) {
-    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+    bool quick = false, exact_only = false;
+    for (int i = 1; i < argc; ++i) {
+        quick = quick || std::string(argv[i]) == "--quick";
+        exact_only = exact_only || std::string(argv[i]) == "--exact";
+    }
     Ceilings c = measure_ceilings(true, quick);
     std::printf("cudot %s  cudot-bench-rows-gpu%s  %s\n", cudot_version_string(), quick ? " --quick" : "",
                 c.gpu_name.c_str());
@@ -201,6 +253,11 @@ int main(int argc, char **argv) {
         return 1;
     double *device_results = nullptr;
     if (!ok(cudaMalloc(&device_results, (operand_bytes / 4 + 1) * 8), "cudaMalloc")) return 1;
+    if (exact_only) {
+        const bool done = exact_rows(c, s, x, y, operand_bytes, reps, device_results);
+        cudaFree(x), cudaFree(y), cudaFree(peer_out), cudaFree(device_results);
+        return done ? 0 : 1;
+    }
 
     Target b1_f32 = at_least("B1 f32 device rows and results vs device copy", "of ceiling (worst row length)", 0.85);
     Target b1_f64 = at_least("B1 f64 device rows and results vs device copy", "of ceiling (worst row length)", 0.85);
@@ -356,6 +413,7 @@ int main(int argc, char **argv) {
     remeasure_ceilings(c, "end", quick);
     std::printf("\nceilings (best of rounds): device copy %.1f GB/s, launch + sync %.2f us\n", c.d2d_GBps, c.launch_us);
     print_targets({b1_f32, b1_f64, b2_small, b2_large, b3, b4_ceiling, b4_gemv, b5, bits}, "rows target (GPU)");
+    if (!exact_rows(c, s, x, y, operand_bytes, reps, device_results)) return 1;
     cublasDestroy(h);
     cudaFree(x);
     cudaFree(y);

@@ -2,7 +2,7 @@
 """check_bindings_abi.py - every binding's hand-written mirror of include/cudot.h must match the header.
 
 The bindings reach the C ABI without the header (cgo with dlopen, syscall on Windows, ctypes, P/Invoke,
-ccall), so each one repeats its parts by hand: the structs (cudot_config, cudot_array, cudot_arrays),
+ccall), so each one repeats its parts by hand: the structs (cudot_config, cudot_array, cudot_arrays, cudot_rows),
 the enums (statuses, element types, memory strategies), the integer #defines and the signatures of the
 functions it calls. This script reads all of them from the header and from each binding's sources and
 compares:
@@ -671,6 +671,12 @@ HEADER_CHANGES = [
     ("a field added in the middle of cudot_config", "cudot.h",
      ("    uint32_t wait_ms;", "    uint32_t wait_ms;\n    int32_t added_option;"), STRUCT_MIRRORS),
     ("the type of cudot_config.rows changed", "cudot.h", ("    uint64_t rows;", "    uint32_t rows;"), STRUCT_MIRRORS),
+    ("a field added at the end of cudot_rows", "cudot.h",
+     ("    int32_t reserved;      /* must be 0 */\n} cudot_rows;",
+      "    int32_t reserved;      /* must be 0 */\n    int32_t added_option;\n} cudot_rows;"), STRUCT_MIRRORS),
+    ("the type of cudot_rows.mode changed", "cudot.h",
+     ("    int32_t mode;          /* a cudot_mode: every row's", "    int64_t mode;          /* a cudot_mode: every row's"),
+     STRUCT_MIRRORS),
     ("a field added in the middle of cudot_arrays", "cudot.h",
      ("    void *x_ready;      /* NULL", "    void *added_ready;\n    void *x_ready;      /* NULL"), STRUCT_MIRRORS),
     ("the type of cudot_array.stride changed", "cudot.h",
@@ -708,6 +714,17 @@ BINDING_CHANGES = [
     ("Python's Config without mode", "python/cudot/_lib.py",
      ("(\"rows\", ctypes.c_uint64), (\"mode\", ctypes.c_int32),", "(\"rows\", ctypes.c_uint64),"), (PYTHON,)),
     ("C#'s NativeConfig without Mode", "csharp/src/Native.cs", ("        public int Mode; ", "        "), (CSHARP,)),
+    ("Go's cgo cd_rows without mode", "go/lib_unix.go", ("\tint32_t mode, reserved;\n} cd_rows;", "\tint32_t reserved;\n} cd_rows;"),
+     (GO_CGO,)),
+    ("Go's cRows without mode", "go/lib_windows.go", ("\tmode, reserved         int32\n}", "\treserved               int32\n}"),
+     (GO_GO,)),
+    ("C#'s NativeRows without Mode", "csharp/src/Native.cs",
+     ("        public int Mode, Reserved; // a Mode: every row's", "        public int Reserved; // a Mode: every row's"), (CSHARP,)),
+    ("Julia's _Rows without mode", "julia/src/arrays.jl",
+     ("    mode::Int32                  # _MODE_CANONICAL, or _MODE_EXACT (exact=true; since 1.14)\n", ""), (JULIA,)),
+    ("Python's Rows without mode", "python/cudot/_lib.py",
+     ("(\"y_ready\", ctypes.c_void_p), (\"mode\", ctypes.c_int32), (\"reserved\", ctypes.c_int32)]",
+      "(\"y_ready\", ctypes.c_void_p), (\"reserved\", ctypes.c_int32)]"), (PYTHON,)),
     ("Go's config without rows", "go/context.go", ("\trows                          uint64\n", ""), (GO_GO,)),
     ("C#'s NativeConfig without Rows", "csharp/src/Native.cs", ("        public ulong Rows;", ""), (CSHARP,)),
     ("Julia's _Config without rows", "julia/src/Cudot.jl", ("    rows::UInt64", ""), (JULIA,)),

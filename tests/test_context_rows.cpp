@@ -11,6 +11,10 @@ TEST_CASE("context rows: HOST, every pair, each row with its own dot's bits", "[
     test::check_context_rows(CUDOT_MEMORY_HOST, 0);
 }
 
+TEST_CASE("context rows: HOST in the exact mode, each row with its own exact dot's bits", "[rows][api][exact]") {
+    test::check_context_rows(CUDOT_MEMORY_HOST, 0, CUDOT_MODE_EXACT);
+}
+
 TEST_CASE("context rows: HOST, bad calls leave the results alone", "[rows][api][errors]") {
     test::check_context_rows_refusals(CUDOT_MEMORY_HOST, 0);
 }

@@ -185,6 +185,19 @@ else
   echo "FAIL building the config spy or tests/spy/WaitMsSpy.cs"; failed+=("waitMs spy")
 fi
 
+# Exact rows need 1.14: a 1.13 stand-in (tests/fake_cudot.c with FAKE_ROWS) serves canonical rows, and the
+# binding itself refuses exact: true for it, with Unsupported naming the version needed.
+echo "== exact rows with a 1.13 library (tests/rows/OldRows.cs, against tests/fake_cudot.c -DFAKE_ROWS)"
+mkdir -p "$fakes/rows113"
+if fake "$fakes/rows113/libcudot.so.1" -DFAKE_VERSION=11300 -DFAKE_ROWS -Wl,-soname,libcudot.so.1 &&
+   mcs -nologo -out:"$build/OldRows.exe" -r:"$build/Cudot.dll" "$here/tests/rows/OldRows.cs" &&
+   out=$(CUDOT_LIBRARY="$fakes/rows113/libcudot.so.1" mono "$build/OldRows.exe" 2>&1); then
+  echo "$out" | sed 's/^/     /'
+  echo "ok   exact rows refused by the binding with a 1.13 library; canonical rows served"
+else
+  echo "${out:-}"; echo "FAIL exact rows with a 1.13 library"; failed+=("exact rows, 1.13 library")
+fi
+
 echo "== NuGet package"
 bash "$here/tests/package/check.sh" "$build" "$nupkg" || failed+=("NuGet package")
 

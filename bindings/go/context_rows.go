@@ -15,9 +15,11 @@ func errNoContextRows(op string) error {
 // DotEachRow writes into results[i] the dot of the first n elements of row i of x and y, for each of the
 // first rows rows (rows at most Rows, n at most the row length), as last written. Each result has the
 // bits of Dot on that row's first n elements alone (a copy of them as an Array, say), whatever the
-// memory strategy. rows = 0 writes nothing; n = 0 writes +0s. Errors are *Error: ErrInvalidArgument
-// (rows or n negative or beyond the Context's, results shorter than rows), ErrUnsupported (a library
-// older than 1.10); after Close, ErrClosed. On any error nothing is written to results.
+// memory strategy: on a Context of Options.Mode ModeExact that is the row's exact dot, what DotExact
+// gives for it (library 1.14). rows = 0 writes nothing; n = 0 writes +0s. Errors are *Error:
+// ErrInvalidArgument (rows or n negative or beyond the Context's, results shorter than rows),
+// ErrUnsupported (a library older than 1.10, or an exact Context with a 1.13 library); after Close,
+// ErrClosed. On any error nothing is written to results.
 func (c *Context) DotEachRow(rows, n int, results []float64) error {
 	const op = "DotEachRow"
 	if rows < 0 || n < 0 || len(results) < rows {

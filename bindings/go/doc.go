@@ -104,6 +104,11 @@
 //	part, err := ctx.TilePartials(0, n) // ExactPartialBytes, whatever n
 //	r, err := cudot.JoinExactPartials(append(part, otherParts...))
 //
+// An exact Context's DotEachRow and RowDots give each row its exact dot, and DotRowsExact and
+// DotSegmentsExact do so for rows of Go slices (library 1.14):
+//
+//	err := cudot.DotRowsExact(cudot.Float32Slice(query), cudot.Float32Slice(table).Strided(0, n, 1), k, 0, n, scores)
+//
 // # Versions
 //
 // BindingVersion is the library version this binding was written for (the cudot.h whose API it

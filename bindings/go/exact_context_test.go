@@ -365,20 +365,26 @@ func TestExactPartialsRefused(t *testing.T) {
 // the end of its capacity.
 func TestExactContextLimits(t *testing.T) {
 	for _, m := range []cudot.Memory{cudot.Host, cudot.Auto} {
-		// Rows in the exact mode: this version's library refuses dots row by row.
+		// Rows in the exact mode (library 1.14): each row its exact dot, 0+1+2+3, 4+...+7 and 8+...+11
+		// (TestExactContextDotEachRow compares them with DotExact on wide-range data).
 		ctx := newExactContext(t, 4, cudot.Options{DType: cudot.Float32, Memory: m, Rows: 3})
 		x, y := ctx.Float32Inputs()
 		for i := range x {
 			x[i], y[i] = float32(i), 1
 		}
 		results := []float64{-1, -1, -1}
-		err := ctx.DotEachRow(3, 4, results)
-		checkError(t, fmt.Sprintf("%v DotEachRow", m), err, "DotEachRow", cudot.ErrUnsupported, "")
-		if results[0] != -1 || results[1] != -1 || results[2] != -1 {
-			t.Errorf("%v: a refused DotEachRow wrote results %v", m, results)
+		if err := ctx.DotEachRow(3, 4, results); err != nil || results[0] != 6 || results[1] != 22 || results[2] != 38 {
+			t.Errorf("%v: DotEachRow of an exact Context: %v, %v; want [6 22 38]", m, results, err)
 		}
-		if _, err := ctx.RowDots(); !errors.Is(err, cudot.ErrUnsupported) {
-			t.Errorf("%v: RowDots on an exact Context: %v; want ErrUnsupported", m, err)
+		if r, err := ctx.RowDots(); err != nil || len(r) != 3 || r[2] != 38 {
+			t.Errorf("%v: RowDots on an exact Context: %v, %v; want [6 22 38]", m, r, err)
+		}
+		// Beyond the Context's rows: still the library's refusal, nothing written.
+		results = []float64{-1, -1, -1, -1}
+		err := ctx.DotEachRow(4, 4, results)
+		checkError(t, fmt.Sprintf("%v DotEachRow of 4 rows", m), err, "DotEachRow", cudot.ErrInvalidArgument, "")
+		if results[0] != -1 {
+			t.Errorf("%v: a refused DotEachRow wrote results %v", m, results)
 		}
 		// Dot still sees the 12 elements as one vector: 0 + 1 + ... + 11.
 		if r, err := ctx.Dot(); err != nil || r != 66 {

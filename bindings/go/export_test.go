@@ -17,4 +17,7 @@ func NativeHandle(c *Context) unsafe.Pointer {
 var (
 	LibStatusString = libStatusString
 	CheckVersion    = checkVersion
+	// The rows calls with any mode, so that the tests can send one the library does not know.
+	DotRowsIn     = dotRowsIn
+	DotSegmentsIn = dotSegmentsIn
 )

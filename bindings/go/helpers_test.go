@@ -113,9 +113,14 @@ func TestMain(m *testing.M) {
 			mode = strconv.Itoa(int(ctx.Mode()))
 		}
 		_, errArrays := cudot.TilePartialsExact(cudot.Float32Slice(nil), cudot.Float32Slice(nil))
-		fmt.Printf("load=%v version=%v same=%v dtypes=%s err=%v partials=%s exact=%s mode=%s exact arrays: %v\n",
+		// Rows (since 1.9) of one element, canonical and exact (cudot_rows.mode, since 1.14).
+		one, res := []float32{2}, make([]float64, 1)
+		errRows := cudot.DotRows(cudot.Float32Slice(one), cudot.Float32Slice(one), 1, 0, 0, res)
+		errExactRows := cudot.DotRowsExact(cudot.Float32Slice(one), cudot.Float32Slice(one), 1, 0, 0, res)
+		fmt.Printf("load=%v version=%v same=%v dtypes=%s err=%v partials=%s exact=%s mode=%s exact arrays: %v "+
+			"rows: %v exact rows: %v\n",
 			errors.Is(err1, cudot.ErrLoad), errors.Is(err1, cudot.ErrVersion), err1 == err2, dtypes, err1, partials, exact,
-			mode, errArrays)
+			mode, errArrays, errRows, errExactRows)
 		os.Exit(0)
 	}
 	if err := cudot.Load(); err != nil {

@@ -44,11 +44,15 @@ _Static_assert(sizeof(void *) != 8 || sizeof(cd_arrays) == 96, "cudot_arrays is 
 typedef int (*cd_dot_arrays_fn)(const cd_arrays *, double *);
 typedef int (*cd_tile_partials_arrays_fn)(const cd_arrays *, void *);
 typedef int (*cd_register_host_fn)(const void *, size_t);
-// cudot_rows (1.9): a batch of dots of own rows.
+// cudot_rows as of 1.14 (144 bytes on 64-bit platforms): a batch of dots of own rows. A library from 1.9
+// to 1.13 knows the first 136 bytes and accepts the rest while it is zero (the canonical mode); it would
+// refuse a non-zero mode only as bytes it does not know, so rows.go asks for 1.14 before sending one.
 typedef struct {
 	uint32_t size; int32_t layout; size_t count, n; cd_array x, y; int64_t x_row_stride, y_row_stride;
 	const int64_t *offsets; const void *const *x_rows; const void *const *y_rows; void *stream, *x_ready, *y_ready;
+	int32_t mode, reserved;
 } cd_rows;
+_Static_assert(sizeof(void *) != 8 || sizeof(cd_rows) == 144, "cudot_rows is 144 bytes");
 typedef int (*cd_dot_rows_fn)(const cd_rows *, double *);
 typedef int (*cd_unregister_host_fn)(const void *);
 
@@ -257,7 +261,7 @@ static int cd_tile_partials_arrays(const cd_request *r, const void *xp, const vo
 	*msg = cd_message(st, NULL);
 	return st;
 }
-// A batch of rows of Go slices (strided or segmented): r's n, dtypes and element strides, with the
+// A batch of rows of Go slices (strided or segmented): r's n, dtypes, element strides and mode, with the
 // layout, count and row strides beside it; xp, yp, offsets and results are Go pointers.
 static int cd_has_rows(void) { return p_dot_rows != NULL; }
 static int cd_dot_rows(const cd_request *r, int32_t layout, uint64_t count, int64_t x_row_stride,
@@ -265,7 +269,7 @@ static int cd_dot_rows(const cd_request *r, int32_t layout, uint64_t count, int6
 	cd_rows b = {sizeof(cd_rows), layout, (size_t)count, (size_t)r->n,
 		{xp ? xp : (const void *)r->x_addr, r->x_dtype, 0, r->x_stride},
 		{yp ? yp : (const void *)r->y_addr, r->y_dtype, 0, r->y_stride}, x_row_stride, y_row_stride,
-		offsets, NULL, NULL, NULL, NULL, NULL};
+		offsets, NULL, NULL, NULL, NULL, NULL, r->mode, 0};
 	int st = p_dot_rows(&b, results);
 	*msg = cd_message(st, NULL);
 	return st;

@@ -388,7 +388,9 @@ func libHostRange(op hostOp, p unsafe.Pointer, bytes uintptr) (Status, string) {
 	})
 }
 
-// cRows mirrors cudot_rows of 1.9 (its Go pointers as unsafe.Pointer, as in cArray).
+// cRows mirrors cudot_rows of 1.14 (its Go pointers as unsafe.Pointer, as in cArray): 144 bytes on 64-bit
+// Windows. A library from 1.9 to 1.13 reads the first 136 and accepts the zero mode and reserved past
+// them as the canonical mode; rows.go asks for 1.14 before sending another mode.
 type cRows struct {
 	size                   uint32
 	layout                 int32
@@ -398,6 +400,7 @@ type cRows struct {
 	offsets                unsafe.Pointer
 	xRows, yRows           uintptr // row pointers: not offered from Go (0)
 	stream, xReady, yReady uintptr
+	mode, reserved         int32
 }
 
 // libHasRows reports whether the library (1.9 or later) has cudot_dot_rows, on a platform where cRows
@@ -407,7 +410,8 @@ func libHasRows() bool { return unsafe.Sizeof(cArrays{}) == 96 && procs.dotRows 
 // libDotRows dots the rows of c into results (count of them).
 func libDotRows(c *rowsCall, results []float64) (Status, string) {
 	b := &cRows{size: uint32(unsafe.Sizeof(cRows{})), layout: int32(c.layout), count: uintptr(c.count),
-		n: uintptr(c.n), x: c.x.c(), y: c.y.c(), xRowStride: c.xRowStride, yRowStride: c.yRowStride}
+		n: uintptr(c.n), x: c.x.c(), y: c.y.c(), xRowStride: c.xRowStride, yRowStride: c.yRowStride,
+		mode: int32(c.mode)}
 	if len(c.offsets) > 0 {
 		b.offsets = unsafe.Pointer(&c.offsets[0])
 	}

@@ -69,6 +69,24 @@ int cudot_register_host(const void *p, size_t bytes) { return 4; }
 int cudot_unregister_host(const void *p) { return 4; }
 `
 
+// fakeLibrary113 grows fakeLibrary112 to a stand-in for 1.13: the exact mode of contexts and cudot_dot_rows
+// of 1.9 to 1.13's 136-byte cudot_rows, which, as those libraries do, accepts a larger struct only while
+// the bytes past 136 are zero. The binding must send the canonical rows as zeros there, and refuse the
+// exact mode of rows itself (were it sent, this library would answer 4.0, a canonical-looking result).
+var fakeLibrary113 = strings.Replace(fakeLibrary112, "return 11200;", "return 11300;", 1) + `
+int cudot_get_mode(const void *c, int32_t *mode) { *mode = 0; return 0; }
+int cudot_join_exact_partials(const void *p, size_t count, double *r) { *r = 0; return 0; }
+int cudot_dot_rows(const uint32_t *r, double *results) {
+	static const char zero[4096];
+	if (r[0] < 136 || r[0] > 4096) { message = "fake 1.13: bad size"; return 1; }
+	if (r[0] > 136 && memcmp((const char *)r + 136, zero, r[0] - 136) != 0) {
+		message = "fake 1.13: rows fields newer than 1.13"; return 4;
+	}
+	results[0] = 4.0;
+	return 0;
+}
+`
+
 // buildLibrary compiles C code into a shared library and returns its path.
 func buildLibrary(t *testing.T, code string) string {
 	t.Helper()
@@ -122,7 +140,7 @@ func TestLoadFailures(t *testing.T) {
 	}{
 		{"real library", func(*testing.T) []string { return []string{"CUDOT_LIBRARY=" + real} },
 			[]string{"load=false version=false same=true dtypes=int8*float16 err=<nil> partials=ok exact=ok mode=0 " +
-				"exact arrays: <nil>"}},
+				"exact arrays: <nil> rows: <nil> exact rows: <nil>"}},
 		{"real library, exact mode", func(*testing.T) []string {
 			return []string{"CUDOT_LIBRARY=" + real, helperExactEnv + "=1"}
 		}, []string{"load=false version=false same=true dtypes=int8*float16 err=<nil> partials=ok exact=ok mode=1"}},
@@ -155,6 +173,13 @@ func TestLoadFailures(t *testing.T) {
 		{"1.12 library: canonical contexts", func(t *testing.T) []string {
 			return []string{"CUDOT_LIBRARY=" + buildLibrary(t, fakeLibrary112), helperSameTypeEnv + "=1"}
 		}, []string{"load=false version=false same=true dtypes=int8*int8 err=<nil> partials=ok exact=unsupported mode=0"}},
+		// Canonical rows work with a 1.13 library; the exact mode of rows is refused by the binding, saying
+		// what is missing, rather than reaching the library.
+		{"1.13 library: no exact rows", func(t *testing.T) []string {
+			return []string{"CUDOT_LIBRARY=" + buildLibrary(t, fakeLibrary113), helperSameTypeEnv + "=1"}
+		}, []string{"same=true dtypes=int8*int8 err=<nil> partials=ok exact=ok mode=0", "rows: <nil> exact rows: " +
+			"cudot: DotRowsExact: CUDOT_ERROR_UNSUPPORTED: the loaded library, 1.13.0, has no modes for rows " +
+			"(cudot_rows.mode): mode 1 needs 1.14"}},
 		// A file that does not load says what CUDOT_LIBRARY must name ...
 		{"missing file", func(*testing.T) []string { return []string{"CUDOT_LIBRARY=/nonexistent/libcudot.so"} },
 			[]string{"load=true version=false same=true", "/nonexistent/libcudot.so", explicitHint}},

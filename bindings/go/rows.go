@@ -7,8 +7,8 @@ import "fmt"
 // page-locked memory); rows in device or managed memory are refused (ErrUnsupported).
 
 // Mode is cudot_mode (library 1.11): how a dot is summed. DotExact, DotExactOn, TilePartialsExact and
-// TilePartialsExactOn use ModeExact, and a Context its Options.Mode (library 1.13); every other call of
-// this package the canonical order.
+// TilePartialsExactOn use ModeExact, DotRowsExact and DotSegmentsExact too (library 1.14), and a Context
+// its Options.Mode (library 1.13); every other call of this package the canonical order.
 type Mode int32
 
 const (
@@ -40,6 +40,21 @@ func errNoRows(op string) error {
 		Message: "the loaded library has no cudot_dot_rows (many dots in one call need 1.9)"}
 }
 
+// checkRowsMode refuses a mode other than the canonical one on a library older than 1.14. Such a library
+// has cudot_dot_rows but not cudot_rows.mode: it would refuse the field only as "bytes it does not know"
+// (ErrUnsupported with a message about the struct's size), so say what is missing instead.
+func checkRowsMode(op string, mode Mode) error {
+	if mode == ModeCanonical {
+		return nil
+	}
+	if v := libVersion(); v < 11400 {
+		return &Error{Op: op, Status: StatusUnsupported, Message: fmt.Sprintf(
+			"the loaded library, %d.%d.%d, has no modes for rows (cudot_rows.mode): mode %d needs 1.14",
+			v/10000, v/100%100, v%100, int32(mode))}
+	}
+	return nil
+}
+
 // shifted is a's view moved by `by` elements of its memory; false where the index overflows.
 func (a Array) shifted(by int) (Array, bool) {
 	first := a.first + by
@@ -58,7 +73,17 @@ func (a Array) shifted(by int) (Array, bool) {
 // (lengths differ, results too short, a row outside its slice), ErrUnsupported (rows in device
 // memory, a library older than 1.9); nothing is written to results then.
 func DotRows(x, y Array, count, xRowStride, yRowStride int, results []float64) error {
-	const op = "DotRows"
+	return dotRowsIn("DotRows", ModeCanonical, x, y, count, xRowStride, yRowStride, results)
+}
+
+// DotRowsExact is DotRows in the exact mode (library 1.14, cudot_rows.mode): each result is bit for bit
+// DotExact of that row's two views, the correctly rounded dot; an empty row gives +0. A library older
+// than 1.14 answers ErrUnsupported, saying so; otherwise as DotRows.
+func DotRowsExact(x, y Array, count, xRowStride, yRowStride int, results []float64) error {
+	return dotRowsIn("DotRowsExact", ModeExact, x, y, count, xRowStride, yRowStride, results)
+}
+
+func dotRowsIn(op string, mode Mode, x, y Array, count, xRowStride, yRowStride int, results []float64) error {
 	if count < 0 || len(results) < count {
 		return &Error{Op: op, Status: StatusInvalidArgument,
 			Message: fmt.Sprintf("count is %d and results has room for %d", count, len(results))}
@@ -67,6 +92,11 @@ func DotRows(x, y Array, count, xRowStride, yRowStride int, results []float64) e
 	if err != nil {
 		return err
 	}
+	// Before the shortcut below, so that an older library's answer does not depend on the shapes.
+	if err := checkRowsMode(op, mode); err != nil {
+		return err
+	}
+	c.mode = mode
 	if count == 0 || x.n == 0 {
 		for i := range results[:count] {
 			results[i] = 0
@@ -106,7 +136,16 @@ func DotRows(x, y Array, count, xRowStride, yRowStride int, results []float64) e
 // the bits of Dot on that segment alone (an empty segment gives +0). offsets must not decrease and
 // lie in [0, L]. Errors as DotRows.
 func DotSegments(x, y Array, offsets []int64, results []float64) error {
-	const op = "DotSegments"
+	return dotSegmentsIn("DotSegments", ModeCanonical, x, y, offsets, results)
+}
+
+// DotSegmentsExact is DotSegments in the exact mode (library 1.14): result i is bit for bit DotExact of
+// segment i alone (+0 for an empty one). Errors as DotRowsExact.
+func DotSegmentsExact(x, y Array, offsets []int64, results []float64) error {
+	return dotSegmentsIn("DotSegmentsExact", ModeExact, x, y, offsets, results)
+}
+
+func dotSegmentsIn(op string, mode Mode, x, y Array, offsets []int64, results []float64) error {
 	if len(offsets) == 0 || len(results) < len(offsets)-1 {
 		return &Error{Op: op, Status: StatusInvalidArgument,
 			Message: fmt.Sprintf("%d offsets need %d results; results has room for %d", len(offsets),
@@ -122,6 +161,10 @@ func DotSegments(x, y Array, offsets []int64, results []float64) error {
 	if err != nil {
 		return err
 	}
+	if err := checkRowsMode(op, mode); err != nil {
+		return err
+	}
+	c.mode = mode
 	count := len(offsets) - 1
 	if count == 0 {
 		return nil

@@ -112,8 +112,8 @@ type Options struct {
 	Rows int
 	// Mode is how Dot, DotN and TilePartials sum (cudot_config.mode); zero means ModeCanonical.
 	// ModeExact makes every Dot and DotN the correctly rounded dot (what DotExact gives for the same
-	// values), and TilePartials one exact partial of ExactPartialBytes for JoinExactPartials; DotEachRow
-	// and RowDots are then refused (ErrUnsupported). Needs library version 1.13: with an older one New
-	// answers ErrUnsupported for any Mode but zero.
+	// values), TilePartials one exact partial of ExactPartialBytes for JoinExactPartials, and DotEachRow
+	// and RowDots each row's exact dot (library 1.14; a 1.13 library refuses them with ErrUnsupported).
+	// Needs library version 1.13: with an older one New answers ErrUnsupported for any Mode but zero.
 	Mode Mode
 }

@@ -5,4 +5,4 @@ package cudot
 // when the two differ. The binding loads any library of the same major version (LibraryVersion gives
 // the one loaded); an older one refuses what it lacks with an error from the call that needs it.
 // The line below is read by that script: keep its exact form.
-const BindingVersion = "1.13.0"
+const BindingVersion = "1.14.0"

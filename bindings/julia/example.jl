@@ -97,6 +97,18 @@ println("masked:     ", Cudot.dot_arrays(a, mask))
 # Partials of your own vectors join like a context's.
 println("joined:     ", Cudot.join_partials(Float32, Float64, Cudot.tile_partials(a, b)))
 
+# Exact rows (cudot 1.14): one query against each column of a table, each dot rounded once. The
+# first column's naive sum loses every 1; the correctly rounded dot is 103.
+n_rows = 301
+col = Float32[]
+for _ in 1:100
+    append!(col, (1f16, 1f0, -1f16))
+end
+push!(col, 3f0)
+table = hcat(col, fill(0.5f0, n_rows))          # two columns: the triples, then 0.5s
+q = ones(Float32, n_rows)
+println("exact rows: ", Cudot.dot_columns(q, table; exact=true), " (canonical: ", Cudot.dot_columns(q, table), ")")
+
 # Without the do-block: close explicitly. Errors are CudotError exceptions.
 ctx = CudotContext(10; eltype=Float64, memory=:host)
 try

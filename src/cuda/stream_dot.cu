@@ -111,8 +111,8 @@ struct ArrayGpu {
     cudaEvent_t ready_event = nullptr;     // x_ready / y_ready waits
     cudaStream_t own_stream = nullptr;     // cudot's own (non-blocking): captured dots' workspaces
     std::vector<std::pair<double *, std::size_t>> staging;  // mapped host buffers for blocking batches' results
-    unsigned rows_resident[6][6][3] = {};  // the batch kernels' resident blocks per pair: short, tile, exact
-                                           // (0: not asked yet)
+    unsigned rows_resident[6][6][4] = {};  // the batch kernels' resident blocks per pair: tile, short, exact
+                                           // parts, exact groups (0: not asked yet)
     std::mutex released_mutex;             // guards `released` (a destructor may run inside a CUDA call)
     std::vector<void *> released;          // workspaces of destroyed graphs, freed on the next call
 };
@@ -455,10 +455,10 @@ cudot_status take_staging(ArrayGpu &g, std::size_t count, std::pair<double *, st
 
 cudot_status rows_resident(ArrayGpu &g, int device, int32_t x_dtype, int32_t y_dtype, bool short_rows, bool exact,
                            unsigned &out, ErrorSink err) {
-    unsigned &kept = g.rows_resident[x_dtype - 1][y_dtype - 1][exact ? 2 : short_rows ? 1 : 0];
+    unsigned &kept = g.rows_resident[x_dtype - 1][y_dtype - 1][(exact ? 2 : 0) + (short_rows ? 1 : 0)];
     if (kept == 0) {
         int per_sm = 0, sms = 0;
-        CUDOT_CUDA_TRY_AS(err, exact ? exact_rows_occupancy(x_dtype, y_dtype, &per_sm)
+        CUDOT_CUDA_TRY_AS(err, exact ? exact_rows_occupancy(x_dtype, y_dtype, short_rows, &per_sm)
                                      : rows_occupancy(x_dtype, y_dtype, short_rows, &per_sm),
                           "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
         CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -529,8 +529,9 @@ void plan_exact_items(const Rows &rows, unsigned resident, RowsPlan &plan) {
     const std::size_t count = rows.count;
     if (rows.layout != Rows::Layout::Segmented && rows.n <= kWarpRowsUpTo) {
         p.items = count;
+        // Two loads a thread at least: each thread's products cost less than a level of the group's merge.
         std::size_t group = 1;
-        while (group < 32 && group * group_elements < rows.n) group *= 2;
+        while (group < 32 && 2 * group * group_elements < rows.n) group *= 2;
         p.group = static_cast<int>(group);
         return;
     }
@@ -706,8 +707,8 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
     std::unique_lock<std::mutex> lock(g.mutex);
     if (cudot_status status = wait_ready(g, call.x_ready, stream, err)) return status;
     if (cudot_status status = wait_ready(g, call.y_ready, stream, err)) return status;
-    if (cudot_status status = rows_resident(g, device, rows.x.dtype, rows.y.dtype, plan.short_rows, rows.exact,
-                                            resident, err))
+    if (cudot_status status = rows_resident(g, device, rows.x.dtype, rows.y.dtype, plan.short_rows || plan.p.group > 0,
+                                            rows.exact, resident, err))
         return status;
     void *workspace = nullptr;
     Workspace *w = nullptr;

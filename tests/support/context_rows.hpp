@@ -17,13 +17,15 @@
 
 namespace test {
 
-// The dot of a host copy of the first n elements of row r of ctx's buffers: the bits each row must have.
+// The dot of a host copy of the first n elements of row r of ctx's buffers, in `mode`: the bits each row
+// must have.
 inline double row_alone(int32_t xd, int32_t yd, const unsigned char *x, const unsigned char *y, std::size_t row_length,
-                        std::size_t r, std::size_t n) {
+                        std::size_t r, std::size_t n, int32_t mode = CUDOT_MODE_CANONICAL) {
     const std::size_t sx = dtype_size(xd), sy = dtype_size(yd);
     std::vector<unsigned char> cx(x + r * row_length * sx, x + (r * row_length + n) * sx);
     std::vector<unsigned char> cy(y + r * row_length * sy, y + (r * row_length + n) * sy);
-    const cudot_arrays a = arrays_of(n, xd, cx.data(), 1, yd, cy.data(), 1);
+    cudot_arrays a = arrays_of(n, xd, cx.data(), 1, yd, cy.data(), 1);
+    a.mode = mode;
     double out = -1;
     REQUIRE(cudot_dot_arrays(&a, &out) == CUDOT_OK);
     return out;
@@ -33,15 +35,18 @@ struct RowsContext {
     cudot_ctx *ctx = nullptr;
     int32_t xd, yd;
     std::size_t rows, n;
+    int32_t mode;
     unsigned char *x = nullptr, *y = nullptr;
-    RowsContext(int32_t memory, int32_t device, int32_t x_dtype, int32_t y_dtype, std::size_t r, std::size_t length)
-        : xd(x_dtype), yd(y_dtype), rows(r), n(length) {
+    RowsContext(int32_t memory, int32_t device, int32_t x_dtype, int32_t y_dtype, std::size_t r, std::size_t length,
+                int32_t m = CUDOT_MODE_CANONICAL)
+        : xd(x_dtype), yd(y_dtype), rows(r), n(length), mode(m) {
         cudot_config c = CUDOT_CONFIG_INIT;
         c.dtype = xd;
         c.y_dtype = yd;
         c.memory = memory;
         c.device = device;
         c.rows = rows;
+        c.mode = mode;
         const cudot_status s = cudot_init(&ctx, n, &c);
         INFO(cudot_last_error(nullptr));
         REQUIRE(s == CUDOT_OK);
@@ -68,13 +73,14 @@ struct RowsContext {
         CHECK(bits(out[count]) == bits(-7.0));
         for (std::size_t r = 0; r < count; ++r) {
             INFO("row " << r << " of " << count << ", " << m << " of " << n << " elements");
-            CHECK(bits(out[r]) == bits(row_alone(xd, yd, x, y, n, r, m)));
+            CHECK(bits(out[r]) == bits(row_alone(xd, yd, x, y, n, r, m, mode)));
         }
     }
 };
 
-// Every pair of element types on a few shapes: rows several to a warp, rows of one tile, rows of many.
-inline void check_context_rows(int32_t memory, int32_t device) {
+// Every pair of element types on a few shapes: rows several to a warp, rows of one tile, rows of many;
+// in the exact mode, fewer pairs.
+inline void check_context_rows(int32_t memory, int32_t device, int32_t mode = CUDOT_MODE_CANONICAL) {
     struct Shape {
         std::size_t rows, n;
     };
@@ -83,9 +89,12 @@ inline void check_context_rows(int32_t memory, int32_t device) {
     for (int32_t xd : all_dtypes())
         for (int32_t yd : all_dtypes())
             for (const Shape &shape : shapes) {
+                if (mode == CUDOT_MODE_EXACT && xd != yd && !(xd == CUDOT_F32 && yd == CUDOT_F64) &&
+                    !(xd == CUDOT_I8 && yd == CUDOT_F16))
+                    continue;
                 INFO(memory_name(memory) << " " << dtype_name(xd) << " x " << dtype_name(yd) << ", " << shape.rows
-                                         << " rows of " << shape.n);
-                RowsContext c(memory, device, xd, yd, shape.rows, shape.n);
+                                         << " rows of " << shape.n << (mode == CUDOT_MODE_EXACT ? ", exact" : ""));
+                RowsContext c(memory, device, xd, yd, shape.rows, shape.n, mode);
                 std::size_t rows = 0, n = 0, capacity = 0;
                 REQUIRE(cudot_get_rows(c.ctx, &rows, &n) == CUDOT_OK);
                 REQUIRE(cudot_get_capacity(c.ctx, &capacity) == CUDOT_OK);
@@ -102,7 +111,7 @@ inline void check_context_rows(int32_t memory, int32_t device) {
                 // The whole buffers are one vector of rows * n elements to cudot_dot.
                 double whole = -1;
                 REQUIRE(cudot_dot(c.ctx, &whole) == CUDOT_OK);
-                CHECK(bits(whole) == bits(row_alone(xd, yd, c.x, c.y, shape.rows * shape.n, 0, shape.rows * shape.n)));
+                CHECK(bits(whole) == bits(row_alone(xd, yd, c.x, c.y, shape.rows * shape.n, 0, shape.rows * shape.n, mode)));
             }
 }
 

@@ -5,6 +5,6 @@ using System.Reflection;
 
 [assembly: AssemblyTitle("Cudot")]
 [assembly: AssemblyDescription("C# binding of cudot, deterministic dot products on CPU and GPU")]
-[assembly: AssemblyVersion("1.13.0.0")]
-[assembly: AssemblyFileVersion("1.13.0.0")]
-[assembly: AssemblyInformationalVersion("1.13.0")]
+[assembly: AssemblyVersion("1.14.0.0")]
+[assembly: AssemblyFileVersion("1.14.0.0")]
+[assembly: AssemblyInformationalVersion("1.14.0")]

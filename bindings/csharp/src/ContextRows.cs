@@ -64,11 +64,12 @@ namespace Cudot
 
         /// <summary>results[i] = the dot of the first n elements of row i of x and y, for each of the first
         /// `rows` rows (cudot_dot_each_row, library 1.10), using what the views last wrote: each result has
-        /// the bits of CudotArrays.Dot on those n elements alone, whatever the memory strategy. rows = 0
-        /// writes nothing; n = 0 writes +0.0s. Throws ArgumentOutOfRangeException (rows or n negative),
-        /// ArgumentException (results shorter than rows), CudotException with InvalidArgument from the
-        /// library (rows beyond Rows, n beyond RowLength, results overlapping the buffers) and Unsupported
-        /// (a library older than 1.10). On any exception nothing was written.</summary>
+        /// the bits of CudotArrays.Dot on those n elements alone, whatever the memory strategy; on an Exact
+        /// context, those of CudotArrays.DotExact (library 1.14). rows = 0 writes nothing; n = 0 writes
+        /// +0.0s. Throws ArgumentOutOfRangeException (rows or n negative), ArgumentException (results
+        /// shorter than rows), CudotException with InvalidArgument from the library (rows beyond Rows, n
+        /// beyond RowLength, results overlapping the buffers) and Unsupported (a library older than 1.10, or
+        /// an Exact context with a 1.13 library). On any exception nothing was written.</summary>
         public unsafe void DotEachRow(int rows, long n, Span<double> results)
         {
             if (rows < 0) throw new ArgumentOutOfRangeException("rows", rows, "row count cannot be negative");

@@ -68,8 +68,9 @@ namespace Cudot
         /// row r is the window (r * n, n) of the views, and DotEachRow dots the rows one by one, while Dot
         /// sees each buffer as one vector of rows * n elements. exact (library 1.13; older ones throw
         /// Unsupported) makes a context in the exact mode: Dot and Dot(n) give the correctly rounded dot, as
-        /// CudotArrays.DotExact does, and TilePartials one exact partial for CudotLibrary.JoinExactPartials;
-        /// DotEachRow throws Unsupported on it. Throws CudotException on failure.</summary>
+        /// CudotArrays.DotExact does, TilePartials one exact partial for CudotLibrary.JoinExactPartials, and
+        /// DotEachRow each row's exact dot (library 1.14; a 1.13 library throws Unsupported for it). Throws
+        /// CudotException on failure.</summary>
         public unsafe CudotContext(long n, DType dtype = DType.Float32, Memory memory = Memory.Auto, int device = 0, DType? yDType = null,
                                    uint waitMs = 0, long rows = 1, bool exact = false)
         {

@@ -51,8 +51,9 @@ namespace Cudot
         public int Mode, Reserved2; // a Mode; Reserved2 must be 0
     }
 
-    // cudot_mode: how a dot is summed (since 1.11). CudotArrays.DotExact and ExactPartial, and contexts
-    // made with exact: true (library 1.13), use Exact; every other call of this binding the canonical order.
+    // cudot_mode: how a dot is summed (since 1.11). CudotArrays.DotExact and ExactPartial, contexts made
+    // with exact: true (library 1.13), and the rows calls with exact: true (library 1.14) use Exact; every
+    // other call of this binding the canonical order.
     internal enum Mode
     {
         Canonical = 0, // cudot's canonical order: the same bits everywhere cudot runs
@@ -67,8 +68,11 @@ namespace Cudot
         Pointers = 2,  // row i of x at XRows[i], of y at YRows[i]
     }
 
-    // cudot_rows as of 1.9: 136 bytes on 64-bit platforms, fields in header order. Fields a layout does
-    // not use must be zero (the library refuses them otherwise), as new NativeRows { ... } leaves them.
+    // cudot_rows as of 1.14: 144 bytes on 64-bit platforms, fields in header order. Fields a layout does
+    // not use must be zero (the library refuses them otherwise), as new NativeRows { ... } leaves them. A
+    // library from 1.9 to 1.13 reads the first 136 bytes and accepts the rest while it is zero (Mode 0,
+    // the canonical mode); it would refuse another Mode only as bytes it does not know, so CudotRows.cs
+    // asks for 1.14 before sending one.
     [StructLayout(LayoutKind.Sequential)]
     internal unsafe struct NativeRows
     {
@@ -82,6 +86,7 @@ namespace Cudot
         public long* Offsets;      // Segmented: Count + 1 offsets, host memory
         public IntPtr* XRows, YRows; // Pointers: Count row addresses each, host memory
         public IntPtr Stream, XReady, YReady;
+        public int Mode, Reserved; // a Mode: every row's dot in it (since 1.14); Reserved must be 0
     }
 
     internal static class Native

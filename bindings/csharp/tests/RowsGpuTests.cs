@@ -95,6 +95,39 @@ namespace Cudot.Tests
             finally { Driver.Free(dx); Driver.Free(dy); Driver.Free(results); Driver.DestroyStream(stream); }
         }
 
+        // Exact rows (library 1.14) on the GPU: one query against a table in device memory, blocking and
+        // queued, and segments; every result bit for bit DotExact of the same row in host memory.
+        [Test, Combinatorial]
+        public void DeviceExactRowsMatchHost([ValueSource("Pairs")] DType[] pair, [Values(1, T + 3)] int n)
+        {
+            Driver.RequireGpu();
+            const int count = 5;
+            var query = Elements.Random(pair[0], n, 800 + n);
+            var table = Elements.Random(pair[1], count * n, 900 + n);
+            IntPtr dq = Driver.Upload(query.Store, query.ElementSize), dt = Driver.Upload(table.Store, table.ElementSize);
+            IntPtr stream = Driver.NewStream(), results = Results(count);
+            try
+            {
+                var expected = new double[count];
+                for (int i = 0; i < count; i++) expected[i] = CudotArrays.DotExact(query.Span(), table.Span().Strided(i * n, n, 1));
+                var q = new DotPointer(dq, pair[0]);
+                var t = new DotPointer(dt, pair[1]);
+                var got = new double[count];
+                CudotArrays.DotRows(q, t, n, 0, n, got, stream, exact: true);
+                for (int i = 0; i < count; i++) Bits.AreSame(expected[i], got[i], "exact, blocking, row " + i);
+                CudotArrays.DotRowsAsync(q, t, n, count, 0, n, stream, results, exact: true);
+                Driver.Synchronize(stream);
+                AreSameOnDevice(expected, results, "exact, async");
+                // The table as one long vector cut into segments of n, one of them empty.
+                long[] offsets = { 0, n, n, 2 * n, 3 * n };
+                var seg = new double[offsets.Length - 1];
+                CudotArrays.DotSegments(t, t, offsets, seg, stream, exact: true);
+                double[] want = CudotArrays.DotSegments(table.Span(), table.Span(), offsets, exact: true);
+                for (int i = 0; i < seg.Length; i++) Bits.AreSame(want[i], seg[i], "exact segments, " + i);
+            }
+            finally { Driver.Free(dq); Driver.Free(dt); Driver.Free(results); Driver.DestroyStream(stream); }
+        }
+
         // CUDA knows device allocations: a row past its own is refused, not read.
         [Test]
         public void DeviceRowPastItsAllocationIsInvalidArgument()

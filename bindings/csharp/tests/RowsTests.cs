@@ -187,9 +187,10 @@ namespace Cudot.Tests
         {
             if (IntPtr.Size != 8) Assert.Ignore("the sizes below are those of 64-bit platforms");
             Type rows = typeof(CudotContext).Assembly.GetType("Cudot.NativeRows", true);
-            Assert.AreEqual(136, Marshal.SizeOf(rows), "sizeof(cudot_rows)");
-            string[] fields = { "Layout", "Count", "N", "X", "Y", "XRowStride", "YRowStride", "Offsets", "XRows", "YRows", "Stream", "XReady", "YReady" };
-            int[] offsets = { 4, 8, 16, 24, 48, 72, 80, 88, 96, 104, 112, 120, 128 };
+            Assert.AreEqual(144, Marshal.SizeOf(rows), "sizeof(cudot_rows)");
+            string[] fields = { "Layout", "Count", "N", "X", "Y", "XRowStride", "YRowStride", "Offsets", "XRows", "YRows", "Stream", "XReady", "YReady",
+                                "Mode", "Reserved" };
+            int[] offsets = { 4, 8, 16, 24, 48, 72, 80, 88, 96, 104, 112, 120, 128, 136, 140 };
             for (int i = 0; i < fields.Length; i++)
                 Assert.AreEqual(offsets[i], Marshal.OffsetOf(rows, fields[i]).ToInt32(), fields[i]);
         }

@@ -49,6 +49,10 @@ such a context gives one exact partial of `Cudot.EXACT_PARTIAL_BYTES` bytes, and
 `Cudot.join_exact_partials` joins such partials, in any order, to the bits of the whole. See
 [`Cudot.isexact`](@ref), [`Cudot.join_exact_partials`](@ref).
 
+Exact rows (cudot 1.14): `Cudot.dot_columns(q, T; exact=true)` (and `dot_segments`, and the `!`
+forms) gives every column its correctly rounded dot, the bits of `dot_arrays(...; exact=true)` on it
+alone; `Cudot.dot_each_row` of an exact context does the same for its rows.
+
 The C library is found when the package loads: `ENV["CUDOT_LIBRARY"]` (a path) first, then the
 `"library"` preference set by [`Cudot.set_library!`](@ref), otherwise the soname `libcudot.so.1`,
 otherwise `Libdl.find_library(["libcudot", "cudot"])`; without an explicit path, a library of
@@ -132,11 +136,16 @@ const _CONTEXT_ROWS_SINCE = v"1.10.0"
 # partials (cudot_join_exact_partials).
 const _EXACT_CONTEXTS_SINCE = v"1.13.0"
 
+# The first library version with exact rows (cudot_rows.mode; exact=true of src/rows.jl) and exact
+# contexts' cudot_dot_each_row.
+const _EXACT_ROWS_SINCE = v"1.14.0"
+
 # How a batch of dots names its rows (cudot_rows_layout, library 1.9; src/rows.jl).
 const _ROWS_STRIDED = Int32(0)      # row i of x at element i * x_row_stride of x.data; likewise y
 const _ROWS_SEGMENTED = Int32(1)    # one long x and y cut by count + 1 offsets
 const _ROWS_POINTERS = Int32(2)     # row i of x at x_rows[i], of y at y_rows[i] (not used here)
-# cudot_mode (1.11): how a dot is summed. Since 1.13 also a context's (cudot_config.mode).
+# cudot_mode (1.11): how a dot is summed. Since 1.13 also a context's (cudot_config.mode), since 1.14
+# a batch of rows' (cudot_rows.mode).
 const _MODE_CANONICAL = Int32(0)   # cudot's canonical order: the same bits everywhere cudot runs
 const _MODE_EXACT = Int32(1)       # the exact sum of the exact products, rounded once (exact=true)
 

@@ -30,10 +30,12 @@ struct _Arrays
     reserved2::Int32   # must be 0
 end
 
-# struct cudot_rows of 1.9: a batch of dots (src/rows.jl). 136 bytes on 64-bit platforms (size at
+# struct cudot_rows of 1.14: a batch of dots (src/rows.jl). 144 bytes on 64-bit platforms (size at
 # 0, layout 4, count 8, n 16, x 24, y 48, x_row_stride 72, y_row_stride 80, offsets 88, x_rows 96,
-# y_rows 104, stream 112, x_ready 120, y_ready 128), the layout Julia gives these isbits fields.
-# Fields a layout does not use must be zero.
+# y_rows 104, stream 112, x_ready 120, y_ready 128, mode 136, reserved 140), the layout Julia gives
+# these isbits fields. Fields a layout does not use must be zero. A library from 1.9 to 1.13 reads the
+# first 136 bytes and accepts the rest while it is zero (mode 0, the canonical mode); it would refuse
+# another mode only as bytes it does not know, so src/rows.jl asks for 1.14 before sending one.
 struct _Rows
     size::UInt32                 # sizeof(_Rows)
     layout::Int32                # _ROWS_STRIDED, _ROWS_SEGMENTED or _ROWS_POINTERS
@@ -49,6 +51,8 @@ struct _Rows
     stream::Ptr{Cvoid}
     x_ready::Ptr{Cvoid}
     y_ready::Ptr{Cvoid}
+    mode::Int32                  # _MODE_CANONICAL, or _MODE_EXACT (exact=true; since 1.14)
+    reserved::Int32              # must be 0
 end
 
 # Long calls (a dot waits for its GPU; registration page-locks memory) are GC-safe on Julia 1.12+,

@@ -49,8 +49,10 @@ row_length(ctx::CudotContext) = _get_rows(ctx)[2]
 The dot of the first `n` elements of each of the first `rows` rows of the context's buffers
 (`cudot_dot_each_row`, cudot 1.10): result `j` is the dot of `x[1:n, j]` and `y[1:n, j]` of the
 `n × rows` input matrices (see [`inputs`](@ref)), with the bits of [`Cudot.dot_arrays`](@ref) on
-copies of those two columns, whatever the memory strategy. `dot_each_row!` writes them into
-`results`, a `Vector{Float64}` of exactly `rows` elements, and returns it.
+copies of those two columns, whatever the memory strategy; for an exact context
+(`exact=true`), the bits of `Cudot.dot_arrays(...; exact=true)` on them: each row's correctly
+rounded dot (cudot 1.14; a 1.13 library answers status 4, with its message). `dot_each_row!`
+writes them into `results`, a `Vector{Float64}` of exactly `rows` elements, and returns it.
 
 `rows = 0` writes nothing; `n = 0` gives `+0.0`s. `rows` beyond `Cudot.nrows(ctx)` or `n` beyond
 `Cudot.row_length(ctx)` throw `CudotError` with status 1 (INVALID_ARGUMENT) and the library's

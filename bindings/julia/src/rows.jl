@@ -7,6 +7,9 @@
 # cudot CUDOT_ROWS_STRIDED batch: row j - 1 starts at pointer(X) + (j - 1) * stride(X, 2)
 # elements, its elements stride(X, 1) apart. A vector against every column is the same batch
 # with a row stride of 0. Nothing is copied: the library reads the caller's memory in place.
+#
+# Every call takes an `exact` keyword (cudot 1.14): with exact=true (cudot_rows.mode =
+# CUDOT_MODE_EXACT) each result is the bits of dot_arrays(...; exact=true) on its own pair.
 
 @static if _GC_SAFE_CALLS
     _c_dot_rows(f, r, results) = @ccall gc_safe=true $f(r::Ref{_Rows}, results::Ptr{Cdouble})::Cint
@@ -27,6 +30,20 @@ function _rows_library(async::Bool)
                          string("many dots in one call need ", name, " (cudot 1.9); the loaded ",
                                 "library (", h.path, ", ", h.version, ") lacks it")))
     return h, f
+end
+
+# The cudot_mode of a batch. A library from 1.9 to 1.13 has cudot_dot_rows but not cudot_rows.mode:
+# it would refuse exact=true only as bytes it does not know (status 4, about the struct's size), so
+# the version is checked here, before any shortcut, and the error says what is missing whatever the
+# batch (an empty one too).
+function _rows_mode(exact::Bool)
+    exact || return _MODE_CANONICAL
+    h = _lib()
+    h.version >= _EXACT_ROWS_SINCE ||
+        throw(CudotError(ERROR_UNSUPPORTED,
+                         string("exact rows (exact=true) need cudot_rows.mode (cudot ", _EXACT_ROWS_SINCE,
+                                "); the loaded library (", h.path, ", ", h.version, ") lacks it")))
+    return _MODE_EXACT
 end
 
 # ---------------------------------------------------------------------------------------------
@@ -97,9 +114,11 @@ end
 # Builds the cudot_rows of one batch on `stream` (the caller's, or the operands' default) and runs
 # the C call `call(Ref(rows))` under _on_stream, with x, y, `extra` (the results) and the offsets
 # preserved and the operands' pointers taken there, as _arrays_call does for one dot. n is the
-# elements of every row (strided), or the length of the long vectors (segmented).
+# elements of every row (strided), or the length of the long vectors (segmented); mode a cudot_mode
+# (from _rows_mode).
 function _rows_call(call, h::_Library, what::AbstractString, layout::Int32, x, y, extra,
-                    count::Integer, n::Integer, offsets; stream, x_ready, y_ready)
+                    count::Integer, n::Integer, offsets; stream, x_ready, y_ready,
+                    mode::Int32=_MODE_CANONICAL)
     s = stream === nothing ? _default_stream(extra, x, y) : stream
     _on_stream(s) do
         GC.@preserve x y extra offsets begin
@@ -115,7 +134,8 @@ function _rows_call(call, h::_Library, what::AbstractString, layout::Int32, x, y
                       xa, ya, segmented ? Int64(0) : xstep, segmented ? Int64(0) : ystep,
                       segmented ? pointer(offsets) : Ptr{Int64}(C_NULL),
                       Ptr{Ptr{Cvoid}}(C_NULL), Ptr{Ptr{Cvoid}}(C_NULL),
-                      _stream_handle(s), _ready_handle(x_ready), _ready_handle(y_ready))
+                      _stream_handle(s), _ready_handle(x_ready), _ready_handle(y_ready),
+                      mode, Int32(0))
             st = call(Ref(r))
             st == OK || _throw_global_error(h, st, what)
         end
@@ -128,7 +148,7 @@ end
 # ---------------------------------------------------------------------------------------------
 
 """
-    Cudot.dot_columns(X, Y; stream=nothing, x_ready=nothing, y_ready=nothing) -> Vector{Float64}
+    Cudot.dot_columns(X, Y; stream=nothing, x_ready=nothing, y_ready=nothing, exact=false) -> Vector{Float64}
 
 The dots of corresponding columns, in one call (`cudot_dot_rows`, cudot 1.9): result `j` is the
 dot of `X[:, j]` and `Y[:, j]`, with the bits [`Cudot.dot_arrays`](@ref) gives for that pair of
@@ -148,23 +168,32 @@ y may differ. For the rows of row-major data, store it as the columns of its tra
 
 `stream`, `x_ready` and `y_ready` as for `dot_arrays`. This call waits for its results.
 
+`exact=true` (cudot 1.14, `cudot_rows.mode = CUDOT_MODE_EXACT`) gives every column its correctly
+rounded dot instead: the bits of `Cudot.dot_arrays(X[:, j], Y[:, j]; exact=true)`, `+0.0` for
+columns of no elements, computed where the canonical batch would be.
+
+    Cudot.dot_columns(q, T; exact=true)     # q against each column of T, each dot rounded once
+
 Errors (`CudotError`): status 1 for sizes that do not match, two vectors, a matrix that is not
 strided memory (a `Transpose`, a view with a vector of indices) and what the library refuses,
-with its message; status 4 with a library that lacks `cudot_dot_rows` (older than 1.9).
+with its message; status 4 with a library that lacks `cudot_dot_rows` (older than 1.9), and for
+`exact=true` with a library older than 1.14 (checked by the binding, whatever the sizes).
 """
 function dot_columns(x::AbstractVecOrMat, y::AbstractVecOrMat; stream=nothing, x_ready=nothing,
-                     y_ready=nothing)
+                     y_ready=nothing, exact::Bool=false)
+    mode = _rows_mode(exact)
     n, count = _columns_shape(x, y)
     results = Vector{Float64}(undef, count)
     count == 0 && return results
     h, f = _rows_library(false)
     _rows_call(r -> _c_dot_rows(f, r, pointer(results)), h, "cudot_dot_rows", _ROWS_STRIDED,
-               x, y, results, count, n, nothing; stream=stream, x_ready=x_ready, y_ready=y_ready)
+               x, y, results, count, n, nothing; stream=stream, x_ready=x_ready, y_ready=y_ready,
+               mode=mode)
     return results
 end
 
 """
-    Cudot.dot_columns!(results, X, Y; stream=nothing, x_ready=nothing, y_ready=nothing) -> results
+    Cudot.dot_columns!(results, X, Y; stream=nothing, x_ready=nothing, y_ready=nothing, exact=false) -> results
 
 Queues the dots of corresponding columns (as [`Cudot.dot_columns`](@ref) names them) on `stream`
 and returns at once (`cudot_dot_rows_async`); `results[j]` receives, in stream order, the dot of
@@ -175,10 +204,12 @@ columns must be in device or managed memory (CUDA.jl arrays); host arrays give s
 
 Stream rules, lifetimes and reading the results as for [`Cudot.dot_arrays!`](@ref): by default
 the task's stream for CUDA.jl arrays; read the results after the stream has passed the batch
-(`Array(results)` on the same task). May be captured into a CUDA graph.
+(`Array(results)` on the same task). May be captured into a CUDA graph. `exact` as for
+`dot_columns`.
 """
 function dot_columns!(results::AbstractVector{Float64}, x::AbstractVecOrMat, y::AbstractVecOrMat;
-                      stream=nothing, x_ready=nothing, y_ready=nothing)
+                      stream=nothing, x_ready=nothing, y_ready=nothing, exact::Bool=false)
+    mode = _rows_mode(exact)
     n, count = _columns_shape(x, y)
     length(results) == count ||
         _throw_rows("results has ", length(results), " elements for ", count, " columns")
@@ -186,7 +217,7 @@ function dot_columns!(results::AbstractVector{Float64}, x::AbstractVecOrMat, y::
     h, f = _rows_library(true)
     _rows_call(r -> _c_dot_rows_async(f, r, _results_pointer(results, count)), h,
                "cudot_dot_rows_async", _ROWS_STRIDED, x, y, results, count, n, nothing;
-               stream=stream, x_ready=x_ready, y_ready=y_ready)
+               stream=stream, x_ready=x_ready, y_ready=y_ready, mode=mode)
     return results
 end
 
@@ -195,7 +226,7 @@ end
 # ---------------------------------------------------------------------------------------------
 
 """
-    Cudot.dot_segments(x, y, offsets; stream=nothing, x_ready=nothing, y_ready=nothing) -> Vector{Float64}
+    Cudot.dot_segments(x, y, offsets; stream=nothing, x_ready=nothing, y_ready=nothing, exact=false) -> Vector{Float64}
 
 The dots of the segments of two vectors of the same length, in one call (`cudot_dot_rows`,
 cudot 1.9): `offsets` holds one more value than there are segments, 1-based like the `colptr` of
@@ -208,10 +239,12 @@ segments alone; an empty segment gives `0.0`. `offsets` must not decrease and li
 
 `x` and `y` are vectors as for `dot_arrays` (strided host vectors, or with CUDA.jl `CuVector`s,
 computed by their GPU); `offsets` is any vector of integers, copied (minus one) to the `Int64`
-host array the library reads. This call waits for its results. Errors as for `dot_columns`.
+host array the library reads. This call waits for its results. `exact=true` (cudot 1.14) gives
+every segment its correctly rounded dot, as for `dot_columns`. Errors as for `dot_columns`.
 """
 function dot_segments(x::AbstractVector, y::AbstractVector, offsets::AbstractVector{<:Integer};
-                      stream=nothing, x_ready=nothing, y_ready=nothing)
+                      stream=nothing, x_ready=nothing, y_ready=nothing, exact::Bool=false)
+    mode = _rows_mode(exact)
     len = _segments_length(x, y)
     c = _c_offsets(offsets, len)
     count = length(c) - 1
@@ -219,21 +252,23 @@ function dot_segments(x::AbstractVector, y::AbstractVector, offsets::AbstractVec
     count == 0 && return results
     h, f = _rows_library(false)
     _rows_call(r -> _c_dot_rows(f, r, pointer(results)), h, "cudot_dot_rows", _ROWS_SEGMENTED,
-               x, y, results, count, len, c; stream=stream, x_ready=x_ready, y_ready=y_ready)
+               x, y, results, count, len, c; stream=stream, x_ready=x_ready, y_ready=y_ready,
+               mode=mode)
     return results
 end
 
 """
-    Cudot.dot_segments!(results, x, y, offsets; stream=nothing, x_ready=nothing, y_ready=nothing) -> results
+    Cudot.dot_segments!(results, x, y, offsets; stream=nothing, x_ready=nothing, y_ready=nothing, exact=false) -> results
 
 Queues the dots of the segments (as [`Cudot.dot_segments`](@ref) names them) on `stream` and
 returns at once (`cudot_dot_rows_async`); `results[i]` receives the dot of segment `i` in stream
 order. `results` (one `Float64` per segment), `x` and `y` as for [`Cudot.dot_columns!`](@ref):
-GPU memory. The offsets are read before this returns.
+GPU memory. The offsets are read before this returns. `exact` as for `dot_columns`.
 """
 function dot_segments!(results::AbstractVector{Float64}, x::AbstractVector, y::AbstractVector,
                        offsets::AbstractVector{<:Integer}; stream=nothing, x_ready=nothing,
-                       y_ready=nothing)
+                       y_ready=nothing, exact::Bool=false)
+    mode = _rows_mode(exact)
     len = _segments_length(x, y)
     c = _c_offsets(offsets, len)
     count = length(c) - 1
@@ -243,7 +278,7 @@ function dot_segments!(results::AbstractVector{Float64}, x::AbstractVector, y::A
     h, f = _rows_library(true)
     _rows_call(r -> _c_dot_rows_async(f, r, _results_pointer(results, count)), h,
                "cudot_dot_rows_async", _ROWS_SEGMENTED, x, y, results, count, len, c;
-               stream=stream, x_ready=x_ready, y_ready=y_ready)
+               stream=stream, x_ready=x_ready, y_ready=y_ready, mode=mode)
     return results
 end
 

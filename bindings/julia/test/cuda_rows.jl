@@ -49,6 +49,28 @@ end
     end
 end
 
+@testset "exact rows: CuMatrix columns and CuVector segments, $Tx × $Ty" for (Tx, Ty) in GPU_PAIRS
+    with_cuda("CUDA.jl exact rows") do
+        n, count = 8193, 5
+        X, Y = random_matrices(Tx, Ty, n, count, 950)
+        want = Cudot.dot_columns(X, Y; exact=true)       # the host's bits (rows_exact.jl checks them)
+        dX, dY = CuArray(X), CuArray(Y)
+        @test same_bits(Cudot.dot_columns(dX, dY; exact=true), want)
+        r = CUDA.fill(NaN, count)
+        Cudot.dot_columns!(r, dX, dY; exact=true)
+        @test same_bits(Array(r), want)
+        q = CuArray(X[:, 1])
+        @test same_bits(Cudot.dot_columns(q, dY; exact=true), Cudot.dot_columns(X[:, 1], Y; exact=true))
+        offsets = [1, 1, 8, n + 8, n + 8, count * n + 1]
+        xs, ys = vec(X), vec(Y)
+        wants = Cudot.dot_segments(xs, ys, offsets; exact=true)
+        @test same_bits(Cudot.dot_segments(CuArray(xs), CuArray(ys), offsets; exact=true), wants)
+        rs = CUDA.fill(NaN, length(wants))
+        Cudot.dot_segments!(rs, CuArray(xs), CuArray(ys), offsets; exact=true)
+        @test same_bits(Array(rs), wants)
+    end
+end
+
 @testset "rows: CUDA.jl errors" begin
     with_cuda("CUDA.jl rows errors") do
         dX = CUDA.ones(Float32, 100, 4)

@@ -272,15 +272,20 @@ end
     e = thrown(() -> Cudot.tile_partials(xs, ys[1:99]; exact=true))
     @test e isa CudotError && e.status == Cudot.ERROR_INVALID_ARGUMENT
 
-    # An exact context with rows: dot sees the whole buffers; dot_each_row is refused (status 4,
-    # with the library's message) in this version.
+    # An exact context with rows: dot sees the whole buffers; dot_each_row gives each row its exact
+    # dot (cudot 1.14; rows_exact.jl compares them with dot_arrays(...; exact=true) on wide data).
     CudotContext(4; eltype=Float64, memory=:host, rows=2, exact=true) do ctx
         X, Y = inputs(ctx)
-        fill!(X, 1.0)
-        fill!(Y, 2.0)
-        @test Cudot.isexact(ctx) && dot(ctx) === 16.0
-        e = thrown(() -> Cudot.dot_each_row(ctx))
-        @test e isa CudotError && e.status == Cudot.ERROR_UNSUPPORTED && !isempty(e.msg)
+        X[:, 1] .= (1e308, 1e308, 1.0, 2.0)
+        X[:, 2] .= 1.0
+        Y[:, 1] .= (10.0, -10.0, 0.5, 0.25)
+        Y[:, 2] .= 2.0
+        @test Cudot.isexact(ctx)
+        got = Cudot.dot_each_row(ctx)
+        @test got == [1.0, 8.0] && got[1] === Cudot.dot_arrays(X[:, 1], Y[:, 1]; exact=true)
+        @test Cudot.dot_each_row(ctx; rows=1, n=2)[1] === 0.0      # 1e309 - 1e309: +0.0
+        e = thrown(() -> Cudot.dot_each_row(ctx; rows=3))
+        @test e isa CudotError && e.status == Cudot.ERROR_INVALID_ARGUMENT
     end
     # Elements beyond the capacity, and a closed context, as for canonical partials.
     ctx = CudotContext(3; eltype=Float64, memory=:host, exact=true)

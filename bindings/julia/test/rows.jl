@@ -135,10 +135,12 @@ end
 
 @testset "rows: the C struct's layout" begin
     if Sys.WORD_SIZE == 64
-        # struct cudot_rows of cudot.h 1.9, as a C compiler lays it out.
-        @test sizeof(Cudot._Rows) == 136
-        @test [fieldoffset(Cudot._Rows, i) for i in 1:14] ==
-              [0, 4, 8, 16, 24, 48, 72, 80, 88, 96, 104, 112, 120, 128]
+        # struct cudot_rows of cudot.h 1.14 (mode and reserved after 1.9's 136 bytes), as a C
+        # compiler lays it out.
+        @test sizeof(Cudot._Rows) == 144
+        @test [fieldoffset(Cudot._Rows, i) for i in 1:16] ==
+              [0, 4, 8, 16, 24, 48, 72, 80, 88, 96, 104, 112, 120, 128, 136, 140]
+        @test fieldnames(Cudot._Rows)[15:16] == (:mode, :reserved)
     else
         @test_skip false
     end

@@ -1596,6 +1596,10 @@ include("context_rows.jl")
 
 include("exact_contexts.jl")
 
+# ---- exact rows (1.14)
+
+include("rows_exact.jl")
+
 if HAVE_CUDA_JL
     include("cuda_arrays.jl")
     include("cuda_rows.jl")

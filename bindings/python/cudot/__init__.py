@@ -22,11 +22,12 @@ Many dots in one call (library 1.9), each with the bits of its own dot:
     cudot.vecdot(table, query)                 # one query against every row of a table (NumPy 2's vecdot)
     cudot.dot_segments(x, y, offsets)          # the dots of x[o[i]:o[i+1]] and y[o[i]:o[i+1]]
 
-The exact dot (library 1.11; contexts and exact partials 1.13), the correctly rounded one:
+The exact dot (library 1.11; contexts and exact partials 1.13; rows 1.14), the correctly rounded one:
 
     cudot.dot(x, y, exact=True)
     cudot.Context(n, exact=True)               # its dot() is exact; tile_partials() gives one exact partial
     cudot.join_exact_partials(partials)        # exact partials of pieces, any order: the whole's exact dot
+    cudot.vecdot(table, query, exact=True)     # each row's exact dot (dot_segments and dot_each_row too)
 """
 from . import _lib, _version
 from ._arrays import Registration, dot, dot_async, register_host, tile_partials

@@ -103,9 +103,9 @@ class Context:
 
     exact (library 1.13): every ctx.dot() and ctx.dot(k) gives the correctly rounded dot (the exact sum of
     the exact products, rounded once: the bits of cudot.dot(x, y, exact=True)), computed where the strategy
-    computes; ctx.tile_partials() gives one exact partial for join_exact_partials; dot_each_row raises
-    UnsupportedError. True or False only (TypeError otherwise). A library older than 1.13 refuses it
-    (UnsupportedError).
+    computes; ctx.tile_partials() gives one exact partial for join_exact_partials; dot_each_row gives each
+    row's exact dot (library 1.14; 1.13 raises UnsupportedError). True or False only (TypeError otherwise).
+    A library older than 1.13 refuses it (UnsupportedError).
     """
     _handle: Optional[_Handle]
     _views: Optional[Tuple[np.ndarray, np.ndarray]]
@@ -302,8 +302,9 @@ class Context:
         1.10), as a float64 array of `rows` results: result i has the bits of cudot.dot on row i's first n
         elements alone, on every memory strategy. rows defaults to all rows, n to whole rows. out: a
         float64 array of shape (rows,) to write into and return. rows beyond the context's, or n beyond
-        its row length, raise InvalidArgumentError, and nothing is written then. An exact context raises
-        UnsupportedError (library 1.13 has no exact rows)."""
+        its row length, raise InvalidArgumentError, and nothing is written then. On an exact context
+        (library 1.14) result i is row i's exact dot, the bits of cudot.dot(..., exact=True) on its first n
+        elements; a 1.13 library raises UnsupportedError there (it has no exact rows)."""
         handle = self._live()
         fn = optional_function("cudot_dot_each_row")
         all_rows, length = self._rows_and_length()

@@ -57,19 +57,22 @@ class Arrays(ctypes.Structure):
                 ("y_ready", ctypes.c_void_p), ("mode", ctypes.c_int32), ("reserved2", ctypes.c_int32)]
 
 
-# cudot_mode (1.11: cudot_arrays.mode; 1.13: cudot_config.mode too)
+# cudot_mode (1.11: cudot_arrays.mode; 1.13: cudot_config.mode too; 1.14: cudot_rows.mode)
 MODE_CANONICAL = 0
 MODE_EXACT = 1
 
 
 class Rows(ctypes.Structure):
-    """cudot_rows (1.9): a batch of dots of caller-owned rows; layout is a ROWS_* value."""
+    """cudot_rows (1.9; 136 bytes on 64-bit platforms, 144 since 1.14, with mode): a batch of dots of
+    caller-owned rows; layout is a ROWS_* value, mode a MODE_* value for every row. Always sent whole: a
+    library older than 1.14 accepts the larger size while mode and reserved are 0 (the canonical mode),
+    and refuses the exact mode with UNSUPPORTED (non-zero bytes past what it knows)."""
     _fields_ = [("size", ctypes.c_uint32), ("layout", ctypes.c_int32), ("count", ctypes.c_size_t),
                 ("n", ctypes.c_size_t), ("x", Array), ("y", Array), ("x_row_stride", ctypes.c_int64),
                 ("y_row_stride", ctypes.c_int64), ("offsets", ctypes.POINTER(ctypes.c_int64)),
                 ("x_rows", ctypes.POINTER(ctypes.c_void_p)), ("y_rows", ctypes.POINTER(ctypes.c_void_p)),
                 ("stream", ctypes.c_void_p), ("x_ready", ctypes.c_void_p),
-                ("y_ready", ctypes.c_void_p)]
+                ("y_ready", ctypes.c_void_p), ("mode", ctypes.c_int32), ("reserved", ctypes.c_int32)]
 
 
 # cudot_rows_layout

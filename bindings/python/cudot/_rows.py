@@ -1,7 +1,8 @@
 """Many dots in one call (cudot_dot_rows, library 1.9): vecdot with NumPy 2's semantics for real types, and
 dots of the segments of two long vectors. Each result has the bits of cudot.dot on its own two rows,
 whatever the batch. Nothing is copied: rows are read where they are, broadcast operands (stride 0) once
-per row they serve, never materialized.
+per row they serve, never materialized. With exact=True (library 1.14, cudot_rows.mode) every result is
+its row's exact dot, the bits of cudot.dot(..., exact=True) on that row alone.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
-from . import _lib, _operands
+from . import _lib, _operands, _partials
 from ._errors import check_without_context, invalid_argument, optional_function
 
 
@@ -93,7 +94,8 @@ def _device_results(borrowed: _operands.Views, out: Any, shape: Tuple[int, ...])
     return view.data
 
 
-def vecdot(x: Any, y: Any, /, *, axis: int = -1, out: Any = None, stream: Any = None) -> Any:
+def vecdot(x: Any, y: Any, /, *, axis: int = -1, out: Any = None, stream: Any = None,
+           exact: bool = False) -> Any:
     """The dot products of x and y along `axis`, broadcast over the other dimensions: NumPy 2's
     np.vecdot for real types (no conjugation), as float64 of the broadcast shape of the other
     dimensions. Each result has the bits of cudot.dot on its own pair of vectors. Operands are read
@@ -102,7 +104,11 @@ def vecdot(x: Any, y: Any, /, *, axis: int = -1, out: Any = None, stream: Any = 
     device operands in one launch. out: a float64 numpy array of the result's shape to write into
     (the call returns when it is written), or a C-contiguous float64 device array (CuPy, PyTorch) into
     which the results are written in stream order (the call returns once they are queued; keep x, y
-    and out alive until the stream has run it). stream: as cudot.dot's."""
+    and out alive until the stream has run it). stream: as cudot.dot's. exact (library 1.14): every
+    result is the correctly rounded dot of its pair, the bits of cudot.dot(..., exact=True) on it, for
+    host and device operands alike; True or False only (TypeError otherwise, as Context's exact=). A
+    library older than 1.14 refuses exact=True (UnsupportedError)."""
+    mode = _partials.exact_mode(exact)  # before anything is borrowed or the library loaded
     axis = operator.index(axis)
     device_out = out is not None and not isinstance(out, np.ndarray)
     with _operands.Views((("x", x), ("y", y)), _operands.stream_handle(stream)) as borrowed:
@@ -130,6 +136,7 @@ def vecdot(x: Any, y: Any, /, *, axis: int = -1, out: Any = None, stream: Any = 
         rows = _lib.Rows()
         rows.size = ctypes.sizeof(_lib.Rows)
         rows.count, rows.n = count, n
+        rows.mode = mode  # one request for host and device rows: whoever computes gets the mode
         rows.x = _lib.Array(None, xd, 0, xstep)
         rows.y = _lib.Array(None, yd, 0, ystep)
         rows.stream = borrowed.work or None
@@ -159,10 +166,13 @@ def vecdot(x: Any, y: Any, /, *, axis: int = -1, out: Any = None, stream: Any = 
     return results
 
 
-def dot_segments(x: Any, y: Any, offsets: Any, *, stream: Any = None) -> npt.NDArray[np.float64]:
+def dot_segments(x: Any, y: Any, offsets: Any, *, stream: Any = None,
+                 exact: bool = False) -> npt.NDArray[np.float64]:
     """The dots of the segments of two 1-D arrays of equal length: result i is the dot of
     x[offsets[i]:offsets[i + 1]] and y[offsets[i]:offsets[i + 1]] (an empty segment gives 0.0), with the
-    bits of cudot.dot on that segment alone. offsets: len(result) + 1 non-decreasing int64 values."""
+    bits of cudot.dot on that segment alone. offsets: len(result) + 1 non-decreasing int64 values.
+    exact: as vecdot's (library 1.14): each segment's exact dot, the bits of cudot.dot(..., exact=True)."""
+    mode = _partials.exact_mode(exact)
     off = np.ascontiguousarray(offsets, dtype=np.int64)
     if off.ndim != 1 or off.size == 0:
         raise invalid_argument("cudot: offsets must be a 1-D array of at least one value")
@@ -178,6 +188,7 @@ def dot_segments(x: Any, y: Any, offsets: Any, *, stream: Any = None) -> npt.NDA
         rows.size = ctypes.sizeof(_lib.Rows)
         rows.layout = _lib.ROWS_SEGMENTED
         rows.count = off.size - 1
+        rows.mode = mode
         rows.x = _lib.Array(xp or None, xd, 0, xstep)
         rows.y = _lib.Array(yp or None, yd, 0, ystep)
         rows.offsets = off.ctypes.data_as(ctypes.POINTER(ctypes.c_int64))

@@ -267,12 +267,13 @@ def test_exact_must_be_a_bool(monkeypatch, exact):
         cudot.tile_partials(np.ones(3), np.ones(3), exact=exact)
 
 
-def test_rows_are_unsupported_in_the_exact_mode():
+def test_rows_of_an_exact_context():
     x, y, _ = data("f64", "f64", 5000)
     with cudot.Context(1000, "f64", memory="host", rows=5, exact=True) as ctx:
         ctx.x[:], ctx.y[:] = x.reshape(5, 1000), y.reshape(5, 1000)
-        with pytest.raises(cudot.UnsupportedError, match="CUDOT_MODE_EXACT"):
-            ctx.dot_each_row()
+        # Each row's exact dot (library 1.14; more in test_exact_rows.py).
+        got = ctx.dot_each_row()
+        assert [bits(v) for v in got] == [bits(exact_value(x[i:i + 1000], y[i:i + 1000])) for i in range(0, 5000, 1000)]
         # dot and tile_partials still see the buffers as one vector of rows * n elements.
         assert bits(ctx.dot()) == bits(cudot.dot(x, y, exact=True))
         assert bits(cudot.join_exact_partials(ctx.tile_partials(1500))) == bits(cudot.dot(x[1500:], y[1500:],

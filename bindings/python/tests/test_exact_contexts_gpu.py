@@ -1,6 +1,7 @@
-"""Exact contexts (library 1.13) on the GPU strategies: every dot, and the exact partials joined, with the bits
-the CPU gives for the same values (cudot.dot(x, y, exact=True) on numpy arrays, checked against Python's
-exact arithmetic in test_exact.py and test_exact_contexts.py). PINNED, MAPPED and MANAGED are skipped without
+"""Exact contexts (library 1.13) on the GPU strategies: every dot, the exact partials joined and (library 1.14)
+each row's dot of a context with rows, with the bits the CPU gives for the same values (cudot.dot(x, y,
+exact=True) on numpy arrays, checked against Python's exact arithmetic in test_exact.py and
+test_exact_contexts.py). PINNED, MAPPED and MANAGED are skipped without
 a usable GPU, and AUTO where it resolves to HOST (no GPU); with CUDOT_TEST_GPU=1 both are failures instead."""
 import math
 
@@ -74,3 +75,20 @@ def test_gpu_known_answers(memory):
     with context_or_skip(2, "f64", "f64", memory) as ctx:
         ctx.x[:], ctx.y[:] = 1e308, [10.0, -10.0]
         assert bits(ctx.dot()) == bits(0.0)  # +0.0
+
+
+@pytest.mark.parametrize("memory", GPU_MEMORIES + ["auto"])
+@pytest.mark.parametrize("xt, yt", PAIRS)
+def test_gpu_exact_contexts_dot_each_row(memory, xt, yt):
+    # Library 1.14: each row's exact dot, with the bits the CPU gives for that row alone.
+    rows, n = 6, 8192 + 5
+    with context_or_skip(n, xt, yt, memory, rows=rows) as ctx:
+        x, y = values(xt, yt, rows * n, 7)
+        x, y = x.reshape(rows, n), y.reshape(rows, n)
+        x[2] = 0  # a row of zeros: +0.0
+        ctx.x[:], ctx.y[:] = x, y
+        for _ in range(3):  # AUTO measures the CPU and the GPUs on its first calls
+            got = ctx.dot_each_row()
+            assert [bits(v) for v in got] == [bits(cudot.dot(a, b, exact=True)) for a, b in zip(x, y)]
+        got = ctx.dot_each_row(4, 1000)
+        assert [bits(v) for v in got] == [bits(cudot.dot(a[:1000], b[:1000], exact=True)) for a, b in zip(x, y)][:4]

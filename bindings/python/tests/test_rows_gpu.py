@@ -1,5 +1,6 @@
 """vecdot and dot_segments on CUDA arrays of CuPy and PyTorch (library 1.9): one GPU computes the whole batch,
-and every result must have the bits of cudot.dot on its own pair of rows (host copies, the CPU). Skipped
+and every result must have the bits of cudot.dot on its own pair of rows (host copies, the CPU); with
+exact=True (library 1.14) the bits of cudot.dot(..., exact=True) on those host copies. Skipped
 where the framework, a GPU, or a library that can read device memory is missing (failed instead with
 CUDOT_TEST_GPU=1 once the framework is there)."""
 import numpy as np
@@ -45,14 +46,14 @@ def torch():
     return torch
 
 
-def _alone(x, y, axis=-1):
-    """Each pair of vectors of two numpy arrays dotted alone by cudot.dot, in np.vecdot's shape."""
+def _alone(x, y, axis=-1, exact=False):
+    """Each pair of vectors of two numpy arrays dotted alone by cudot.dot (the CPU), in np.vecdot's shape."""
     x, y = np.moveaxis(x, axis, -1), np.moveaxis(y, axis, -1)
     shape = np.broadcast_shapes(x.shape[:-1], y.shape[:-1])
     xb, yb = np.broadcast_to(x, shape + x.shape[-1:]), np.broadcast_to(y, shape + y.shape[-1:])
     out = np.empty(shape, dtype=np.float64)
     for index in np.ndindex(shape):
-        out[index] = cudot.dot(np.ascontiguousarray(xb[index]), np.ascontiguousarray(yb[index]))
+        out[index] = cudot.dot(np.ascontiguousarray(xb[index]), np.ascontiguousarray(yb[index]), exact=exact)
     return out
 
 
@@ -126,5 +127,75 @@ def test_torch_rows_host_and_device_results(torch, dtype):
     _same(got, want)
     out = torch.empty(100, dtype=torch.float64, device="cuda")
     cudot.vecdot(x, y, out=out)
+    torch.cuda.synchronize()
+    _same(out.cpu().numpy(), want)
+
+
+# --- exact=True (library 1.14): the CPU's exact bits ------------------------------------------------------
+def _cancelling(shape, dtype, seed):
+    """(x, y) of wide range whose products nearly cancel in pairs along the last axis, so that a row's sum
+    rounded anywhere on the way shows in the bits."""
+    span = {"float32": 40, "float64": 400}[dtype]
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape) * 2.0 ** rng.integers(-span, span, shape)
+    y = rng.standard_normal(shape) * 2.0 ** rng.integers(-span, span, shape)
+    h = shape[-1] // 2
+    x[..., 1:2 * h:2] = -x[..., 0:2 * h:2]
+    y[..., 1:2 * h:2] = y[..., 0:2 * h:2] * (1 + 2.0 ** -20)
+    return x.astype(dtype), y.astype(dtype)
+
+
+KNOWN_F32 = np.array([1e16, 1, -1e16] * 100 + [3], dtype=np.float32)  # exact 103.0
+
+
+@pytest.mark.parametrize("n", [1, 33, 3000, 20000])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cupy_exact_rows(cp, n, dtype):
+    x, y = _cancelling((9, n), dtype, n)
+    _same(cudot.vecdot(cp.asarray(x), cp.asarray(y), exact=True), _alone(x, y, exact=True))
+
+
+def test_cupy_exact_query_against_a_table_and_known_answers(cp):
+    q, table = _cancelling((2, 1000), "float32", 11)
+    _same(cudot.vecdot(cp.asarray(q[0]), cp.asarray(table), exact=True), _alone(q[:1], table, exact=True))
+    a, b = _cancelling((5, 300, 7), "float64", 12)
+    _same(cudot.vecdot(cp.asarray(a), cp.asarray(b[0, :, :1]), axis=-2, exact=True),
+          _alone(a, b[0, :, :1], axis=-2, exact=True))
+    rows = np.stack([KNOWN_F32, KNOWN_F32[::-1], np.zeros_like(KNOWN_F32)])
+    got = cudot.vecdot(cp.asarray(rows), cp.ones(len(KNOWN_F32), dtype=cp.float32), exact=True)
+    assert got.tolist() == [103.0, 103.0, 0.0] and bits(got[2]) == bits(0.0)
+    got = cudot.vecdot(cp.asarray([[1e308, 1e308], [1e300, 1e300]]), cp.asarray([10.0, -10.0]), exact=True)
+    assert bits(got[0]) == bits(0.0) and got[1] == 0.0  # products that overflow, cancelling exactly
+
+
+def test_cupy_exact_results_into_a_device_array(cp):
+    x, y = _cancelling((3, 4, 513), "float32", 13)
+    out = cp.full((3, 4), -7.0, dtype=cp.float64)
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        assert cudot.vecdot(cp.asarray(x), cp.asarray(y), out=out, stream=stream.ptr, exact=True) is out
+    stream.synchronize()
+    _same(cp.asnumpy(out), _alone(x, y, exact=True))
+
+
+def test_cupy_exact_segments(cp):
+    offsets = np.array([0, 0, 1, 8193, 8193, 20_000, 50_000], dtype=np.int64)
+    x, y = _cancelling((50_000,), "float64", 14)
+    got = cudot.dot_segments(cp.asarray(x), cp.asarray(y), offsets, exact=True)
+    want = np.array([cudot.dot(x[a:b], y[a:b], exact=True) for a, b in zip(offsets[:-1], offsets[1:])])
+    _same(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_torch_exact_rows_host_and_device_results(torch, dtype):
+    x, y = _cancelling((50, 1024), "float32" if dtype == "bfloat16" else dtype, 15)
+    tdtype = getattr(torch, dtype)
+    dx, dy = torch.from_numpy(x).to(tdtype).cuda(), torch.from_numpy(y).to(tdtype).cuda()
+    # bfloat16 values are float32 values: the exact dot of the float32 copies is theirs.
+    as_np = (lambda t: t.float().cpu().numpy()) if dtype == "bfloat16" else (lambda t: t.cpu().numpy())
+    want = _alone(as_np(dx), as_np(dy), exact=True)
+    _same(cudot.vecdot(dx, dy, exact=True), want)
+    out = torch.empty(50, dtype=torch.float64, device="cuda")
+    cudot.vecdot(dx, dy, out=out, exact=True)
     torch.cuda.synchronize()
     _same(out.cpu().numpy(), want)

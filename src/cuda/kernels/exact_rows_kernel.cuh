@@ -62,9 +62,19 @@ __device__ __forceinline__ double round_scratch(ExactScratch &s, unsigned specia
     return exact::round_in_place(s, lo, hi);  // s.special is 0: it is never set
 }
 
+template <class Tx, class Ty> __device__ __forceinline__ void start(ExactThread<Tx, Ty> &t, unsigned long long *digits) {
+#pragma unroll
+    for (int k = 0; k < ExactThread<Tx, Ty>::K; ++k) t.e.a[k] = 0.0;
+    t.special = 0;
+    t.digits = digits;
+    t.used = false;
+}
+
 // The elements [begin, begin + count) of a row into t: vector loads where the batch is dense (begin
 // a multiple of G), else element by element; thread `index` of `lanes` takes every lanes-th load.
-template <class Tx, class Ty>
+// kTwoChains: the two loads in flight go to two expansions, merged at the end, so that their chains of
+// dependent additions run side by side (for threads with many loads).
+template <bool kTwoChains, class Tx, class Ty>
 __device__ __forceinline__ void add_range(ExactThread<Tx, Ty> &t, const RowsParams &p, const RowView &v,
                                           unsigned long long begin, unsigned long long count, unsigned index,
                                           unsigned lanes) {
@@ -74,6 +84,8 @@ __device__ __forceinline__ void add_range(ExactThread<Tx, Ty> &t, const RowsPara
     if (p.dense) {
         const unsigned long long groups = count / G;
         unsigned long long g = index;
+        ExactThread<Tx, Ty> t2;
+        if (kTwoChains) start(t2, t.digits);
         for (; g + lanes < groups; g += 2 * lanes) {  // two loads in flight
             Tx xv[2][G];
             Ty yv[2][G];
@@ -82,9 +94,15 @@ __device__ __forceinline__ void add_range(ExactThread<Tx, Ty> &t, const RowsPara
             load_run<G>(x + (g + lanes) * G, xv[1]);
             load_run<G>(y + (g + lanes) * G, yv[1]);
 #pragma unroll
-            for (int u = 0; u < 2; ++u)
+            for (int k = 0; k < G; ++k) t.add(xv[0][k], yv[0][k]);
 #pragma unroll
-                for (int k = 0; k < G; ++k) t.add(xv[u][k], yv[u][k]);
+            for (int k = 0; k < G; ++k) (kTwoChains ? t2 : t).add(xv[1][k], yv[1][k]);
+        }
+        if (kTwoChains) {
+#pragma unroll
+            for (int k = 0; k < ExactThread<Tx, Ty>::K; ++k) t.absorb(t2.e.a[k]);
+            t.special |= t2.special;
+            t.used = t.used || t2.used;
         }
         if (g < groups) {
             Tx xv[G];
@@ -102,23 +120,15 @@ __device__ __forceinline__ void add_range(ExactThread<Tx, Ty> &t, const RowsPara
     }
 }
 
-template <class Tx, class Ty> __device__ __forceinline__ void start(ExactThread<Tx, Ty> &t, unsigned long long *digits) {
-#pragma unroll
-    for (int k = 0; k < ExactThread<Tx, Ty>::K; ++k) t.e.a[k] = 0.0;
-    t.special = 0;
-    t.digits = digits;
-    t.used = false;
-}
-
 // Row r done by the whole warp with the warp's fixed-point sum `s` (zero before and after).
-template <class Tx, class Ty> __device__ void warp_exact_row(const RowsParams &p, unsigned long long r, ExactScratch &s) {
+template <class Tx, class Ty> __device__ __noinline__ void warp_exact_row(const RowsParams &p, unsigned long long r, ExactScratch &s) {
     const unsigned lane = threadIdx.x % 32;
     ExactThread<Tx, Ty> t;
     start(t, words(s));
     const RowView v = row_view(p, r);
     RowsParams q = p;
     q.dense = 0;  // element by element: this is the rare road
-    add_range(t, q, v, 0, v.n, lane, 32);
+    add_range<false>(t, q, v, 0, v.n, lane, 32);
     merge_lanes(t, lane, 32);
     if (lane == 0)
 #pragma unroll
@@ -148,7 +158,7 @@ __device__ void exact_group_rows(const RowsParams &p, unsigned long long first, 
         start(t, static_cast<unsigned long long *>(nullptr));
         if (r < end) {
             const RowView v = row_view(p, r);
-            add_range(t, p, v, 0, v.n, in_group, group);
+            add_range<false>(t, p, v, 0, v.n, in_group, group);
         }
         merge_lanes(t, in_group, group);
         unsigned special = t.special;
@@ -183,7 +193,7 @@ __device__ bool block_part(const RowsParams &p, const RowView &v, unsigned long 
         const Ty *y = reinterpret_cast<const Ty *>(v.y) + begin;
         for (unsigned long long i = threadIdx.x; i < count; i += kThreads) t.add(x[i], y[i]);
     } else {
-        add_range(t, q, v, begin, count, threadIdx.x, kThreads);
+        add_range<true>(t, q, v, begin, count, threadIdx.x, kThreads);
     }
     if (t.special) atomicOr(&special, t.special);
     merge_block(t, warp_terms);
@@ -305,19 +315,26 @@ __device__ void exact_block_rows(const RowsParams &p, ExactScratch &s) {
     }
 }
 
+// Two kernels, one per road, so that each gets the registers of its own road: four blocks a
+// multiprocessor for the groups, three for the parts (whose two expansions a thread would spill at four).
 template <class Tx, class Ty>
-__global__ void __launch_bounds__(kThreads) exact_rows_kernel(const RowsParams p) {
-    __shared__ ExactScratch scratch[kWarps];  // a warp's each in group mode; the block's is scratch[0]
+__global__ void __launch_bounds__(kThreads, 4) exact_group_rows_kernel(const RowsParams p) {
+    __shared__ ExactScratch scratch[kWarps];  // each warp's, for its rows done again
     for (int i = threadIdx.x; i < kWarps * exact::kDigits; i += kThreads) scratch[i / exact::kDigits].digit[i % exact::kDigits] = 0;
     if (threadIdx.x < kWarps) scratch[threadIdx.x].special = scratch[threadIdx.x].adds = 0;
     __syncthreads();
-    if (p.group > 0) {
-        const unsigned long long warps = static_cast<unsigned long long>(gridDim.x) * kWarps;
-        const unsigned long long warp = static_cast<unsigned long long>(blockIdx.x) * kWarps + threadIdx.x / 32;
-        exact_group_rows<Tx, Ty>(p, p.items * warp / warps, p.items * (warp + 1) / warps, scratch[threadIdx.x / 32]);
-        return;
-    }
-    exact_block_rows<Tx, Ty>(p, scratch[0]);
+    const unsigned long long warps = static_cast<unsigned long long>(gridDim.x) * kWarps;
+    const unsigned long long warp = static_cast<unsigned long long>(blockIdx.x) * kWarps + threadIdx.x / 32;
+    exact_group_rows<Tx, Ty>(p, p.items * warp / warps, p.items * (warp + 1) / warps, scratch[threadIdx.x / 32]);
+}
+
+template <class Tx, class Ty>
+__global__ void __launch_bounds__(kThreads, 3) exact_part_rows_kernel(const RowsParams p) {
+    __shared__ ExactScratch scratch;
+    for (int i = threadIdx.x; i < exact::kDigits; i += kThreads) scratch.digit[i] = 0;
+    if (threadIdx.x == 0) scratch.special = scratch.adds = 0;
+    __syncthreads();
+    exact_block_rows<Tx, Ty>(p, scratch);
 }
 
 }  // namespace cuda

@@ -69,13 +69,13 @@ struct ExactLauncher {
     cudaError_t (*occupancy)(int *blocks_per_sm) = nullptr;
 };
 ExactLauncher exact_launcher_for(int32_t x_dtype, int32_t y_dtype);
-// A batch's launch in the exact mode (exact_rows_kernels.cu): exact_rows_kernel of the pair on `blocks`
-// blocks. RowsParams::partials holds a slot of kExactRowSlotBytes per item and then, where rows have
+// A batch's launch in the exact mode (exact_rows_kernels.cu): the pair's exact_group_rows_kernel (where
+// RowsParams::group > 0) or exact_part_rows_kernel on `blocks` blocks. RowsParams::partials holds a slot of kExactRowSlotBytes per item and then, where rows have
 // several parts, a spill slot of kExactRowSpillBytes per item.
 constexpr std::size_t kExactRowSlotBytes = 4 * sizeof(double);
 constexpr std::size_t kExactRowSpillBytes = 138 * sizeof(long long);
 void prepare_exact_rows(const RowsParams &params, int32_t x_dtype, int32_t y_dtype, unsigned blocks, KernelCall &call);
-cudaError_t exact_rows_occupancy(int32_t x_dtype, int32_t y_dtype, int *blocks_per_sm);
+cudaError_t exact_rows_occupancy(int32_t x_dtype, int32_t y_dtype, bool groups, int *blocks_per_sm);
 // Whether the current device can run this build's kernels (loads one of them).
 cudaError_t kernels_load();
 
