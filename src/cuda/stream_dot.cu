@@ -529,9 +529,11 @@ void plan_exact_items(const Rows &rows, unsigned resident, RowsPlan &plan) {
     const std::size_t count = rows.count;
     if (rows.layout != Rows::Layout::Segmented && rows.n <= kWarpRowsUpTo) {
         p.items = count;
-        // Two loads a thread at least: each thread's products cost less than a level of the group's merge.
-        std::size_t group = 1;
-        while (group < 32 && 2 * group * group_elements < rows.n) group *= 2;
+        // Eight loads a thread where the row has them: a level of the group's merge costs about what a
+        // thread's products of two loads do. Two threads at least, so that each load of a group reads
+        // 32 bytes of its row.
+        std::size_t group = 2;
+        while (group < 32 && 8 * group * group_elements < rows.n) group *= 2;
         p.group = static_cast<int>(group);
         return;
     }

@@ -60,9 +60,10 @@
 //                holding the values read. bit4: instead, the same operands as a batch of one row
 //                (cudot_dot_rows, strided), the same bits; bit5 (with bit4): also cut into three
 //                segments at arg-chosen offsets (segmented rows), each with the bits of cudot_dot_arrays
-//                on that segment alone; bit6 (without bit4): in the exact mode (CUDOT_MODE_EXACT), the bits of
-//                an exact HOST context; with bit2 through its one exact partial, after a copy of the partial
-//                with one byte changed was joined (refused with the result untouched, or joined)
+//                on that segment alone; bit6: in the exact mode (CUDOT_MODE_EXACT), the bits of an exact
+//                HOST context (the row and the segments too, as cudot_rows.mode); with bit2 (without bit4)
+//                through its one exact partial, after a copy of the partial with one byte changed was
+//                joined (refused with the result untouched, or joined)
 // tests/fuzz/make_corpus.py writes programs in this format.
 
 #include <atomic>
@@ -1443,6 +1444,7 @@ void check_segments(const cudot_arrays &a, std::size_t n, uint16_t arg) {
     b.x = a.x;
     b.y = a.y;
     b.offsets = offsets;
+    b.mode = a.mode;
     double got[3] = {-5.5, -5.5, -5.5};
     const cudot_status status = cudot_dot_rows(&b, got);
     CHECK("segments-ok", status == CUDOT_OK, "segmented rows returned %s: %s", sname(status), cudot_last_error(nullptr));
@@ -1454,6 +1456,7 @@ void check_segments(const cudot_arrays &a, std::size_t n, uint16_t arg) {
         cudot_arrays one = CUDOT_ARRAYS_INIT;  // not `a`, whose size a flag may have cut short
         one.x = a.x;
         one.y = a.y;
+        one.mode = a.mode;
         one.n = static_cast<std::size_t>(offsets[i + 1] - offsets[i]);
         one.x.data = static_cast<const uint8_t *>(a.x.data) + offsets[i] * a.x.stride * static_cast<int64_t>(elem_size(a.x.dtype));
         one.y.data = static_cast<const uint8_t *>(a.y.data) + offsets[i] * a.y.stride * static_cast<int64_t>(elem_size(a.y.dtype));
@@ -1490,7 +1493,7 @@ void op_arrays(State &st, Reader &in) {
     a.y.stride = strides[ycode % 6];
     if (flags & 8) a.size -= 1;
     const bool rows = (flags & 16) != 0;
-    const bool exact = !rows && (flags & 64) != 0;
+    const bool exact = (flags & 64) != 0;  // rows too: every row's exact dot
     if (exact) a.mode = CUDOT_MODE_EXACT;
     const bool bad = (flags & (1 | 2 | (rows ? 0 : 8))) != 0;
     const double sentinel = -5.5;
@@ -1503,6 +1506,7 @@ void op_arrays(State &st, Reader &in) {
         b.n = n;
         b.x = a.x;
         b.y = a.y;
+        b.mode = a.mode;
         status = cudot_dot_rows(&b, &r);
         if (status == CUDOT_OK && (flags & 32)) check_segments(a, n, arg);
     } else if ((flags & 4) && exact) {
