@@ -72,9 +72,10 @@ template <class Tx, class Ty> __device__ __forceinline__ void start(ExactThread<
 
 // The elements [begin, begin + count) of a row into t: vector loads where the batch is dense (begin
 // a multiple of G), else element by element; thread `index` of `lanes` takes every lanes-th load.
-// kTwoChains: the two loads in flight go to two expansions, merged at the end, so that their chains of
+// kLoads loads are issued before their products are added (bytes in flight); with kChains > 1 load u
+// goes to expansion u % kChains, the others merged into t at the end, so that several chains of
 // dependent additions run side by side (for threads with many loads).
-template <bool kTwoChains, class Tx, class Ty>
+template <int kLoads, int kChains, class Tx, class Ty>
 __device__ __forceinline__ void add_range(ExactThread<Tx, Ty> &t, const RowsParams &p, const RowView &v,
                                           unsigned long long begin, unsigned long long count, unsigned index,
                                           unsigned lanes) {
@@ -84,27 +85,31 @@ __device__ __forceinline__ void add_range(ExactThread<Tx, Ty> &t, const RowsPara
     if (p.dense) {
         const unsigned long long groups = count / G;
         unsigned long long g = index;
-        ExactThread<Tx, Ty> t2;
-        if (kTwoChains) start(t2, t.digits);
-        for (; g + lanes < groups; g += 2 * lanes) {  // two loads in flight
-            Tx xv[2][G];
-            Ty yv[2][G];
-            load_run<G>(x + g * G, xv[0]);
-            load_run<G>(y + g * G, yv[0]);
-            load_run<G>(x + (g + lanes) * G, xv[1]);
-            load_run<G>(y + (g + lanes) * G, yv[1]);
+        static_assert(kLoads % kChains == 0, "each chain takes whole loads");
+        ExactThread<Tx, Ty> more[kChains > 1 ? kChains - 1 : 1];
 #pragma unroll
-            for (int k = 0; k < G; ++k) t.add(xv[0][k], yv[0][k]);
+        for (int c = 0; c + 1 < kChains; ++c) start(more[c], t.digits);
+        for (; g + (kLoads - 1) * lanes < groups; g += kLoads * lanes) {
+            Tx xv[kLoads][G];
+            Ty yv[kLoads][G];
 #pragma unroll
-            for (int k = 0; k < G; ++k) (kTwoChains ? t2 : t).add(xv[1][k], yv[1][k]);
+            for (int u = 0; u < kLoads; ++u) {
+                load_run<G>(x + (g + u * lanes) * G, xv[u]);
+                load_run<G>(y + (g + u * lanes) * G, yv[u]);
+            }
+#pragma unroll
+            for (int u = 0; u < kLoads; ++u)
+#pragma unroll
+                for (int k = 0; k < G; ++k) (u % kChains == 0 ? t : more[u % kChains - 1]).add(xv[u][k], yv[u][k]);
         }
-        if (kTwoChains) {
 #pragma unroll
-            for (int k = 0; k < ExactThread<Tx, Ty>::K; ++k) t.absorb(t2.e.a[k]);
-            t.special |= t2.special;
-            t.used = t.used || t2.used;
+        for (int c = 0; c + 1 < kChains; ++c) {
+#pragma unroll
+            for (int k = 0; k < ExactThread<Tx, Ty>::K; ++k) t.absorb(more[c].e.a[k]);
+            t.special |= more[c].special;
+            t.used = t.used || more[c].used;
         }
-        if (g < groups) {
+        for (; g < groups; g += lanes) {
             Tx xv[G];
             Ty yv[G];
             load_run<G>(x + g * G, xv);
@@ -128,7 +133,7 @@ template <class Tx, class Ty> __device__ __noinline__ void warp_exact_row(const 
     const RowView v = row_view(p, r);
     RowsParams q = p;
     q.dense = 0;  // element by element: this is the rare road
-    add_range<false>(t, q, v, 0, v.n, lane, 32);
+    add_range<2, 1>(t, q, v, 0, v.n, lane, 32);
     merge_lanes(t, lane, 32);
     if (lane == 0)
 #pragma unroll
@@ -158,7 +163,7 @@ __device__ void exact_group_rows(const RowsParams &p, unsigned long long first, 
         start(t, static_cast<unsigned long long *>(nullptr));
         if (r < end) {
             const RowView v = row_view(p, r);
-            add_range<false>(t, p, v, 0, v.n, in_group, group);
+            add_range<4, 1>(t, p, v, 0, v.n, in_group, group);
         }
         merge_lanes(t, in_group, group);
         unsigned special = t.special;
@@ -193,7 +198,7 @@ __device__ bool block_part(const RowsParams &p, const RowView &v, unsigned long 
         const Ty *y = reinterpret_cast<const Ty *>(v.y) + begin;
         for (unsigned long long i = threadIdx.x; i < count; i += kThreads) t.add(x[i], y[i]);
     } else {
-        add_range<true>(t, q, v, begin, count, threadIdx.x, kThreads);
+        add_range<2, 2>(t, q, v, begin, count, threadIdx.x, kThreads);
     }
     if (t.special) atomicOr(&special, t.special);
     merge_block(t, warp_terms);
@@ -315,10 +320,11 @@ __device__ void exact_block_rows(const RowsParams &p, ExactScratch &s) {
     }
 }
 
-// Two kernels, one per road, so that each gets the registers of its own road: four blocks a
-// multiprocessor for the groups, three for the parts (whose two expansions a thread would spill at four).
+// Two kernels, one per road, so that each gets the registers of its own road: three blocks a
+// multiprocessor, so that a group's thread holds four loads in flight and a part's thread two expansions
+// without spilling.
 template <class Tx, class Ty>
-__global__ void __launch_bounds__(kThreads, 4) exact_group_rows_kernel(const RowsParams p) {
+__global__ void __launch_bounds__(kThreads, 3) exact_group_rows_kernel(const RowsParams p) {
     __shared__ ExactScratch scratch[kWarps];  // each warp's, for its rows done again
     for (int i = threadIdx.x; i < kWarps * exact::kDigits; i += kThreads) scratch[i / exact::kDigits].digit[i % exact::kDigits] = 0;
     if (threadIdx.x < kWarps) scratch[threadIdx.x].special = scratch[threadIdx.x].adds = 0;
