@@ -581,8 +581,11 @@ typedef struct cudot_rows {
  *                                       stream is being captured; size larger than this library knows
  *                                       with non-zero bytes beyond;
  *         CUDOT_ERROR_OUT_OF_MEMORY     host memory for the tile partials of the longest row, as
- *                                       cudot_dot_arrays says; GPU memory for the batch's workspace (the
- *                                       stream's, grown to 16 bytes per tile of every row plus 8 per row);
+ *                                       cudot_dot_arrays says (in the exact mode: the CPU threads' exact
+ *                                       sums); GPU memory for the batch's workspace (the stream's, grown to
+ *                                       16 bytes per tile of every row plus 8 per row; in the exact mode,
+ *                                       where rows are cut into several parts, about 1.1 KiB per part of
+ *                                       at least 4096 elements);
  *         CUDOT_ERROR_CUDA; CUDOT_ERROR_INTERNAL.
  * The message of a failure is read with cudot_last_error(NULL) on the same thread. Thread-safe. */
 CUDOT_API cudot_status cudot_dot_rows(const cudot_rows *r, double *results);
