@@ -16,23 +16,15 @@
 
 #include "core/exact_sum.hpp"
 #include "exact_rows.hpp"
+#include "rows_call.hpp"
 
 using test::bits;
+using test::dot_rows;
 using test::exact_alone;
 using test::exact_rows_request;
 using test::row_values;
 
 namespace {
-
-std::vector<double> dot_rows(const cudot_rows &r) {
-    std::vector<double> out(r.count + 1, -7.0);  // one more: nothing is written past count
-    const cudot_status s = cudot_dot_rows(&r, out.data());
-    INFO(cudot_last_error(nullptr));
-    REQUIRE(s == CUDOT_OK);
-    CHECK(bits(out[r.count]) == bits(-7.0));
-    out.pop_back();
-    return out;
-}
 
 const unsigned char *at(const std::vector<unsigned char> &v, std::size_t element, std::size_t size) {
     return v.data() + element * size;

@@ -17,8 +17,10 @@
 
 #include "own_arrays.hpp"
 #include "reference.hpp"
+#include "rows_call.hpp"
 
 using test::bits;
+using test::dot_rows;
 
 namespace {
 
@@ -30,16 +32,6 @@ double alone(std::size_t n, int32_t xd, const void *x, std::int64_t sx, int32_t 
     INFO(cudot_last_error(nullptr));
     REQUIRE(s == CUDOT_OK);
     return r;
-}
-
-std::vector<double> dot_rows(const cudot_rows &r) {
-    std::vector<double> out(r.count + 1, -7.0);  // one more: nothing is written past count
-    const cudot_status s = cudot_dot_rows(&r, out.data());
-    INFO(cudot_last_error(nullptr));
-    REQUIRE(s == CUDOT_OK);
-    CHECK(bits(out[r.count]) == bits(-7.0));
-    out.pop_back();
-    return out;
 }
 
 cudot_rows strided(std::size_t count, std::size_t n, int32_t xd, const void *x, std::int64_t xrow, int32_t yd,

@@ -16,6 +16,7 @@
 
 #include "own_arrays.hpp"
 #include "reference.hpp"
+#include "rows_call.hpp"
 
 namespace test {
 
@@ -86,16 +87,6 @@ inline std::vector<double> expected(const cudot_rows &r, const Bed &bx, const Be
         REQUIRE(s == CUDOT_OK);
         out[i] = v;
     }
-    return out;
-}
-
-inline std::vector<double> dot_rows(const cudot_rows &r) {
-    std::vector<double> out(r.count + 1, -7.0);  // one more: nothing is written past count
-    const cudot_status s = cudot_dot_rows(&r, out.data());
-    INFO(cudot_last_error(nullptr));
-    REQUIRE(s == CUDOT_OK);
-    CHECK(bits(out[r.count]) == bits(-7.0));
-    out.pop_back();
     return out;
 }
 
