@@ -1,5 +1,7 @@
-// exact_rows_kernels.cu - exact_rows_kernel.cuh's two kernels for every pair of element types, and
-// its launch made ready for a stream or a CUDA graph node (launchers.hpp).
+// exact_rows_kernels.cu - a batch's launch in the exact mode made ready for a stream or a CUDA graph node
+// (launchers.hpp). exact_rows_kernel.cuh's two kernels are instantiated for every pair of element types,
+// each in a file of its own so that a parallel build compiles them side by side: the part kernels here,
+// the group kernels in exact_group_rows_kernels.cu.
 #include <cstring>
 
 #include "exact_rows_kernel.cuh"
@@ -16,7 +18,7 @@ static void *exact_rows_kernel_for(int32_t x_dtype, int32_t y_dtype, bool groups
         return types::with_type(y_dtype, [&](auto yt) {
             using Tx = decltype(xt);
             using Ty = decltype(yt);
-            return groups ? reinterpret_cast<void *>(&exact_group_rows_kernel<Tx, Ty>)
+            return groups ? exact_group_rows_kernel_for(x_dtype, y_dtype)
                           : reinterpret_cast<void *>(&exact_part_rows_kernel<Tx, Ty>);
         });
     });

@@ -76,6 +76,7 @@ constexpr std::size_t kExactRowSlotBytes = 4 * sizeof(double);
 constexpr std::size_t kExactRowSpillBytes = 138 * sizeof(long long);
 void prepare_exact_rows(const RowsParams &params, int32_t x_dtype, int32_t y_dtype, unsigned blocks, KernelCall &call);
 cudaError_t exact_rows_occupancy(int32_t x_dtype, int32_t y_dtype, bool groups, int *blocks_per_sm);
+void *exact_group_rows_kernel_for(int32_t x_dtype, int32_t y_dtype);  // exact_group_rows_kernels.cu
 // Whether the current device can run this build's kernels (loads one of them).
 cudaError_t kernels_load();
 
