@@ -624,7 +624,7 @@ cudot_status run_rows(const cudot_rows *request, Want want, double *results, con
     const types::Kind kind = types::kind_of(rows.x.dtype, rows.y.dtype);
     const std::size_t psize = packed_partial_bytes(kind), tiles = order::tile_count(checked.longest);
     CpuThreadState &mine = cpu_thread;
-    if (mine.partials.size() < tiles * psize)
+    if (!rows.exact && mine.partials.size() < tiles * psize)  // (the exact mode has no tiles)
         if (cudot_status status = grow_partials(mine.partials, checked.longest, tiles * psize, psize, call, err))
             return status;
     // (Rows of one view share its alignment; row pointers each have their own.)
