@@ -173,6 +173,82 @@ TEST_CASE("exact: any permutation, cut and thread count gives the same bits", "[
     CHECK(bits(r) == bits(want));
 }
 
+TEST_CASE("exact: f32 blocks summed by extraction, and blocks that do not fit it, give the exact sum", "[exact]") {
+    // Pairs without an F64 side go through blocks of 512 elements whose bound comes from the block before
+    // (exact_loop.inc); each set below makes some blocks leave that road. The reference is the same values
+    // as doubles, whose pairs take the expansions, and MPFR where it is linked.
+    const std::size_t n = 512 * 12 + 37;
+    std::mt19937_64 rng(2026);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    auto uniform = [&] {
+        std::vector<float> v(n);
+        for (float &f : v) f = u(rng);
+        return v;
+    };
+    auto check = [&](const std::vector<float> &x, const std::vector<float> &y, const char *what) {
+        std::vector<double> xs(x.begin(), x.end()), ys(y.begin(), y.end());
+        for (std::size_t skip : {0, 1, 5}) {  // heads off the lanes' grid
+            const std::vector<float> xa(x.begin() + skip, x.end()), ya(y.begin() + skip, y.end());
+            const std::vector<double> xd(xs.begin() + skip, xs.end()), yd(ys.begin() + skip, ys.end());
+            INFO(what << ", first " << skip << " elements left out");
+            const double got = exact_f32(xa, ya), want = exact(xd, yd);
+            if (std::isnan(want)) {
+                CHECK(std::isnan(got));
+                continue;
+            }
+            CHECK(bits(got) == bits(want));
+#if defined(CUDOT_TESTS_WITH_MPFR)
+            CHECK(bits(got) == bits(test::exact_dot(xd.data(), yd.data(), xd.size()).value));
+#endif
+        }
+    };
+    check(uniform(), uniform(), "uniform in [-1, 1]");
+    {  // each block 2^40 above or below the one before: the bound from the block before is wrong
+        std::vector<float> x = uniform(), y = uniform();
+        for (std::size_t i = 0; i < n; ++i) x[i] = std::ldexp(x[i], (i / 512) % 3 == 1 ? 40 : ((i / 512) % 3 == 2 ? -40 : 0));
+        check(x, y, "blocks 2^40 apart");
+    }
+    {  // products 2^-60 below the others in some blocks: something is left after two levels
+        std::vector<float> x = uniform(), y = uniform();
+        for (std::size_t i = 3; i < n; i += 700) x[i] = std::ldexp(x[i], -60);
+        check(x, y, "a few products 2^-60 below the rest");
+    }
+    {  // exact cancellation to a few low bits across blocks
+        std::vector<float> x = uniform(), y = uniform();
+        for (std::size_t i = 0; i + 1 < n; i += 2) x[i + 1] = -x[i], y[i + 1] = y[i];
+        x[n - 1] = std::ldexp(1.0f, -100);
+        check(x, y, "cancellation");
+    }
+    {  // -0.0 products (a negative times a zero) and zero blocks
+        std::vector<float> x = uniform(), y = uniform();
+        for (std::size_t i = 0; i < n; ++i)
+            if (i % 3 == 0 || (i >= 1024 && i < 2048)) y[i] = 0.0f;
+        check(x, y, "zeros and negative zeros");
+    }
+    {  // subnormal floats: products near 2^-298, beside normal ones in other blocks
+        std::vector<float> x = uniform(), y = uniform();
+        for (std::size_t i = 0; i < 3 * 512; ++i) x[i] = std::ldexp(x[i], -140), y[i] = std::ldexp(y[i], -140);
+        check(x, y, "subnormal products");
+    }
+    {  // products near 2^256, the largest two floats make, with cancellation
+        std::vector<float> x = uniform(), y = uniform();
+        for (std::size_t i = 512; i < 1024; ++i) x[i] = std::ldexp(x[i], 127), y[i] = std::ldexp(y[i], 127);
+        x[600] = 3.0e38f, y[600] = 3.0e38f, x[601] = -3.0e38f, y[601] = 3.0e38f;
+        check(x, y, "products near 2^256");
+    }
+    for (std::size_t at : {std::size_t(0), std::size_t(700), n - 1}) {  // infinities and NaNs in a block
+        std::vector<float> x = uniform(), y = uniform();
+        x[at] = std::numeric_limits<float>::infinity();
+        check(x, y, "an infinity");
+        x[at + (at + 1 < n ? 1 : -1)] = -std::numeric_limits<float>::infinity();
+        y[at + (at + 1 < n ? 1 : -1)] = std::fabs(y[at + (at + 1 < n ? 1 : -1)]) + 1.0f;
+        y[at] = std::fabs(y[at]) + 1.0f;
+        check(x, y, "infinities of both signs");
+        x[at] = std::numeric_limits<float>::quiet_NaN();
+        check(x, y, "a NaN");
+    }
+}
+
 TEST_CASE("exact: every pair of element types agrees with the exact sum of its values as doubles", "[exact]") {
     for (int32_t xd : test::all_dtypes())
         for (int32_t yd : test::all_dtypes()) {
