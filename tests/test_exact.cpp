@@ -173,80 +173,113 @@ TEST_CASE("exact: any permutation, cut and thread count gives the same bits", "[
     CHECK(bits(r) == bits(want));
 }
 
-TEST_CASE("exact: f32 blocks summed by extraction, and blocks that do not fit it, give the exact sum", "[exact]") {
-    // Pairs without an F64 side go through blocks of 512 elements whose bound comes from the block before
-    // (exact_loop.inc); each set below makes some blocks leave that road. The reference is the same values
-    // as doubles, whose pairs take the expansions, and MPFR where it is linked.
+namespace {
+
+// exact_loop.inc sums contiguous runs in blocks of 512 elements by extraction, each block's bound taken from
+// the block before; each set below makes some blocks leave that road. The references: the same elements
+// with stride 2 (one element at a time, no blocks) and MPFR where it is linked.
+template <class T> void check_extraction_blocks(int32_t dtype) {
     const std::size_t n = 512 * 12 + 37;
-    std::mt19937_64 rng(2026);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::mt19937_64 rng(2026 + dtype);
+    std::uniform_real_distribution<T> u(-1, 1);
     auto uniform = [&] {
-        std::vector<float> v(n);
-        for (float &f : v) f = u(rng);
+        std::vector<T> v(n);
+        for (T &f : v) f = u(rng);
         return v;
     };
-    auto check = [&](const std::vector<float> &x, const std::vector<float> &y, const char *what) {
-        std::vector<double> xs(x.begin(), x.end()), ys(y.begin(), y.end());
+    auto check = [&](const std::vector<T> &x, const std::vector<T> &y, const char *what) {
+        std::vector<T> x2(2 * n), y2(2 * n);
+        for (std::size_t i = 0; i < n; ++i) x2[2 * i] = x[i], y2[2 * i] = y[i];
         for (std::size_t skip : {0, 1, 5}) {  // heads off the lanes' grid
-            const std::vector<float> xa(x.begin() + skip, x.end()), ya(y.begin() + skip, y.end());
-            const std::vector<double> xd(xs.begin() + skip, xs.end()), yd(ys.begin() + skip, ys.end());
-            INFO(what << ", first " << skip << " elements left out");
-            const double got = exact_f32(xa, ya), want = exact(xd, yd);
+            INFO(test::dtype_name(dtype) << ": " << what << ", first " << skip << " elements left out");
+            const std::size_t m = n - skip;
+            double got = -1, want = -2;
+            const cudot_arrays dense = exact_request(m, dtype, x.data() + skip, 1, dtype, y.data() + skip, 1);
+            const cudot_arrays strided = exact_request(m, dtype, x2.data() + 2 * skip, 2, dtype, y2.data() + 2 * skip, 2);
+            REQUIRE(cudot_dot_arrays(&dense, &got) == CUDOT_OK);
+            REQUIRE(cudot_dot_arrays(&strided, &want) == CUDOT_OK);
             if (std::isnan(want)) {
                 CHECK(std::isnan(got));
                 continue;
             }
             CHECK(bits(got) == bits(want));
 #if defined(CUDOT_TESTS_WITH_MPFR)
-            CHECK(bits(got) == bits(test::exact_dot(xd.data(), yd.data(), xd.size()).value));
+            const std::vector<double> xd(x.begin() + skip, x.end()), yd(y.begin() + skip, y.end());
+            CHECK(bits(got) == bits(test::exact_dot(xd.data(), yd.data(), m).value));
 #endif
         }
     };
+    const int top = std::numeric_limits<T>::max_exponent - 1;  // 127 or 1023
     check(uniform(), uniform(), "uniform in [-1, 1]");
     {  // each block 2^40 above or below the one before: the bound from the block before is wrong
-        std::vector<float> x = uniform(), y = uniform();
+        std::vector<T> x = uniform(), y = uniform();
         for (std::size_t i = 0; i < n; ++i) x[i] = std::ldexp(x[i], (i / 512) % 3 == 1 ? 40 : ((i / 512) % 3 == 2 ? -40 : 0));
         check(x, y, "blocks 2^40 apart");
     }
-    {  // products 2^-60 below the others in some blocks: something is left after two levels
-        std::vector<float> x = uniform(), y = uniform();
+    {  // products 2^-60 below the others in some blocks: something is left after the last level
+        std::vector<T> x = uniform(), y = uniform();
         for (std::size_t i = 3; i < n; i += 700) x[i] = std::ldexp(x[i], -60);
         check(x, y, "a few products 2^-60 below the rest");
     }
     {  // exact cancellation to a few low bits across blocks
-        std::vector<float> x = uniform(), y = uniform();
+        std::vector<T> x = uniform(), y = uniform();
         for (std::size_t i = 0; i + 1 < n; i += 2) x[i + 1] = -x[i], y[i + 1] = y[i];
-        x[n - 1] = std::ldexp(1.0f, -100);
+        x[n - 1] = std::ldexp(T(1), -100);
         check(x, y, "cancellation");
     }
     {  // -0.0 products (a negative times a zero) and zero blocks
-        std::vector<float> x = uniform(), y = uniform();
+        std::vector<T> x = uniform(), y = uniform();
         for (std::size_t i = 0; i < n; ++i)
-            if (i % 3 == 0 || (i >= 1024 && i < 2048)) y[i] = 0.0f;
+            if (i % 3 == 0 || (i >= 1024 && i < 2048)) y[i] = 0;
         check(x, y, "zeros and negative zeros");
     }
-    {  // subnormal floats: products near 2^-298, beside normal ones in other blocks
-        std::vector<float> x = uniform(), y = uniform();
-        for (std::size_t i = 0; i < 3 * 512; ++i) x[i] = std::ldexp(x[i], -140), y[i] = std::ldexp(y[i], -140);
-        check(x, y, "subnormal products");
+    {  // the smallest products the type makes (f32: near 2^-298; f64: below 2^-960, whose fma errors are
+       // not exact, and subnormal ones), beside normal ones in other blocks
+        std::vector<T> x = uniform(), y = uniform();
+        const int low = std::numeric_limits<T>::min_exponent - 4;  // -129 or -1025
+        for (std::size_t i = 0; i < 3 * 512; ++i) x[i] = std::ldexp(x[i], low), y[i] = std::ldexp(y[i], i < 512 ? low : -20);
+        check(x, y, "the smallest products");
     }
-    {  // products near 2^256, the largest two floats make, with cancellation
-        std::vector<float> x = uniform(), y = uniform();
-        for (std::size_t i = 512; i < 1024; ++i) x[i] = std::ldexp(x[i], 127), y[i] = std::ldexp(y[i], 127);
-        x[600] = 3.0e38f, y[600] = 3.0e38f, x[601] = -3.0e38f, y[601] = 3.0e38f;
-        check(x, y, "products near 2^256");
+    {  // products of the smallest elements (f64: far below the smallest double, so that a block that lost
+       // them would not see it) decide the sign of a result that rounds to zero, or break a tie
+        std::vector<T> x = uniform(), y = uniform();
+        const int low = std::numeric_limits<T>::min_exponent - 4;
+        for (std::size_t i = 0; i < n; ++i) x[i] = std::ldexp(x[i], low), y[i] = std::ldexp(std::fabs(y[i]), low);
+        x[9] = -std::fabs(x[9]) - std::ldexp(T(1), low);  // the sum's sign: mostly negative, whatever the draw
+        for (std::size_t i = 0; i < n; ++i) x[i] = -std::fabs(x[i]);
+        for (std::size_t i = 12 * 512; i < n; ++i) y[i] = 0;  // none in the tail, which no block takes
+        check(x, y, "only products of the smallest elements");
+        x[700] = 1, y[700] = 1, x[701] = std::ldexp(T(1), -std::numeric_limits<T>::digits), y[701] = 1;
+        for (std::size_t i = 0; i < n; ++i)
+            if (i != 700 && i != 701) x[i] = std::fabs(x[i]);
+        check(x, y, "a tie broken by products of the smallest elements");
+    }
+    {  // products near the largest the type makes, with cancellation
+        std::vector<T> x = uniform(), y = uniform();
+        const int half = top / 2;
+        for (std::size_t i = 512; i < 1024; ++i) x[i] = std::ldexp(x[i], half), y[i] = std::ldexp(y[i], half);
+        x[600] = std::ldexp(T(1.5), top), y[600] = T(1.25), x[601] = -x[600], y[601] = y[600];
+        check(x, y, "products near the largest");
     }
     for (std::size_t at : {std::size_t(0), std::size_t(700), n - 1}) {  // infinities and NaNs in a block
-        std::vector<float> x = uniform(), y = uniform();
-        x[at] = std::numeric_limits<float>::infinity();
+        std::vector<T> x = uniform(), y = uniform();
+        const std::size_t next = at + 1 < n ? at + 1 : at - 1;
+        x[at] = std::numeric_limits<T>::infinity();
+        y[at] = std::fabs(y[at]) + 1;
         check(x, y, "an infinity");
-        x[at + (at + 1 < n ? 1 : -1)] = -std::numeric_limits<float>::infinity();
-        y[at + (at + 1 < n ? 1 : -1)] = std::fabs(y[at + (at + 1 < n ? 1 : -1)]) + 1.0f;
-        y[at] = std::fabs(y[at]) + 1.0f;
+        x[next] = -std::numeric_limits<T>::infinity();
+        y[next] = std::fabs(y[next]) + 1;
         check(x, y, "infinities of both signs");
-        x[at] = std::numeric_limits<float>::quiet_NaN();
+        x[at] = std::numeric_limits<T>::quiet_NaN();
         check(x, y, "a NaN");
     }
+}
+
+}  // namespace
+
+TEST_CASE("exact: blocks summed by extraction, and blocks that do not fit it, give the exact sum", "[exact]") {
+    check_extraction_blocks<float>(CUDOT_F32);
+    check_extraction_blocks<double>(CUDOT_F64);
 }
 
 TEST_CASE("exact: every pair of element types agrees with the exact sum of its values as doubles", "[exact]") {
