@@ -1,7 +1,8 @@
-// exact_dot.cpp - the exact mode on the CPU (exact_dot.hpp): the products run through the lanes'
-// expansions (exact_lanes.hpp, exact_loop.inc), the elements cut into pieces for the pool's threads, the
-// pieces merged, and the whole put into a fixed-point sum (src/core/exact_sum.hpp) and rounded once. No
-// step rounds, so the cut and the number of threads change nothing.
+// exact_dot.cpp - the exact mode on the CPU (exact_dot.hpp): the products run into the lanes'
+// expansions (exact_lanes.hpp, exact_loop.inc: blocks by extraction, the rest by TwoSum), the elements
+// cut into pieces for the pool's threads, the pieces merged, and the whole put into a fixed-point sum
+// (src/core/exact_sum.hpp) and rounded once. No step rounds, so the cut and the number of threads change
+// nothing.
 #include "exact_dot.hpp"
 
 #include <algorithm>

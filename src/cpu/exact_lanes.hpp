@@ -2,7 +2,8 @@
 // (exact_loop.inc, one copy per instruction set beside tile_kernels.inc's).
 //
 // kExactLanes expansions (exact_sum.hpp) side by side, one vector register's worth per term: element i of
-// a run goes to lane i % kExactLanes, so the loop adds a vector of products at a time. What the
+// a run goes to lane i % kExactLanes, so the loop adds a vector of products at a time (contiguous runs
+// a block of them at a time, by extraction: exact_loop.inc). What the
 // expansions cannot hold, and products outside their range, go to a fixed-point Sum, cleared the first
 // time it is needed: data of moderate range never touches it, and a short dot pays nothing for it.
 #pragma once
