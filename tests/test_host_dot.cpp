@@ -13,6 +13,7 @@
 #include "cpu/tile_kernels.hpp"
 #include "isolation.hpp"
 #include "knobs.hpp"
+#include "own_arrays.hpp"
 #include "core/order.hpp"
 #include "testing.hpp"
 
@@ -122,6 +123,18 @@ static void set_special(int32_t dtype, unsigned char *p, std::size_t i, double v
     if (dtype == CUDOT_F64) reinterpret_cast<double *>(p)[i] = v;
 }
 
+// Stores a finite value v as element i of any dtype (exactly representable in each: -1, 0).
+static void set_value(int32_t dtype, unsigned char *p, std::size_t i, double v) {
+    switch (dtype) {
+        case CUDOT_F16: reinterpret_cast<std::uint16_t *>(p)[i] = v < 0 ? 0xbc00 : 0x0000; break;
+        case CUDOT_BF16: reinterpret_cast<std::uint16_t *>(p)[i] = v < 0 ? 0xbf80 : 0x0000; break;
+        case CUDOT_F32: reinterpret_cast<float *>(p)[i] = static_cast<float>(v); break;
+        case CUDOT_F64: reinterpret_cast<double *>(p)[i] = v; break;
+        case CUDOT_I8: reinterpret_cast<std::int8_t *>(p)[i] = static_cast<std::int8_t>(v); break;
+        default: reinterpret_cast<std::uint8_t *>(p)[i] = static_cast<std::uint8_t>(v < 0 ? 0 : v); break;
+    }
+}
+
 TEST_CASE("HOST: instruction-set variants agree on every bit pattern (subnormals, extremes, Inf, NaN)",
           "[host][determinism]") {
     // Random bit patterns reach what random values do not: f16 and bf16 subnormals, the largest
@@ -211,6 +224,73 @@ TEST_CASE("HOST: variants agree where lanes start with -0, Inf or NaN, at every 
                             if (!both_nan) REQUIRE(test::bits(p[i]) == test::bits(p0[i]));
                         }
                     }
+                }
+}
+
+// Dots of at most one lane row keep their whole lane tree in registers (in_register_partial in
+// tile_kernels.inc), and batches of such rows go through each copy's own loop (short_rows). Both must
+// give the baseline copy's bits at every length around the vector widths, for every pair, with -0,
+// Inf and NaN products; and a batch's results must be the join of the row's own partial.
+TEST_CASE("HOST: short dots and batches of short rows agree with the baseline copy at every length",
+          "[host][determinism][rows]") {
+    using namespace cudot;
+    const cpu::TileKernels *variants[4];
+    const int count = cpu::tile_kernel_variants(variants, 4);
+    std::vector<std::size_t> lengths;
+    for (std::size_t n = 1; n <= 140; ++n) lengths.push_back(n);
+    for (std::size_t n : {255, 256, 257, 511, 512, 513, 1000, 1023, 1024}) lengths.push_back(n);
+    std::uint64_t state = 0x243f6a8885a308d3ULL;
+    auto next = [&state] {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return state >> 33;
+    };
+    const std::size_t rows = 3;
+    for (int32_t xd : test::all_dtypes())
+        for (int32_t yd : test::all_dtypes())
+            for (std::size_t n : lengths)
+                for (int pattern = 0; pattern < 3; ++pattern) {
+                    // 0: random values; 1: -0 products (x = -1, y = +0) with a few random ones; 2: random
+                    // values with an Inf at one element of row 1 and a NaN at one of row 2.
+                    const std::size_t stride = n + 1;  // rows with a gap, not aligned to a vector
+                    const std::vector<unsigned char> xr = test::random_values(xd, rows * stride, 31 + n);
+                    const std::vector<unsigned char> yr = test::random_values(yd, rows * stride, 32 + n);
+                    std::vector<unsigned char> x(xr), y(yr);
+                    if (pattern == 1)
+                        for (std::size_t i = 0; i < rows * stride; ++i)
+                            if (next() % 8 != 0) {
+                                set_value(xd, x.data(), i, -1.0);
+                                set_value(yd, y.data(), i, 0.0);
+                            }
+                    if (pattern == 2) {
+                        set_special(xd, x.data(), stride + next() % n, std::numeric_limits<double>::infinity());
+                        set_special(yd, y.data(), 2 * stride + next() % n, std::numeric_limits<double>::quiet_NaN());
+                    }
+                    const std::size_t sx = test::dtype_size(xd), sy = test::dtype_size(yd);
+                    const types::Kind kind = types::kind_of(xd, yd);
+                    INFO(test::dtype_name(xd) << " x " << test::dtype_name(yd) << " n=" << n << " pattern " << pattern);
+                    double want[rows], got[rows];
+                    for (std::size_t r = 0; r < rows; ++r) {  // the baseline copy's single dot of each row
+                        double partial[2] = {0, 0};
+                        variants[0]->get(xd, yd, n)(x.data() + r * stride * sx, y.data() + r * stride * sy, n, 0, 1,
+                                                    partial);
+                        want[r] = order::join_packed_partials(kind, partial, 1);
+                    }
+                    for (int v = 0; v < count; ++v) {
+                        INFO(variants[v]->isa);
+                        for (std::size_t r = 0; r < rows; ++r) {
+                            double partial[2] = {0, 0};
+                            variants[v]->get(xd, yd, n)(x.data() + r * stride * sx, y.data() + r * stride * sy, n, 0,
+                                                        1, partial);
+                            const double one = order::join_packed_partials(kind, partial, 1);
+                            CHECK((test::bits(one) == test::bits(want[r]) || (std::isnan(one) && std::isnan(want[r]))));
+                        }
+                        std::fill(got, got + rows, 7.0);
+                        variants[v]->short_rows(xd, yd)(x.data(), y.data(), n, rows, std::ptrdiff_t(stride * sx),
+                                                         std::ptrdiff_t(stride * sy), got);
+                        for (std::size_t r = 0; r < rows; ++r)
+                            CHECK((test::bits(got[r]) == test::bits(want[r]) || (std::isnan(got[r]) && std::isnan(want[r]))));
+                    }
+                    if (pattern == 2 && xd <= CUDOT_BF16 && yd <= CUDOT_BF16) CHECK(std::isnan(want[2]));  // (floating pairs)
                 }
 }
 

@@ -290,15 +290,15 @@ cudot_status run(const cudot_arrays *request, Want want, void *out, const char *
     } else if (device < 0) {
         status = cpu_run(ops, want, out, call, err);
     } else {
-        cuda::StreamCall c;
+        cuda::StreamCall c;  // a batch of one row, on the batches' road
         c.stream = a.stream;
         c.x_ready = a.x_ready;
         c.y_ready = a.y_ready;
         c.host_result = want == Want::Result ? static_cast<double *>(out) : nullptr;
         c.device_result = want == Want::DeviceResult ? static_cast<double *>(out) : nullptr;
         c.partials = want == Want::Partials ? out : nullptr;
-        c.exact = exact;
-        status = cuda::stream_dot(ops, device, c, err);
+        c.async_name = "cudot_dot_arrays_async";
+        status = cuda::stream_rows(Rows::one(ops, exact), device, c, err);
         if (status == CUDOT_OK && want == Want::Partials && !exact) {
             const std::size_t size = packed_partial_bytes(types::kind_of(ops.x.dtype, ops.y.dtype));
             export_partials(static_cast<unsigned char *>(out), order::tile_count(n), size, out);

@@ -52,6 +52,17 @@ struct Rows {
         return ops;
     }
 
+    // A single dot as a batch of one row.
+    static Rows one(const Operands &ops, bool exact) {
+        Rows r;
+        r.count = 1;
+        r.n = ops.n;
+        r.x = ops.x;
+        r.y = ops.y;
+        r.exact = exact;
+        return r;
+    }
+
     // Strided: rows [first, first + count) as a batch of their own.
     Rows strided_run(std::size_t first, std::size_t count) const {
         Rows run = *this;

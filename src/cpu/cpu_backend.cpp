@@ -281,6 +281,11 @@ struct RowsJob {
     std::size_t rows_per_task = 1;
     std::atomic<bool> out_of_memory{false};
 
+    // Equal dense rows of one lane row or less in the canonical mode (short_rows in tile_kernels.inc).
+    bool short_dense() const {
+        return !rows->exact && rows->layout == Rows::Layout::Strided && rows->n >= 1 && rows->n <= order::kLanes &&
+               rows->x.dense() && rows->y.dense();
+    }
     bool solo(std::size_t i) const { return rows->length(i) * pair_bytes_of(*rows) < limit_bytes; }
     static std::size_t pair_bytes_of(const Rows &r) { return r.x.size() + r.y.size(); }
 
@@ -288,6 +293,13 @@ struct RowsJob {
     // case) goes straight to the function a single dot of its length picks, then the same join: the
     // steps of dot() without what serves a dot that may share the pool or gather its tiles.
     void run_rows(std::size_t from, std::size_t to) {
+        if (short_dense()) {  // the copy's own loop over them
+            const Operands first = rows->row(from);
+            tile_kernels().short_rows(rows->x.dtype, rows->y.dtype)(
+                first.x.data, first.y.data, rows->n, to - from, rows->x_row_stride * std::int64_t(rows->x.size()),
+                rows->y_row_stride * std::int64_t(rows->y.size()), results + from);
+            return;
+        }
         PoolUse alone;
         alone.max_threads = 1;
         alone.measured = false;
@@ -354,7 +366,7 @@ cudot_status dot_rows(const Rows &rows, double *results, void *partials) {
         }
         if (job.out_of_memory.load(std::memory_order_relaxed)) return CUDOT_ERROR_OUT_OF_MEMORY;
     }
-    for (std::size_t i = 0; i < rows.count; ++i)
+    for (std::size_t i = 0; solo_rows < rows.count && i < rows.count; ++i)
         if (!job.solo(i))
             if (cudot_status status = rows.exact ? exact_dot(rows.row(i), &results[i])
                                                  : dot(rows.row(i), partials, use, nullptr, &results[i]))

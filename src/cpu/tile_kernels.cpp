@@ -25,14 +25,17 @@ namespace cpu {
 namespace avx2 {
 template <bool kRowOrder> void fill_table(PartialsFn (&table)[kTypes][kTypes]);
 void fill_exact_table(ExactFn (&table)[kTypes][kTypes]);
+void fill_short_rows_table(ShortRowsFn (&table)[kTypes][kTypes]);
 }
 namespace avx512 {
 template <bool kRowOrder> void fill_table(PartialsFn (&table)[kTypes][kTypes]);
 void fill_exact_table(ExactFn (&table)[kTypes][kTypes]);
+void fill_short_rows_table(ShortRowsFn (&table)[kTypes][kTypes]);
 }
 namespace avx512_amd {
 template <bool kRowOrder> void fill_table(PartialsFn (&table)[kTypes][kTypes]);
 void fill_exact_table(ExactFn (&table)[kTypes][kTypes]);
+void fill_short_rows_table(ShortRowsFn (&table)[kTypes][kTypes]);
 }
 // F16C from CPUID leaf 1 (ECX bit 29) directly: clang before 16 does not accept "f16c" in
 // __builtin_cpu_supports.
@@ -64,37 +67,43 @@ static bool amd_copy_preferred() { return __builtin_cpu_is("amd"); }
 // (The baseline copy has no row-order loop.)
 using FillFn = void (*)(PartialsFn (&)[kTypes][kTypes]);
 using FillExactFn = void (*)(ExactFn (&)[kTypes][kTypes]);
-static TileKernels make(FillFn fill, FillFn fill_small, FillExactFn fill_exact, const char *isa) {
+using FillShortRowsFn = void (*)(ShortRowsFn (&)[kTypes][kTypes]);
+static TileKernels make(FillFn fill, FillFn fill_small, FillExactFn fill_exact, FillShortRowsFn fill_short_rows,
+                        const char *isa) {
     CUDOT_TEST_SEAM(seams::kernel_table_build());
     TileKernels k{};
     fill(k.table);
     fill_small(k.small_table);
     fill_exact(k.exact_table);
+    fill_short_rows(k.short_rows_table);
     k.isa = isa;
     return k;
 }
 
 static const TileKernels &baseline_kernels() {
     static const TileKernels k =
-        make(baseline::fill_table<false>, baseline::fill_table<false>, baseline::fill_exact_table, "baseline");
+        make(baseline::fill_table<false>, baseline::fill_table<false>, baseline::fill_exact_table,
+             baseline::fill_short_rows_table, "baseline");
     return k;
 }
 
 #if defined(CUDOT_HAVE_AVX2_KERNELS)
 static const TileKernels &avx2_kernels() {
     static const TileKernels k =
-        make(avx2::fill_table<true>, avx2::fill_table<true>, avx2::fill_exact_table, "avx2+fma+f16c");
+        make(avx2::fill_table<true>, avx2::fill_table<true>, avx2::fill_exact_table, avx2::fill_short_rows_table,
+             "avx2+fma+f16c");
     return k;
 }
 static const TileKernels &avx512_kernels() {
     static const TileKernels k =
-        make(avx512::fill_table<false>, avx512::fill_table<true>, avx512::fill_exact_table,
+        make(avx512::fill_table<false>, avx512::fill_table<true>, avx512::fill_exact_table, avx512::fill_short_rows_table,
              "avx512 (F32 pairs row by row up to 2048)");
     return k;
 }
 static const TileKernels &avx512_amd_kernels() {
     static const TileKernels k = make(avx512_amd::fill_table<true>, avx512_amd::fill_table<true>,
-                                      avx512_amd::fill_exact_table, "avx512 for AMD (F32 pairs row by row, Dot2 adds on fma)");
+                                      avx512_amd::fill_exact_table, avx512_amd::fill_short_rows_table,
+                                      "avx512 for AMD (F32 pairs row by row, Dot2 adds on fma)");
     return k;
 }
 #endif

@@ -90,23 +90,26 @@ cudot_status check_within(const void *anchor, std::uintptr_t lo, std::uintptr_t 
 int host_reader_device();
 // Whether GPU `device` can read pageable host memory in place (HMM or ATS).
 bool reads_pageable(int device);
-// One dot (or tile partials) of caller views on GPU `device`, queued on the caller's stream.
+// How a call on own arrays (or a context's run of rows) is queued on GPU `device`.
 struct StreamCall {
     void *stream = nullptr;           // cudaStream_t (CUDA's handle values)
     void *x_ready = nullptr, *y_ready = nullptr;  // streams the operands were written on, or nullptr
     double *host_result = nullptr;    // blocking: the result, in host memory
     double *device_result = nullptr;  // asynchronous: where the result lands, in stream order
-    void *partials = nullptr;         // blocking: the packed tile partials instead of the result
-    bool exact = false;               // CUDOT_MODE_EXACT (exact_dot_kernel): partials are one exact::Partial
+    void *partials = nullptr;         // blocking, one row: the packed tile partials instead of the result
+                                      // (in the exact mode, one exact::Partial)
+    const char *async_name = "cudot_dot_rows_async";  // what a blocking call inside a capture is told to use
     // A context's batch (context_rows.cu): its bound on the wait (0: by the bytes read), what the message
     // says on giving up, and where giving up is reported.
     std::uint64_t bound_ms = 0;
     const char *then = "";
     bool *gave_up = nullptr;
 };
-cudot_status stream_dot(const Operands &ops, int device, const StreamCall &call, ErrorSink err);
-// A batch of rows in device or managed memory of GPU `device`, in one launch on call.stream: results into
-// call.host_result (count, blocking) or call.device_result (count, in stream order).
+// A batch of rows on GPU `device` (in its memory, managed memory, or page-locked host memory it reads in
+// place), in one launch on call.stream: results into call.host_result (count, blocking) or
+// call.device_result (count, in stream order). A single dot is a batch of one row (Rows::one): the same
+// queue, where the plan picks the single-dot kernel, and a blocking one of large page-locked host arrays
+// may go through the copy engines (host_pipeline.hpp).
 cudot_status stream_rows(const Rows &rows, int device, const StreamCall &call, ErrorSink err);
 // The two halves of a blocking stream_rows, so that several batches (one per GPU, or runs of one
 // context's rows) are all queued before the first wait: queue_rows queues on call.stream (on failure
@@ -119,6 +122,8 @@ struct PendingRows {
     std::pair<double *, std::size_t> staging{nullptr, 0};  // mapped host memory the results land in
     bool polled = false;        // one slot a row in staging (else a copy of them all)
     bool queued = false;
+    bool answered = false;      // the results were written while queueing: nothing to wait for
+    const char *what = "the batch";  // in a failed wait's message
     std::size_t count = 0;
     double *results = nullptr;
     std::uint64_t bound_ms = 0;

@@ -53,9 +53,6 @@ cudot_status locate(Operand &o, std::size_t, const char *, ErrorSink) {
 cudot_status check_within(const void *, std::uintptr_t, std::uintptr_t, const char *, ErrorSink) { return CUDOT_OK; }
 int host_reader_device() { return -1; }
 bool reads_pageable(int) { return false; }
-cudot_status stream_dot(const Operands &, int, const StreamCall &, ErrorSink err) {
-    return fail(err, CUDOT_ERROR_NO_DEVICE, "%s", kWhy);
-}
 cudot_status stream_rows(const Rows &, int, const StreamCall &, ErrorSink err) {
     return fail(err, CUDOT_ERROR_NO_DEVICE, "%s", kWhy);
 }

@@ -1,18 +1,21 @@
 // stream_dot.cu - dots of the caller's own arrays on a GPU (cuda_backend.hpp, "Dots of the caller's own
-// arrays"): where each pointer lives, and one launch of the dot kernel on the caller's stream.
+// arrays"): where each pointer lives, and one launch on the caller's stream. Every call is a batch of
+// rows (a single dot is a batch of one) and takes one road, queue_rows_here: a plan (which kernel, the
+// workspace's layout), the stream's workspace, the launch, and for a blocking call the wait.
 //
-// What a launch needs besides the operands is a workspace: the join's ticket and one partial per tile.
-// It is kept per stream (keyed by CUDA's process-unique stream id), so launches that share it are
-// ordered by their stream, and no call allocates: a stream's workspace is made (stream-ordered,
-// cudaMallocAsync) the first time a stream is seen or a larger dot comes, and kept. Streams come and go
-// (a caller may make one per dot), so beyond kKeptWorkspaces a new stream's workspace replaces the least
-// recently used one that nothing can still touch: one whose dots were all blocking and have returned
-// (after the last block publishes the result, no block touches the workspace again). A workspace that
-// served an asynchronous dot is never known to be idle, and is kept. A dot captured into
+// What a launch needs besides the operands is a workspace: tickets for the joins, one partial per tile,
+// a batch's tables. It is kept per stream (keyed by CUDA's process-unique stream id), so launches that
+// share it are ordered by their stream, and no call allocates: a stream's workspace is made
+// (stream-ordered, cudaMallocAsync) the first time a stream is seen or a larger dot comes, and kept.
+// Streams come and go (a caller may make one per dot), so beyond kKeptWorkspaces a new stream's workspace
+// replaces the least recently used one that nothing can still touch: one whose dots were all blocking and
+// have returned (after the last block publishes the result, no block touches the workspace again). A
+// workspace that served an asynchronous dot is never known to be idle, and is kept. A dot captured into
 // a graph gets a workspace of its own instead, owned by the graph (a CUDA user object): allocated at
 // capture (outside the graph, so replays allocate nothing), and freed once the graph and every
-// executable made from it are gone. A blocking dot's result comes back the way a context's does:
-// the last block writes it into a slot of mapped host memory, which the host polls.
+// executable made from it are gone. A blocking call's results come back the way a context's does: each
+// row's last block writes its result into a slot of mapped host memory (the staging), which the host
+// polls; past kPolledResults rows they are copied back in one transfer.
 #include <cuda.h>
 
 #include <algorithm>
@@ -84,7 +87,7 @@ PointerInfo pointer_info(const void *p) {
     return info;
 }
 
-// ---- per GPU: usability, launch shapes, result slots, workspaces ----
+// ---- per GPU: usability, launch shapes, workspaces, result staging ----
 
 struct Workspace {
     void *memory = nullptr;  // the head (kHeadBytes: ticket, exact digits), then the partials
@@ -104,8 +107,6 @@ struct ArrayGpu {
     char why[256] = {0};
     int pageable = 0;  // cudaDevAttrPageableMemoryAccess
     std::mutex mutex;  // guards everything below
-    std::vector<Completion *> free_slots;  // mapped result slots (host addresses == device addresses, UVA)
-    std::vector<void *> slot_pages;        // the pages they are carved from
     std::unordered_map<unsigned long long, Workspace> workspaces;  // by stream id
     std::uint64_t uses = 0;                // dots that took a workspace, for last_use
     cudaEvent_t ready_event = nullptr;     // x_ready / y_ready waits
@@ -137,25 +138,6 @@ cudot_status check_device(int device, ErrorSink err) {
     });
     if (g.usable != CUDOT_OK) return fail(err, g.usable, "%s", g.why);
     return CUDOT_OK;
-}
-
-Completion *take_slot(ArrayGpu &g, ErrorSink err, cudot_status &status) {
-    status = CUDOT_OK;
-    if (g.free_slots.empty()) {
-        constexpr std::size_t kSlots = 4096 / sizeof(Completion);
-        void *page = nullptr;
-        const cudaError_t e = checked(cudaHostAlloc(&page, 4096, cudaHostAllocMapped | cudaHostAllocPortable));
-        if (e != cudaSuccess) {
-            status = cuda_fail(err, e, "cudaHostAlloc (result slots)");
-            return nullptr;
-        }
-        g.slot_pages.push_back(page);
-        Completion *slots = static_cast<Completion *>(page);
-        for (std::size_t i = 0; i < kSlots; ++i) g.free_slots.push_back(slots + i);  // kept until the process ends
-    }
-    Completion *slot = g.free_slots.back();
-    g.free_slots.pop_back();
-    return slot;
 }
 
 // With kKeptWorkspaces kept, gives back the least recently used idle one (g.mutex held): its memory on
@@ -210,19 +192,6 @@ cudot_status wait_ready(ArrayGpu &g, void *ready, cudaStream_t stream, ErrorSink
     CUDOT_CUDA_TRY(err, cudaEventRecord(g.ready_event, ready_handle(ready)));
     CUDOT_CUDA_TRY(err, cudaStreamWaitEvent(stream, g.ready_event, 0));
     return CUDOT_OK;
-}
-
-// A blocking dot's wait: for its result in `slot`, or (no slot) for its partials' copy to the host.
-cudot_status wait_dot(int device, cudaStream_t stream, const Completion *slot, std::uint64_t bound_ms, double *result,
-                      ErrorSink err) {
-    GpuWait w;
-    w.device = device;
-    w.stream = stream;
-    w.slot = slot;
-    w.deadline = deadline_in(bound_ms);
-    w.bound_ms = bound_ms;
-    w.what = slot ? "the dot" : "the partials";
-    return wait_gpu(w, result, err);
 }
 
 // ---- workspaces of captured dots ----
@@ -344,107 +313,20 @@ cudot_status enter_stream(int device, const StreamCall &call, const char *async_
     return CUDOT_OK;
 }
 
-cudot_status stream_dot_here(const Operands &ops, int device, const StreamCall &call, ErrorSink err) {
-    bool capturing = false;
-    if (cudot_status status = enter_stream(device, call, "cudot_dot_arrays_async", capturing, err)) return status;
-    cudaStream_t stream = static_cast<cudaStream_t>(call.stream);
-    const bool blocking = call.device_result == nullptr;
-    if (call.device_result)
-        if (cudot_status status = check_result_pointer(call.device_result, 1, device, err)) return status;
-    if (ops.n == 0) {  // only the asynchronous form gets here with n = 0
-        CUDOT_CUDA_TRY(err, cudaMemsetAsync(call.device_result, 0, sizeof(double), stream));
-        return CUDOT_OK;
-    }
-
-    ArrayGpu &g = array_gpu(device);
-    std::unique_lock<std::mutex> lock(g.mutex);
-    if (cudot_status status = wait_ready(g, call.x_ready, stream, err)) return status;
-    if (cudot_status status = wait_ready(g, call.y_ready, stream, err)) return status;
-    const Launcher launcher = launcher_for(ops.x.dtype, ops.y.dtype);
-    unsigned resident = 0;
-    if (cudot_status status = resident_blocks(device, ops.x.dtype, ops.y.dtype, &resident, err, call.exact))
-        return status;
-    if (blocking && !call.partials && !call.exact && pipeline_serves(ops)) {  // large page-locked host arrays: copy engines
-        lock.unlock();
-        return pipelined_host_dot(ops, device, stream, launcher, resident, call.host_result, err);
-    }
-    const std::size_t tiles = order::tile_count(ops.n);
-    // After the head: the tiles' partials, or the exact kernel's slots and then (partials asked) its partial.
-    const std::size_t exact_bytes = resident * kExactSlotBytes + (call.partials ? kExactPartialBytes : 0);
-    const std::size_t bytes = kHeadBytes + (call.exact ? exact_bytes : tiles * launcher.partial_bytes);
-    void *workspace = nullptr;
-    Workspace *w = nullptr;
-    if (!capturing) free_released(g);
-    if (capturing) {  // a workspace the graph owns
-        if (cudot_status status = captured_workspace(g, stream, bytes, workspace, err)) return status;
-    } else if (cudot_status status = stream_workspace(g, stream, bytes, w, err)) {
-        return status;
-    } else {
-        workspace = w->memory;
-    }
-    Completion *slot = nullptr;
-    if (blocking && !call.partials) {
-        cudot_status status;
-        slot = take_slot(g, err, status);
-        if (!slot) return status;
-        slot->result_bits = kNoResult;
-    }
-    if (w) {  // whether this stream's workspace may later be given back (see the top of the file)
-        if (blocking) ++w->running;
-        else w->served_async = true;
-    }
-
-    Completion *done = call.partials        ? nullptr
-                       : call.device_result ? reinterpret_cast<Completion *>(call.device_result)
-                                            : slot;
-    void *partials = static_cast<char *>(workspace) + kHeadBytes;
-    std::size_t partial_bytes = tiles * launcher.partial_bytes;
-    KernelCall kernel;
-    if (call.exact) {
-        void *partial = nullptr;
-        if (call.partials) {
-            partials = static_cast<char *>(workspace) + kHeadBytes + resident * kExactSlotBytes;
-            partial = partials;
-            partial_bytes = kExactPartialBytes;
-        }
-        exact_launcher_for(ops.x.dtype, ops.y.dtype).prepare(exact_launch(ops, resident, workspace, done, partial), kernel);
-    } else {
-        launcher.prepare(dot_launch(ops, resident, partials, static_cast<unsigned *>(workspace), done), kernel);
-    }
-    // Inside a capture the launch itself is what gets captured; otherwise the stream's graph replays it.
-    cudot_status status = launch(kernel, device, stream, err, capturing ? nullptr : &w->graphs);
-    const bool launched = status == CUDOT_OK;
-    const std::uint64_t bound = default_wait_ms(ops.n * (ops.x.size() + ops.y.size()));
-    cudaError_t copied = cudaSuccess;
-    if (status == CUDOT_OK && call.partials)  // queued before another thread could grow (free) the workspace
-        copied = checked(cudaMemcpyAsync(call.partials, partials, partial_bytes, cudaMemcpyDeviceToHost, stream));
-    lock.unlock();
-    if (status == CUDOT_OK && call.partials)
-        status = copied == cudaSuccess ? wait_dot(device, stream, nullptr, bound, nullptr, err)
-                                       : cuda_fail(err, copied, "cudaMemcpyAsync (the partials to the host)");
-    if (slot && status == CUDOT_OK) status = wait_dot(device, stream, slot, bound, call.host_result, err);
-    // A slot whose kernel may still write it is not reused; a workspace is idle once its blocking dot's
-    // result (or partials) came back, and not after a failure (a kernel may still be running).
-    const bool slot_free = slot && (status == CUDOT_OK || !launched);
-    const bool workspace_idle = w && blocking && status == CUDOT_OK;
-    if (slot_free || workspace_idle) {
-        lock.lock();
-        if (slot_free) g.free_slots.push_back(slot);
-        if (workspace_idle) --w->running;
-    }
-    return status;
-}
-
 // ---- batches of rows ----
 
-// Mapped host memory for `count` results (g.mutex held): a kept buffer large enough, or a new one.
+// Mapped host memory for `count` results (g.mutex held): the smallest kept buffer large enough (a single
+// dot does not hold a large batch's), or a new one.
 cudot_status take_staging(ArrayGpu &g, std::size_t count, std::pair<double *, std::size_t> &out, ErrorSink err) {
+    std::size_t best = g.staging.size();
     for (std::size_t i = 0; i < g.staging.size(); ++i)
-        if (g.staging[i].second >= count) {
-            out = g.staging[i];
-            g.staging.erase(g.staging.begin() + static_cast<std::ptrdiff_t>(i));
-            return CUDOT_OK;
-        }
+        if (g.staging[i].second >= count && (best == g.staging.size() || g.staging[i].second < g.staging[best].second))
+            best = i;
+    if (best < g.staging.size()) {
+        out = g.staging[best];
+        g.staging.erase(g.staging.begin() + static_cast<std::ptrdiff_t>(best));
+        return CUDOT_OK;
+    }
     const std::size_t size = std::max<std::size_t>(count, 4096 / sizeof(double));
     void *p = nullptr;
     CUDOT_CUDA_TRY_AS(err, cudaHostAlloc(&p, size * sizeof(double), cudaHostAllocMapped | cudaHostAllocPortable),
@@ -509,9 +391,12 @@ constexpr std::size_t kPolledResults = 16384;
 // segments, to rows_tile_kernel.
 constexpr std::size_t kWarpRowsUpTo = order::kLanes;
 
-// What the host computes per batch for the batch kernels: the launch's shape and the tables it copies.
+// What the host computes per batch: which kernel, the launch's shape, the workspace's layout and the
+// tables it copies.
 struct RowsPlan {
-    RowsParams p{};
+    bool one = false;  // a single row: the single-dot kernels (dot_launch, exact_launch) on `row`
+    Operands row;
+    RowsParams p{};    // else the batch kernels'
     bool short_rows = false;  // rows_short_kernel
     std::size_t tickets_at = 0, partials_at = 0, tables_at = 0, results_at = 0, bytes = 0;
     bool joins = false;  // some row has several tiles: tickets to zero
@@ -559,6 +444,18 @@ void plan_exact_items(const Rows &rows, unsigned resident, RowsPlan &plan) {
     }
     plan.first_item[count] = items;
     p.items = items;
+}
+
+// A batch of one row that has elements is a single dot: the dot kernel spreads the row's tiles over the
+// whole GPU and joins them in its last block, the bits of the batch kernels' join, and needs no tickets
+// zeroed first. Its workspace: the head (the ticket), then the tiles' partials, or the exact kernel's
+// slot per block (`resident`) and, for an exact partial, that partial.
+void plan_one(const Rows &rows, std::size_t partial_bytes, unsigned resident, bool exact_partial, RowsPlan &plan) {
+    plan.one = true;
+    plan.row = rows.row(0);
+    plan.partials_at = kHeadBytes + (rows.exact ? resident * kExactSlotBytes : 0);
+    plan.bytes = rows.exact ? plan.partials_at + (exact_partial ? kExactPartialBytes : 0)
+                            : plan.partials_at + order::tile_count(plan.row.n) * partial_bytes;
 }
 
 void plan_rows(const Rows &rows, std::size_t partial_bytes, bool results_in_workspace, unsigned exact_resident,
@@ -652,8 +549,13 @@ void aim_rows(RowsPlan &plan, void *workspace) {
 
 // Waits for a queued blocking batch and copies its results out, then gives back what it took: the
 // staging once nothing can still write it (the batch ended, or nothing was launched), the workspace once
-// the batch ended. A batch whose queueing failed (not `queued`) only gives back.
+// the batch ended. A batch whose queueing failed (not `queued`) only gives back; one answered while it
+// was queued (the host pipeline's, or empty rows) has nothing to wait for.
 cudot_status finish_rows_here(PendingRows &pending, bool launched, ErrorSink err) {
+    if (pending.answered) {
+        pending = PendingRows{};
+        return CUDOT_OK;
+    }
     cudot_status status = CUDOT_ERROR_INTERNAL;
     if (pending.queued) {
         GpuWait wait;
@@ -663,12 +565,13 @@ cudot_status finish_rows_here(PendingRows &pending, bool launched, ErrorSink err
         wait.slots = pending.polled ? pending.count : 1;
         wait.deadline = deadline_in(pending.bound_ms);
         wait.bound_ms = pending.bound_ms;
-        wait.what = "the batch";
+        wait.what = pending.what;
         wait.then = pending.then;
         wait.gave_up = pending.gave_up;
         double ignored = 0;
         status = wait_gpu(wait, &ignored, err);
-        if (status == CUDOT_OK) std::memcpy(pending.results, pending.staging.first, pending.count * sizeof(double));
+        if (status == CUDOT_OK && pending.staging.first)
+            std::memcpy(pending.results, pending.staging.first, pending.count * sizeof(double));
     }
     const bool ended = pending.queued && status == CUDOT_OK;
     const bool staging_free = pending.staging.first && (ended || !launched);
@@ -683,25 +586,68 @@ cudot_status finish_rows_here(PendingRows &pending, bool launched, ErrorSink err
     return status;
 }
 
-// Queues a batch on call.stream; a blocking one is left in `pending` for finish_rows.
-cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &call, PendingRows &pending, ErrorSink err) {
+// The kernel a plan launches: a single row's dot (its result to `done`, or its partials left in the
+// workspace), or the batch kernels over every row.
+void prepare_plan(const RowsPlan &plan, const Rows &rows, unsigned resident, void *workspace, Completion *done,
+                  bool partials, KernelCall &kernel) {
+    char *w = static_cast<char *>(workspace);
+    if (plan.one && rows.exact) {
+        exact_launcher_for(rows.x.dtype, rows.y.dtype)
+            .prepare(exact_launch(plan.row, resident, workspace, done, partials ? w + plan.partials_at : nullptr), kernel);
+    } else if (plan.one) {
+        launcher_for(rows.x.dtype, rows.y.dtype)
+            .prepare(dot_launch(plan.row, resident, w + plan.partials_at, static_cast<unsigned *>(workspace), done), kernel);
+    } else {
+        unsigned long long work = plan.p.items;  // blocks of rows_tile_kernel; warps of rows_short_kernel
+        if (plan.short_rows || plan.p.group > 0) {  // (exact_rows_kernel's groups: a warp takes 32 / group rows)
+            const unsigned long long per_warp = plan.p.group > 0 ? 32 / plan.p.group : 1;
+            work = ((plan.p.items + per_warp - 1) / per_warp + kWarps - 1) / kWarps;
+        }
+        const unsigned blocks =
+            static_cast<unsigned>(std::max<unsigned long long>(1, std::min<unsigned long long>(resident, work)));
+        if (rows.exact) prepare_exact_rows(plan.p, rows.x.dtype, rows.y.dtype, blocks, kernel);
+        else prepare_rows(plan.p, rows.x.dtype, rows.y.dtype, plan.short_rows, blocks, kernel);
+    }
+}
+
+// Queues a batch on call.stream; a blocking one is left in `pending` for finish_rows. Every dot of own
+// arrays comes here, a single dot as a batch of one row: one workspace per stream, one mapped staging for
+// blocking results, one wait. `own_call`: the caller's own blocking call (not a context's run), which
+// large page-locked host rows of one may answer through the copy engines (host_pipeline.cu) instead.
+cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &call, bool own_call, PendingRows &pending,
+                             ErrorSink err) {
     bool capturing = false;
-    if (cudot_status status = enter_stream(device, call, "cudot_dot_rows_async", capturing, err)) return status;
+    if (cudot_status status = enter_stream(device, call, call.async_name, capturing, err)) return status;
     cudaStream_t stream = static_cast<cudaStream_t>(call.stream);
     const bool blocking = call.device_result == nullptr;
     if (!blocking)
         if (cudot_status status = check_result_pointer(call.device_result, rows.count, device, err)) return status;
+    if (rows.layout != Rows::Layout::Segmented && rows.n == 0) {  // empty rows: zeros, no kernel
+        if (blocking) {
+            std::fill(call.host_result, call.host_result + rows.count, 0.0);
+            pending.answered = true;
+            return CUDOT_OK;
+        }
+        CUDOT_CUDA_TRY(err, cudaMemsetAsync(call.device_result, 0, rows.count * sizeof(double), stream));
+        return CUDOT_OK;
+    }
+    const bool one = rows.count == 1 && rows.length(0) > 0;
     RowsPlan plan;
-    const bool polled = blocking && rows.count <= kPolledResults;
+    const bool polled = blocking && !call.partials && rows.count <= kPolledResults;
     ArrayGpu &g = array_gpu(device);
     unsigned resident = 0;
-    if (rows.exact) {  // the exact plan cuts rows by the blocks the GPU holds
+    if (one) {
+        if (cudot_status status = resident_blocks(device, rows.x.dtype, rows.y.dtype, &resident, err, rows.exact))
+            return status;
+    } else if (rows.exact) {  // the exact plan cuts rows by the blocks the GPU holds
         std::lock_guard<std::mutex> lock(g.mutex);
         if (cudot_status status = rows_resident(g, device, rows.x.dtype, rows.y.dtype, false, true, resident, err))
             return status;
     }
+    const std::size_t partial_bytes = launcher_for(rows.x.dtype, rows.y.dtype).partial_bytes;
     try {
-        plan_rows(rows, launcher_for(rows.x.dtype, rows.y.dtype).partial_bytes, blocking && !polled, resident, plan);
+        if (one) plan_one(rows, partial_bytes, resident, call.partials != nullptr, plan);
+        else plan_rows(rows, partial_bytes, blocking && !polled, resident, plan);
     } catch (const std::bad_alloc &) {
         return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the tables of %zu rows", rows.count);
     }
@@ -709,9 +655,17 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
     std::unique_lock<std::mutex> lock(g.mutex);
     if (cudot_status status = wait_ready(g, call.x_ready, stream, err)) return status;
     if (cudot_status status = wait_ready(g, call.y_ready, stream, err)) return status;
-    if (cudot_status status = rows_resident(g, device, rows.x.dtype, rows.y.dtype, plan.short_rows || plan.p.group > 0,
-                                            rows.exact, resident, err))
+    if (one && own_call && blocking && !call.partials && !rows.exact && pipeline_serves(plan.row)) {
+        lock.unlock();
+        const cudot_status status = pipelined_host_dot(plan.row, device, stream, launcher_for(rows.x.dtype, rows.y.dtype),
+                                                       resident, call.host_result, err);
+        pending.answered = status == CUDOT_OK;
         return status;
+    }
+    if (!one)
+        if (cudot_status status = rows_resident(g, device, rows.x.dtype, rows.y.dtype,
+                                                plan.short_rows || plan.p.group > 0, rows.exact, resident, err))
+            return status;
     void *workspace = nullptr;
     Workspace *w = nullptr;
     if (!capturing) free_released(g);
@@ -725,11 +679,11 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
             CUDOT_CUDA_TRY(err, cudaMemcpyAsync(static_cast<char *>(workspace) + f.at, f.from, f.bytes,
                                                 cudaMemcpyHostToDevice, stream));
     }
-    aim_rows(plan, workspace);
+    if (!one) aim_rows(plan, workspace);
     if (plan.joins)
         CUDOT_CUDA_TRY(err, cudaMemsetAsync(plan.p.tickets, 0, rows.count * sizeof(unsigned), stream));
     std::pair<double *, std::size_t> staging{nullptr, 0};
-    if (blocking) {
+    if (blocking && !call.partials) {
         if (cudot_status status = take_staging(g, rows.count, staging, err)) return status;
         if (polled)  // one slot a row, each written once (Completion)
             for (std::size_t i = 0; i < rows.count; ++i)
@@ -742,18 +696,18 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
         if (blocking) ++w->running;
         else w->served_async = true;
     }
-    unsigned long long work = plan.p.items;  // blocks of rows_tile_kernel; warps of rows_short_kernel
-    if (plan.short_rows || plan.p.group > 0) {  // (exact_rows_kernel's groups: a warp takes 32 / group rows)
-        const unsigned long long per_warp = plan.p.group > 0 ? 32 / plan.p.group : 1;
-        work = ((plan.p.items + per_warp - 1) / per_warp + kWarps - 1) / kWarps;
-    }
-    const unsigned blocks = static_cast<unsigned>(std::max<unsigned long long>(1, std::min<unsigned long long>(resident, work)));
     KernelCall kernel;
-    if (rows.exact) prepare_exact_rows(plan.p, rows.x.dtype, rows.y.dtype, blocks, kernel);
-    else prepare_rows(plan.p, rows.x.dtype, rows.y.dtype, plan.short_rows, blocks, kernel);
+    prepare_plan(plan, rows, resident, workspace, reinterpret_cast<Completion *>(plan.p.results), call.partials != nullptr,
+                 kernel);
     cudot_status status = launch(kernel, device, stream, err, capturing ? nullptr : &w->graphs);
     const bool launched = status == CUDOT_OK;
-    if (status == CUDOT_OK && blocking && !polled) {  // queued before another thread could grow the workspace
+    // Copies queued before another thread could grow (free) the workspace.
+    if (status == CUDOT_OK && call.partials) {
+        const std::size_t bytes = plan.bytes - plan.partials_at;
+        const void *from = static_cast<char *>(workspace) + plan.partials_at;
+        const cudaError_t e = checked(cudaMemcpyAsync(call.partials, from, bytes, cudaMemcpyDeviceToHost, stream));
+        if (e != cudaSuccess) status = cuda_fail(err, e, "cudaMemcpyAsync (the partials to the host)");
+    } else if (status == CUDOT_OK && blocking && !polled) {
         const cudaError_t e = checked(cudaMemcpyAsync(staging.first, plan.p.results, rows.count * sizeof(double),
                                                       cudaMemcpyDeviceToHost, stream));
         if (e != cudaSuccess) status = cuda_fail(err, e, "cudaMemcpyAsync (a batch's results to the host)");
@@ -766,6 +720,7 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
     pending.polled = polled;
     pending.count = rows.count;
     pending.results = call.host_result;
+    pending.what = call.partials ? "the partials" : one ? "the dot" : "the batch";
     pending.bound_ms = call.bound_ms;
     if (pending.bound_ms == 0) {  // by what the batch reads
         std::size_t elements = 0;
@@ -786,7 +741,7 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
 
 cudot_status stream_rows_here(const Rows &rows, int device, const StreamCall &call, ErrorSink err) {
     PendingRows pending;
-    if (cudot_status status = queue_rows_here(rows, device, call, pending, err)) return status;
+    if (cudot_status status = queue_rows_here(rows, device, call, true, pending, err)) return status;
     return call.device_result ? CUDOT_OK : finish_rows_here(pending, true, err);
 }
 
@@ -864,21 +819,13 @@ void release_stream_state() {
         g->workspaces.clear();
         free_released(*g);
         if (g->own_stream) (void)note(cudaStreamSynchronize(g->own_stream));
-        for (void *page : g->slot_pages) (void)note(cudaFreeHost(page));
         for (const auto &buffer : g->staging) (void)note(cudaFreeHost(buffer.first));
         g->staging.clear();
-        g->slot_pages.clear();
-        g->free_slots.clear();
         if (g->ready_event) (void)note(cudaEventDestroy(g->ready_event));
         g->ready_event = nullptr;
     }
 }
 #endif
-
-cudot_status stream_dot(const Operands &ops, int device, const StreamCall &call, ErrorSink err) {
-    CallerCudaState caller;
-    return caller.restore(stream_dot_here(ops, device, call, err), err);
-}
 
 cudot_status stream_rows(const Rows &rows, int device, const StreamCall &call, ErrorSink err) {
     CallerCudaState caller;
@@ -886,7 +833,7 @@ cudot_status stream_rows(const Rows &rows, int device, const StreamCall &call, E
 }
 
 cudot_status queue_rows(const Rows &rows, int device, const StreamCall &call, PendingRows &pending, ErrorSink err) {
-    return queue_rows_here(rows, device, call, pending, err);
+    return queue_rows_here(rows, device, call, false, pending, err);
 }
 
 cudot_status finish_rows(PendingRows &pending, ErrorSink err) { return finish_rows_here(pending, true, err); }
