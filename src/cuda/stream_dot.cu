@@ -95,6 +95,9 @@ struct Workspace {
     DotGraphs graphs;            // the stream's dots, replayed (launch.hpp); kept with the workspace
     std::uint64_t last_use = 0;  // ArrayGpu::uses when a dot last took it
     unsigned running = 0;        // blocking dots queued on it that have not returned
+    // Bytes from kHeadBytes known to hold zeros: the tickets of the last batch that joined (the batch
+    // kernels leave each ticket they take at zero). A batch whose tickets fit needs no zeroing first.
+    std::size_t zero_tickets = 0;
     bool served_async = false;   // an asynchronous dot used it: never known to be idle
 };
 
@@ -171,6 +174,7 @@ cudot_status stream_workspace(ArrayGpu &g, cudaStream_t stream, std::size_t byte
         if (w.memory) CUDOT_CUDA_TRY(err, cudaFreeAsync(w.memory, stream));
         w.memory = memory;
         w.bytes = grown;
+        w.zero_tickets = 0;
     }
     out = &w;
     return CUDOT_OK;
@@ -680,8 +684,14 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
                                                 cudaMemcpyHostToDevice, stream));
     }
     if (!one) aim_rows(plan, workspace);
-    if (plan.joins)
-        CUDOT_CUDA_TRY(err, cudaMemsetAsync(plan.p.tickets, 0, rows.count * sizeof(unsigned), stream));
+    // The tickets: zeroed unless the last batch on this stream left them so (in stream order, since the
+    // queueing is under g.mutex). Whatever else this launch writes after the head is not zero after it.
+    const std::size_t ticket_bytes = plan.joins ? rows.count * sizeof(unsigned) : 0;
+    if (plan.joins && (!w || w->zero_tickets < ticket_bytes)) {
+        if (w) w->zero_tickets = 0;  // (until the memset is queued)
+        CUDOT_CUDA_TRY(err, cudaMemsetAsync(plan.p.tickets, 0, ticket_bytes, stream));
+    }
+    if (w) w->zero_tickets = 0;
     std::pair<double *, std::size_t> staging{nullptr, 0};
     if (blocking && !call.partials) {
         if (cudot_status status = take_staging(g, rows.count, staging, err)) return status;
@@ -701,6 +711,7 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
                  kernel);
     cudot_status status = launch(kernel, device, stream, err, capturing ? nullptr : &w->graphs);
     const bool launched = status == CUDOT_OK;
+    if (w && launched) w->zero_tickets = ticket_bytes;
     // Copies queued before another thread could grow (free) the workspace.
     if (status == CUDOT_OK && call.partials) {
         const std::size_t bytes = plan.bytes - plan.partials_at;
