@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "cpu/thread_pool.hpp"
 #include "own_arrays.hpp"
 #include "reference.hpp"
 #include "rows_call.hpp"
@@ -118,6 +119,46 @@ TEST_CASE("rows: element strides inside rows, and rows long enough to share the 
     const std::vector<double> got = dot_rows(r);
     for (std::size_t i = 0; i < count; ++i)
         CHECK(bits(got[i]) == bits(alone(n, xd, at(xv, 2 * i * n, 4), 2, yd, at(yv, i * n, 8), 1)));
+}
+
+// With at least two rows a pool thread, rows above the pool's threshold are computed whole, each on one
+// thread (up to 128 tiles), rather than each shared with the pool in turn; longer rows still are.
+TEST_CASE("rows: many rows above the pool's threshold, each on one thread, and a row too long for that",
+          "[rows][api]") {
+    const std::size_t threads = cudot::cpu::ThreadPool::instance().threads();
+    const std::size_t count = 2 * threads + 1, n = 150000;  // 1.2 MB a row of f32 pairs: above the threshold
+    const std::size_t long_row = 129 * 8192 + 3;             // 130 tiles: shared with the pool
+    for (int mode : {CUDOT_MODE_CANONICAL, CUDOT_MODE_EXACT})
+        for (const auto &pair : {std::pair<int32_t, int32_t>{CUDOT_F32, CUDOT_F32}, {CUDOT_F64, CUDOT_F64},
+                                 {CUDOT_F32, CUDOT_F64}}) {
+            const int32_t xd = pair.first, yd = pair.second;
+            const std::size_t sx = test::dtype_size(xd), sy = test::dtype_size(yd), row = n + 5;
+            const std::size_t total = count * row + long_row;
+            const std::vector<unsigned char> xv = test::random_values(xd, total, 41 + xd);
+            const std::vector<unsigned char> yv = test::random_values(yd, total, 42 + yd);
+            auto own = [&](std::size_t from, std::size_t len) {
+                cudot_arrays a = test::arrays_of(len, xd, at(xv, from, sx), 1, yd, at(yv, from, sy), 1);
+                a.mode = mode;
+                double r = -1;
+                REQUIRE(cudot_dot_arrays(&a, &r) == CUDOT_OK);
+                return r;
+            };
+            INFO(test::dtype_name(xd) << " x " << test::dtype_name(yd) << " mode " << mode << ", " << count << " rows");
+            cudot_rows r = strided(count, n, xd, xv.data(), static_cast<std::int64_t>(row), yd, yv.data(),
+                                   static_cast<std::int64_t>(row));
+            r.mode = mode;
+            const std::vector<double> got = dot_rows(r);
+            for (std::size_t i = 0; i < count; ++i) CHECK(bits(got[i]) == bits(own(i * row, n)));
+            // The same rows and, last, one of 130 tiles, as segments.
+            std::vector<std::int64_t> offsets;
+            for (std::size_t i = 0; i <= count; ++i) offsets.push_back(static_cast<std::int64_t>(i * row));
+            offsets.push_back(static_cast<std::int64_t>(total));
+            cudot_rows seg = segmented(count + 1, offsets.data(), xd, xv.data(), yd, yv.data());
+            seg.mode = mode;
+            const std::vector<double> segs = dot_rows(seg);
+            for (std::size_t i = 0; i < count; ++i) CHECK(bits(segs[i]) == bits(own(i * row, row)));
+            CHECK(bits(segs[count]) == bits(own(count * row, long_row)));
+        }
 }
 
 TEST_CASE("rows: segmented rows of any length, empty ones included", "[rows][api]") {

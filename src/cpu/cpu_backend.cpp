@@ -263,15 +263,15 @@ cudot_status dot(const Operands &ops, void *partials, const PoolUse &pool, Where
 // ---- Rows: many dots in one call ----
 //
 // Each row is dotted exactly as a single dot of its views is (compute_packed_partials, then the join),
-// so it has that dot's bits whoever computes it. Rows below the pool's threshold are spread over the
-// pool, whole rows per task, each computed on one thread (there are many of them, or they are cheap);
-// longer rows come after, one at a time, each shared with the pool as a single dot of its size is. In
-// the exact mode each row is exact_dot's, the same split by length.
+// so it has that dot's bits whoever computes it. Rows below the pool's threshold, and every row of up
+// to kSoloTiles tiles where there are at least two rows a thread, are spread over the pool, whole rows
+// per task, each computed on one thread; longer rows come after, one at a time, each shared with the
+// pool as a single dot of its size is. In the exact mode each row is exact_dot's, the same split.
 
 namespace {
 
-// The most tiles a row computed inside a task has: rows below the threshold (1 MiB of the narrowest
-// pair, two bytes an element) have at most 64.
+// The most tiles a row computed inside a task has (rows below the threshold, 1 MiB of the narrowest
+// pair at two bytes an element, have at most 64): 2 KiB of partials on the task's stack.
 constexpr std::size_t kSoloTiles = 128;
 
 struct RowsJob {
@@ -279,6 +279,9 @@ struct RowsJob {
     double *results;
     std::size_t limit_bytes;  // rows that read fewer bytes are computed inside tasks
     std::size_t rows_per_task = 1;
+    // At least two rows a thread: every row whose partials fit a task's buffer is computed whole inside
+    // a task too, rather than each shared with the pool in turn (a call into the pool a row).
+    bool many = false;
     std::atomic<bool> out_of_memory{false};
 
     // Equal dense rows of one lane row or less in the canonical mode (short_rows in tile_kernels.inc).
@@ -286,7 +289,10 @@ struct RowsJob {
         return !rows->exact && rows->layout == Rows::Layout::Strided && rows->n >= 1 && rows->n <= order::kLanes &&
                rows->x.dense() && rows->y.dense();
     }
-    bool solo(std::size_t i) const { return rows->length(i) * pair_bytes_of(*rows) < limit_bytes; }
+    bool solo(std::size_t i) const {
+        const std::size_t n = rows->length(i);
+        return n * pair_bytes_of(*rows) < limit_bytes || (many && order::tile_count(n) <= kSoloTiles);
+    }
     static std::size_t pair_bytes_of(const Rows &r) { return r.x.size() + r.y.size(); }
 
     // Rows [from, to) that are computed inside tasks, on the calling thread. A dense row (the common
@@ -340,6 +346,8 @@ cudot_status dot_rows(const Rows &rows, double *results, void *partials) {
     const std::size_t pair = RowsJob::pair_bytes_of(rows);
     static_assert(kSoloTiles * order::kTile * 2 > ParallelPolicy::kBytesDouble, "solo rows fit their partials");
     RowsJob job{&rows, results, use.from_bytes};
+    ThreadPool &pool = ThreadPool::instance();
+    job.many = rows.count >= 2 * std::size_t(std::min<unsigned>(use.max_threads, pool.threads()));
     std::size_t solo_bytes = 0, solo_rows = 0;
     if (rows.layout != Rows::Layout::Segmented) {  // equal rows: all solo or none
         solo_rows = job.solo(0) ? rows.count : 0;
@@ -352,7 +360,6 @@ cudot_status dot_rows(const Rows &rows, double *results, void *partials) {
             }
     }
     if (solo_rows > 0) {
-        ThreadPool &pool = ThreadPool::instance();
         if (solo_bytes < use.from_bytes || pool.threads() == 1) {
             job.run_rows(0, rows.count);  // together no more than one dot the calling thread keeps
         } else {
