@@ -367,7 +367,9 @@ CUDOT_API cudot_status cudot_join_exact_partials(const void *partials, size_t co
  *    Both operands must be on the same GPU (UNSUPPORTED otherwise: copy one to the other's device).
  *  - Pageable host operands: the CPU threads (HOST's pool), reading them in place.
  *  - Page-locked host operands: from 2^20 elements on, the GPU (the first GPU that can map host memory,
- *    unless the other operand decides it), reading them in place over the bus; below that, the CPU.
+ *    unless the other operand decides it), reading them in place over the bus; a blocking dot of two
+ *    such operands with stride 1 and 2^22 elements or more instead copies them to the GPU in chunks
+ *    through its copy engines, each chunk's kernel overlapping the next copy. Below 2^20, the CPU.
  *  - A mix of device (or managed) and host operands: the device's GPU, if it can read the host operand
  *    (page-locked, or pageable on a GPU with pageable memory access); UNSUPPORTED otherwise.
  * Results are the bits a HOST context holding the same n values returns (cudot_dot), whoever computes.
@@ -529,7 +531,10 @@ CUDOT_API cudot_status cudot_tile_partials_arrays(const cudot_arrays *a, void *o
  * managed memory every row must lie in its allocation):
  *  - rows in device or managed memory: their GPU computes the whole batch in one launch, on r->stream
  *    after x_ready and y_ready, as "Streams" says for one dot; all rows of x and y on one GPU;
- *  - rows in host memory (pageable, page-locked or registered): the CPU threads. */
+ *  - rows in page-locked or registered host memory, 2^20 elements or more in all (any number for
+ *    cudot_dot_rows_async): the first GPU that can map host memory, reading them in place over the bus,
+ *    in one launch (a batch of one row is a single dot, and may go through the copy engines as one);
+ *  - rows in pageable host memory, and smaller page-locked batches: the CPU threads. */
 typedef enum cudot_rows_layout {
     CUDOT_ROWS_STRIDED = 0,
     CUDOT_ROWS_SEGMENTED = 1,
