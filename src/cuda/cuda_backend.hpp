@@ -140,7 +140,7 @@ cudot_status unregister_host(const void *p, ErrorSink err);
 // How many per-stream workspaces dots of own arrays keep on GPU `device`.
 std::size_t kept_stream_workspaces(int device);
 // Frees what dots of own arrays keep until the process ends (per-stream workspaces and graphs, result
-// slots), so that a leak checker at exit sees only real leaks. No dot may be running.
+// staging), so that a leak checker at exit sees only real leaks. No dot may be running.
 void release_stream_state();
 #endif
 

@@ -69,7 +69,7 @@ void force_all_devices(const int *devices, int count);
 // Dots of own arrays: blocking dots of dense page-locked host arrays through the copy engines: 0 from
 // the size threshold (2^22 elements), 1 never (a GPU reads them in place), 2 at any size.
 void set_host_pipeline(int mode);
-// Frees the per-stream workspaces and result slots of own-array dots (kept until the process ends
+// Frees the per-stream workspaces and result staging of own-array dots (kept until the process ends
 // otherwise), for leak checkers; test programs call it before they exit.
 void release_own_array_state();
 // How many per-stream workspaces dots of own arrays keep on GPU `device` (at most 64 of streams whose
