@@ -284,10 +284,11 @@ struct RowsJob {
     bool many = false;
     std::atomic<bool> out_of_memory{false};
 
-    // Equal dense rows of one lane row or less in the canonical mode (short_rows in tile_kernels.inc).
+    // Equal dense rows of one lane row or less in the canonical mode, of a pair the copy has a loop over
+    // them for (short_rows in tile_kernels.inc).
     bool short_dense() const {
         return !rows->exact && rows->layout == Rows::Layout::Strided && rows->n >= 1 && rows->n <= order::kLanes &&
-               rows->x.dense() && rows->y.dense();
+               rows->x.dense() && rows->y.dense() && tile_kernels().short_rows(rows->x.dtype, rows->y.dtype);
     }
     bool solo(std::size_t i) const {
         const std::size_t n = rows->length(i);

@@ -30,7 +30,7 @@ struct TileKernels {
     PartialsFn table[kTypes][kTypes];        // dots of more than kSmallDot elements
     PartialsFn small_table[kTypes][kTypes];  // dots of at most kSmallDot elements
     ExactFn exact_table[kTypes][kTypes];     // the exact mode's loop (exact_loop.inc)
-    ShortRowsFn short_rows_table[kTypes][kTypes];  // batches of short rows
+    ShortRowsFn short_rows_table[kTypes][kTypes];  // batches of short rows (float and double pairs; else null)
     const char *isa;
     // The function for an n-element dot.
     PartialsFn get(int32_t x_dtype, int32_t y_dtype, std::size_t n) const {
