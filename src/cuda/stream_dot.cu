@@ -170,8 +170,17 @@ cudot_status stream_workspace(ArrayGpu &g, cudaStream_t stream, std::size_t byte
         const std::size_t grown = std::max(bytes, 2 * w.bytes);
         void *memory = nullptr;
         CUDOT_CUDA_TRY(err, cudaMallocAsync(&memory, grown, stream));
-        CUDOT_CUDA_TRY(err, cudaMemsetAsync(memory, 0, kHeadBytes, stream));
-        if (w.memory) CUDOT_CUDA_TRY(err, cudaFreeAsync(w.memory, stream));
+        // On a failure the new memory goes back and the old stays the stream's.
+        cudaError_t e = checked(cudaMemsetAsync(memory, 0, kHeadBytes, stream));
+        const char *call = "cudaMemsetAsync (a stream workspace's head)";
+        if (e == cudaSuccess && w.memory) {
+            e = checked(cudaFreeAsync(w.memory, stream));
+            call = "cudaFreeAsync (a stream's smaller workspace)";
+        }
+        if (e != cudaSuccess) {
+            (void)note(cudaFreeAsync(memory, stream));
+            return cuda_fail(err, e, call);
+        }
         w.memory = memory;
         w.bytes = grown;
         w.zero_tickets = 0;
