@@ -169,16 +169,19 @@ cudot_status stream_workspace(ArrayGpu &g, cudaStream_t stream, std::size_t byte
     if (w.bytes < bytes) {
         const std::size_t grown = std::max(bytes, 2 * w.bytes);
         void *memory = nullptr;
-        CUDOT_CUDA_TRY(err, cudaMallocAsync(&memory, grown, stream));
-        // On a failure the new memory goes back and the old stays the stream's.
-        cudaError_t e = checked(cudaMemsetAsync(memory, 0, kHeadBytes, stream));
-        const char *call = "cudaMemsetAsync (a stream workspace's head)";
+        // On a failure the new memory (if any was taken) goes back and the old stays the stream's.
+        cudaError_t e = checked(cudaMallocAsync(&memory, grown, stream));
+        const char *call = "cudaMallocAsync (a stream's workspace)";
+        if (e == cudaSuccess) {
+            e = checked(cudaMemsetAsync(memory, 0, kHeadBytes, stream));
+            call = "cudaMemsetAsync (a stream workspace's head)";
+        }
         if (e == cudaSuccess && w.memory) {
             e = checked(cudaFreeAsync(w.memory, stream));
             call = "cudaFreeAsync (a stream's smaller workspace)";
         }
         if (e != cudaSuccess) {
-            (void)note(cudaFreeAsync(memory, stream));
+            if (memory) (void)note(cudaFreeAsync(memory, stream));
             return cuda_fail(err, e, call);
         }
         w.memory = memory;
@@ -834,12 +837,19 @@ cudot_status release_stream_workspace(int device, void *stream, ErrorSink err) {
     ArrayGpu &g = array_gpu(device);
     std::lock_guard<std::mutex> lock(g.mutex);
     unsigned long long id = 0;
-    CUDOT_CUDA_TRY(err, cudaStreamGetId(static_cast<cudaStream_t>(stream), &id));
+    const cudaError_t named = checked(cudaStreamGetId(static_cast<cudaStream_t>(stream), &id));
+    cudaError_t graphs = cudaSuccess, memory = cudaSuccess;
     const auto it = g.workspaces.find(id);
-    if (it == g.workspaces.end()) return CUDOT_OK;
-    const cudaError_t graphs = it->second.graphs.clear();
-    const cudaError_t memory = it->second.memory ? checked(cudaFree(it->second.memory)) : cudaSuccess;
-    g.workspaces.erase(it);
+    if (it != g.workspaces.end()) {
+        graphs = it->second.graphs.clear();
+        if (it->second.memory) memory = checked(cudaFree(it->second.memory));
+        g.workspaces.erase(it);
+    }
+    // The stream-ordered pool keeps what the stream's workspaces gave back until it is trimmed: given
+    // back to the GPU now, so that a context leaves the device's free memory as it found it.
+    cudaMemPool_t pool = nullptr;
+    if (note(cudaDeviceGetDefaultMemPool(&pool, device)) == cudaSuccess) (void)note(cudaMemPoolTrimTo(pool, 0));
+    if (named != cudaSuccess) return cuda_fail(err, named, "cudaStreamGetId (a context's stream)");
     if (graphs != cudaSuccess) return cuda_fail(err, graphs, "cudaGraphExecDestroy (a context's stream)");
     if (memory != cudaSuccess) return cuda_fail(err, memory, "cudaFree (a context's stream workspace)");
     return CUDOT_OK;
