@@ -466,15 +466,12 @@ void plan_exact_items(const Rows &rows, unsigned resident, RowsPlan &plan) {
 // whole GPU and joins them in its last block, the bits of the batch kernels' join, and needs no tickets
 // zeroed first. Its workspace: the head (the ticket), then the tiles' partials, or the exact kernel's
 // slot per block (`resident`) and, for an exact partial, that partial.
-// Partials the kernel writes elsewhere itself (`partials_elsewhere`) take no room in the workspace.
-void plan_one(const Rows &rows, std::size_t partial_bytes, unsigned resident, bool exact_partial,
-              bool partials_elsewhere, RowsPlan &plan) {
+void plan_one(const Rows &rows, std::size_t partial_bytes, unsigned resident, bool exact_partial, RowsPlan &plan) {
     plan.one = true;
     plan.row = rows.row(0);
     plan.partials_at = kHeadBytes + (rows.exact ? resident * kExactSlotBytes : 0);
-    if (partials_elsewhere) plan.bytes = plan.partials_at;
-    else plan.bytes = rows.exact ? plan.partials_at + (exact_partial ? kExactPartialBytes : 0)
-                                 : plan.partials_at + order::tile_count(plan.row.n) * partial_bytes;
+    plan.bytes = rows.exact ? plan.partials_at + (exact_partial ? kExactPartialBytes : 0)
+                            : plan.partials_at + order::tile_count(plan.row.n) * partial_bytes;
 }
 
 void plan_rows(const Rows &rows, std::size_t partial_bytes, bool results_in_workspace, unsigned exact_resident,
@@ -605,19 +602,17 @@ cudot_status finish_rows_here(PendingRows &pending, bool launched, ErrorSink err
     return status;
 }
 
-// The kernel a plan launches: a single row's dot (its result to `done`, or its partials to `partials`),
-// or the batch kernels over every row.
+// The kernel a plan launches: a single row's dot (its result to `done`, or its partials left in the
+// workspace), or the batch kernels over every row.
 void prepare_plan(const RowsPlan &plan, const Rows &rows, unsigned resident, void *workspace, Completion *done,
-                  void *partials, KernelCall &kernel) {
+                  bool partials, KernelCall &kernel) {
     char *w = static_cast<char *>(workspace);
     if (plan.one && rows.exact) {
         exact_launcher_for(rows.x.dtype, rows.y.dtype)
-            .prepare(exact_launch(plan.row, resident, workspace, done, partials), kernel);
+            .prepare(exact_launch(plan.row, resident, workspace, done, partials ? w + plan.partials_at : nullptr), kernel);
     } else if (plan.one) {
         launcher_for(rows.x.dtype, rows.y.dtype)
-            .prepare(dot_launch(plan.row, resident, partials ? partials : w + plan.partials_at,
-                                static_cast<unsigned *>(workspace), done),
-                     kernel);
+            .prepare(dot_launch(plan.row, resident, w + plan.partials_at, static_cast<unsigned *>(workspace), done), kernel);
     } else {
         unsigned long long work = plan.p.items;  // blocks of rows_tile_kernel; warps of rows_short_kernel
         if (plan.short_rows || plan.p.group > 0) {  // (exact_rows_kernel's groups: a warp takes 32 / group rows)
@@ -653,22 +648,21 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
         return CUDOT_OK;
     }
     const bool one = rows.count == 1 && rows.length(0) > 0;
-    const bool partials_out = call.partials || call.gpu_partials;  // (one row only)
     RowsPlan plan;
-    const bool polled = blocking && !partials_out && rows.count <= kPolledResults;
+    const bool polled = blocking && !call.partials && rows.count <= kPolledResults;
     ArrayGpu &g = array_gpu(device);
-    unsigned resident = call.blocks;
-    if (one && !resident) {
+    unsigned resident = 0;
+    if (one) {
         if (cudot_status status = resident_blocks(device, rows.x.dtype, rows.y.dtype, &resident, err, rows.exact))
             return status;
-    } else if (!one && rows.exact) {  // the exact plan cuts rows by the blocks the GPU holds
+    } else if (rows.exact) {  // the exact plan cuts rows by the blocks the GPU holds
         std::lock_guard<std::mutex> lock(g.mutex);
         if (cudot_status status = rows_resident(g, device, rows.x.dtype, rows.y.dtype, false, true, resident, err))
             return status;
     }
     const std::size_t partial_bytes = launcher_for(rows.x.dtype, rows.y.dtype).partial_bytes;
     try {
-        if (one) plan_one(rows, partial_bytes, resident, partials_out, call.gpu_partials != nullptr, plan);
+        if (one) plan_one(rows, partial_bytes, resident, call.partials != nullptr, plan);
         else plan_rows(rows, partial_bytes, blocking && !polled, resident, plan);
     } catch (const std::bad_alloc &) {
         return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the tables of %zu rows", rows.count);
@@ -677,7 +671,7 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
     std::unique_lock<std::mutex> lock(g.mutex);
     if (cudot_status status = wait_ready(g, call.x_ready, stream, err)) return status;
     if (cudot_status status = wait_ready(g, call.y_ready, stream, err)) return status;
-    if (one && own_call && blocking && !partials_out && !rows.exact && pipeline_serves(plan.row)) {
+    if (one && own_call && blocking && !call.partials && !rows.exact && pipeline_serves(plan.row)) {
         lock.unlock();
         const cudot_status status = pipelined_host_dot(plan.row, device, stream, launcher_for(rows.x.dtype, rows.y.dtype),
                                                        resident, call.host_result, err);
@@ -711,7 +705,7 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
     }
     if (w) w->zero_tickets = 0;
     std::pair<double *, std::size_t> staging{nullptr, 0};
-    if (blocking && !partials_out) {
+    if (blocking && !call.partials) {
         if (cudot_status status = take_staging(g, rows.count, staging, err)) return status;
         if (polled)  // one slot a row, each written once (Completion)
             for (std::size_t i = 0; i < rows.count; ++i)
@@ -725,12 +719,9 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
         else w->served_async = true;
     }
     KernelCall kernel;
-    void *partials = call.gpu_partials ? call.gpu_partials
-                     : call.partials   ? static_cast<char *>(workspace) + plan.partials_at
-                                       : nullptr;
-    prepare_plan(plan, rows, resident, workspace, reinterpret_cast<Completion *>(plan.p.results), partials, kernel);
-    cudot_status status = launch(kernel, device, stream, err, capturing ? nullptr : &w->graphs, call.copies,
-                                 call.copy_count);
+    prepare_plan(plan, rows, resident, workspace, reinterpret_cast<Completion *>(plan.p.results), call.partials != nullptr,
+                 kernel);
+    cudot_status status = launch(kernel, device, stream, err, capturing ? nullptr : &w->graphs);
     const bool launched = status == CUDOT_OK;
     if (w && launched) w->zero_tickets = ticket_bytes;
     // Copies queued before another thread could grow (free) the workspace.
@@ -739,7 +730,7 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
         const void *from = static_cast<char *>(workspace) + plan.partials_at;
         const cudaError_t e = checked(cudaMemcpyAsync(call.partials, from, bytes, cudaMemcpyDeviceToHost, stream));
         if (e != cudaSuccess) status = cuda_fail(err, e, "cudaMemcpyAsync (the partials to the host)");
-    } else if (status == CUDOT_OK && blocking && !polled && !partials_out) {
+    } else if (status == CUDOT_OK && blocking && !polled) {
         const cudaError_t e = checked(cudaMemcpyAsync(staging.first, plan.p.results, rows.count * sizeof(double),
                                                       cudaMemcpyDeviceToHost, stream));
         if (e != cudaSuccess) status = cuda_fail(err, e, "cudaMemcpyAsync (a batch's results to the host)");
@@ -752,7 +743,7 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
     pending.polled = polled;
     pending.count = rows.count;
     pending.results = call.host_result;
-    pending.what = partials_out ? "the partials" : one ? "the dot" : "the batch";
+    pending.what = call.partials ? "the partials" : one ? "the dot" : "the batch";
     pending.bound_ms = call.bound_ms;
     if (pending.bound_ms == 0) {  // by what the batch reads
         std::size_t elements = 0;
@@ -824,35 +815,6 @@ int host_reader_device() {
 bool reads_pageable(int device) {
     char why[256];
     return check_device(device, ErrorSink{why, sizeof why}) == CUDOT_OK && array_gpu(device).pageable != 0;
-}
-
-cudot_status reserve_stream_workspace(int device, void *stream, std::size_t bytes, ErrorSink err) {
-    ArrayGpu &g = array_gpu(device);
-    std::lock_guard<std::mutex> lock(g.mutex);
-    Workspace *w = nullptr;
-    return stream_workspace(g, static_cast<cudaStream_t>(stream), bytes, w, err);
-}
-
-cudot_status release_stream_workspace(int device, void *stream, ErrorSink err) {
-    ArrayGpu &g = array_gpu(device);
-    std::lock_guard<std::mutex> lock(g.mutex);
-    unsigned long long id = 0;
-    const cudaError_t named = checked(cudaStreamGetId(static_cast<cudaStream_t>(stream), &id));
-    cudaError_t graphs = cudaSuccess, memory = cudaSuccess;
-    const auto it = g.workspaces.find(id);
-    if (it != g.workspaces.end()) {
-        graphs = it->second.graphs.clear();
-        if (it->second.memory) memory = checked(cudaFree(it->second.memory));
-        g.workspaces.erase(it);
-    }
-    // The stream-ordered pool keeps what the stream's workspaces gave back until it is trimmed: given
-    // back to the GPU now, so that a context leaves the device's free memory as it found it.
-    cudaMemPool_t pool = nullptr;
-    if (note(cudaDeviceGetDefaultMemPool(&pool, device)) == cudaSuccess) (void)note(cudaMemPoolTrimTo(pool, 0));
-    if (named != cudaSuccess) return cuda_fail(err, named, "cudaStreamGetId (a context's stream)");
-    if (graphs != cudaSuccess) return cuda_fail(err, graphs, "cudaGraphExecDestroy (a context's stream)");
-    if (memory != cudaSuccess) return cuda_fail(err, memory, "cudaFree (a context's stream workspace)");
-    return CUDOT_OK;
 }
 
 #if defined(CUDOT_TESTING)  // the test build's unit (src/testing/) only
