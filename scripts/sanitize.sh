@@ -78,6 +78,39 @@ tsan() {
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 run_ctest "tsan" build-tsan
 }
 
+# test_cpu under memcheck on both cores: valgrind runs a process's threads one at a time, so one process
+# keeps one core busy. The cases the filter selects are dealt in turn into eight lists (Catch2's
+# --input-file; commas and backslashes in names escaped), and two workers take the next list as each
+# finishes one, which evens out the long cases. The lists must together name every case, else the cases
+# run in one process as before. Uses vg, logs and note from the caller.
+valgrind_test_cpu_shards() {  # program, filter
+  local prog=$1 filter=$2 start=$SECONDS dir="$logs/test_cpu-shards" lists=8 k all listed=0 codes=0 what
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  "$prog" "$filter" --list-test-names-only | sed -e '/^$/d' -e 's/\\/\\\\/g' -e 's/,/\\,/g' > "$dir/names.txt"
+  all=$(wc -l < "$dir/names.txt")
+  awk -v d="$dir" -v lists="$lists" '{ print > (d "/list-" (NR % lists) ".txt") }' "$dir/names.txt"
+  for k in "$dir"/list-*.txt; do
+    listed=$((listed + $("$prog" -f "$k" --list-test-names-only | sed '/^$/d' | wc -l)))
+  done
+  if ((all > 1 && listed == all)); then
+    # shellcheck disable=SC2016
+    printf '%s\n' "$dir"/list-*.txt | xargs -P 2 -I{} sh -c '"$@" -f "$0" > "$0.log" 2>&1' {} "${vg[@]}" "$prog" ||
+      codes=1
+    what="$all cases, $lists lists on two workers"
+  else
+    "${vg[@]}" "$prog" "$filter" > "$dir/list-all.txt.log" 2>&1 || codes=1
+    what="$all cases in one process (the lists named $listed)"
+  fi
+  if ((codes == 0)); then
+    note "valgrind test_cpu: clean ($what, $((SECONDS - start)) s)"
+  else
+    for k in "$dir"/*.log; do tail -40 "$k"; done
+    note "valgrind test_cpu: FAILED ($what; logs: $dir/*.log)"
+    return 1
+  fi
+}
+
 valgrind_memcheck() {
   # CUDOT_VALGRIND_BUILD: an existing build folder whose programs to run (test.sh passes its main build,
   # which saves a build; its CUDA runtime, linked in, finds no driver on CI and was seen clean under
@@ -89,6 +122,7 @@ valgrind_memcheck() {
   # operations here than in the native and sanitizer jobs (same code paths).
   local vg=(valgrind --quiet --error-exitcode=97 --leak-check=full --errors-for-leak-kinds=definite,indirect
             --show-leak-kinds=definite,indirect)
+  local failed=0
   # test_cpu without its fork cases: a forked child still owns the bookkeeping of threads that did not
   # follow it into the child (std::thread's start state), which memcheck counts as lost at the child's exit.
   # Nor the [slow-under-checkers] cases: the three single-threaded sweeps (every size, every instruction-set
@@ -99,15 +133,16 @@ valgrind_memcheck() {
   # time) make them many times slower; TSan and ASan run them. Nor the [accuracy] and [large] cases:
   # they weigh numbers on long vectors through the code paths the other cases take, about half of
   # test_cpu's time, which under memcheck is several minutes; ASan+UBSan and TSan run them.
+  local cpu_filter="~[fork]~[slow-under-checkers]~[accuracy]~[large]"
+  valgrind_test_cpu_shards "$b/tests/test_cpu" "$cpu_filter" || failed=1
   local progs=(
-    "$b/tests/test_cpu ~[fork]~[slow-under-checkers]~[accuracy]~[large]"
     "$b/tests/reliability/test_bad_input"
     "$b/tests/reliability/test_stress"
     "$b/tests/reliability/cudot-soak --memory host --cycles 2000 --n 1000 --dtype f32,f64,f16,bf16,i8,u8"
     "$b/tests/test_shared_c"
     "$b/tests/test_classic_c"
     "$b/quickstart")
-  local prog start failed=0
+  local prog start
   for prog in "${progs[@]}"; do
     start=$SECONDS
     local name; name=$(basename "${prog%% *}")
