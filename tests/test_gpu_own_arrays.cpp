@@ -296,6 +296,32 @@ TEST_CASE("gpu own arrays: threads on their own streams and on per-thread stream
     }
 }
 
+// A context's dots, partials and rows take the own arrays' queue on its GPUs' own streams: each stream
+// keeps one workspace while the context lives (made at init), and the context gives it back when it goes.
+TEST_CASE("gpu contexts: each GPU stream of a context keeps one workspace, given back at deinit", "[gpu][streams]") {
+    cudot::testing::release_own_array_state();  // (no dot is running between cases)
+    REQUIRE(cudot::testing::kept_stream_workspaces(0) == 0);
+    const std::size_t n = 100003;
+    for (int32_t memory : {CUDOT_MEMORY_PINNED, CUDOT_MEMORY_MAPPED, CUDOT_MEMORY_MANAGED})
+        for (std::size_t gpus : {std::size_t(1), std::size_t(2)}) {
+            INFO(test::memory_name(memory) << ", " << gpus << " stream(s) on GPU 0");
+            const test::ForcedDevices forced(std::vector<int>(gpus, 0));
+            {
+                test::Ctx c(n, CUDOT_F32, memory, gpus == 1 ? 0 : CUDOT_DEVICE_ALL);
+                REQUIRE(c.status == CUDOT_OK);
+                CHECK(cudot::testing::kept_stream_workspaces(0) == gpus);
+                std::fill(c.x<float>(), c.x<float>() + n, 1.0f);
+                std::fill(c.y<float>(), c.y<float>() + n, 2.0f);
+                CHECK(c.dot() == 2.0 * n);
+                std::vector<unsigned char> partials(CUDOT_PARTIAL_BYTES * 40);
+                CHECK(cudot_tile_partials(c.ctx, 1, 9000, partials.data()) == CUDOT_OK);
+                CHECK(c.dot() == 2.0 * n);
+                CHECK(cudot::testing::kept_stream_workspaces(0) == gpus);
+            }
+            CHECK(cudot::testing::kept_stream_workspaces(0) == 0);
+        }
+}
+
 TEST_CASE("gpu own arrays: streams made for one dot each give their workspaces back", "[gpu][own][streams]") {
     // A caller that makes a stream per blocking dot: beyond 64 kept workspaces, a new stream's replaces
     // the least recently used idle one, so the count stays bounded; a stream that stays (its workspace

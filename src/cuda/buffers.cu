@@ -135,14 +135,12 @@ static cudot_status create_gpu(cudot_ctx &ctx, DeviceState &s, Gpu &g, ErrorSink
         CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&g.d_mapped_y, ctx.y, 0));
     }
     CUDOT_CUDA_TRY(err, cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
-    // Single-GPU dots keep one partial per tile; the exact mode a slot per block.
+    // The stream's workspace, made now so that dots allocate nothing: a single-GPU dot keeps one partial
+    // per tile there, the exact mode a slot per block.
     const std::size_t tiles = std::max<std::size_t>(order::tile_count(s.slice_elements), 1);
     const std::size_t after_head = std::max(tiles * order::kMaxPartialBytes, g.exact_blocks * kExactSlotBytes);
-    CUDOT_CUDA_TRY(err, cudaMalloc(&g.scratch, kHeadBytes + after_head));
-    CUDOT_CUDA_TRY(err, cudaMemsetAsync(g.scratch, 0, kHeadBytes, g.stream));
-    void *view = nullptr;
-    CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&view, s.h_done, 0));
-    g.d_done = static_cast<Completion *>(view);
+    cudot_status reserved = reserve_stream_workspace(g.device, g.stream, kHeadBytes + after_head, err);
+    if (reserved != CUDOT_OK) return reserved;
     CUDOT_CUDA_TRY(err, cudaHostGetDevicePointer(&g.d_partials, s.h_partials, 0));
     if (ctx.hybrid) {
         CUDOT_CUDA_TRY(err, cudaEventCreate(&g.start));
@@ -168,10 +166,6 @@ static cudot_status create_state(cudot_ctx &ctx, DeviceState &s, ErrorSink err) 
     // Non-NULL pointers even for n == 0.
     status = allocate_inputs(ctx, input_bytes(ctx, ctx.dtype), input_bytes(ctx, ctx.y_dtype), err);
     if (status != CUDOT_OK) return status;
-    void *done = nullptr;
-    CUDOT_CUDA_TRY(err, cudaHostAlloc(&done, sizeof(Completion), cudaHostAllocMapped | cudaHostAllocPortable));
-    s.h_done = static_cast<Completion *>(done);
-    s.h_done->result_bits = kNoResult;
     // One partial per tile, or in the exact mode one exact partial per GPU.
     const std::size_t partial_bytes = std::max(std::max<std::size_t>(tiles, 1) * order::kMaxPartialBytes,
                                                s.gpus.size() * kExactPartialBytes);
@@ -206,9 +200,11 @@ static void free_checked(cudot_status &first, ErrorSink err, cudaError_t error, 
 
 static void destroy_gpu(const cudot_ctx &ctx, Gpu &g, cudot_status &first, ErrorSink err) {
     free_checked(first, err, use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
-    if (g.stream) free_checked(first, err, cudaStreamDestroy(g.stream), "cudaStreamDestroy");
-    free_checked(first, err, g.graphs.clear(), "cudaGraphExecDestroy");
-    if (g.scratch) free_checked(first, err, cudaFree(g.scratch), "cudaFree(scratch)");
+    if (g.stream) {
+        const cudot_status released = release_stream_workspace(g.device, g.stream, first == CUDOT_OK ? err : ErrorSink{nullptr, 0});
+        if (first == CUDOT_OK) first = released;
+        free_checked(first, err, cudaStreamDestroy(g.stream), "cudaStreamDestroy");
+    }
     if (g.start) free_checked(first, err, cudaEventDestroy(g.start), "cudaEventDestroy");
     if (g.stop) free_checked(first, err, cudaEventDestroy(g.stop), "cudaEventDestroy");
     if (g.stage_x) free_checked(first, err, cudaFree(g.stage_x), "cudaFree(stage_x)");
@@ -259,7 +255,6 @@ cudot_status destroy(cudot_ctx &ctx, ErrorSink err) {
         for (Gpu &g : s->gpus) destroy_gpu(ctx, g, first, err);
         if (allocated_on >= 0)
             free_checked(first, err, use_primary_context(allocated_on), "cuCtxSetCurrent (the GPU's primary context)");
-        if (s->h_done) free_checked(first, err, cudaFreeHost(s->h_done), "cudaFreeHost(result)");
         if (s->h_partials) free_checked(first, err, cudaFreeHost(s->h_partials), "cudaFreeHost(partials)");
         free_pinned_policy(*s);
     }

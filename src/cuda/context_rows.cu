@@ -29,7 +29,7 @@ Rows run_of(const Rows &rows, std::size_t count, const void *x, const void *y, s
 
 // Queues rows [first, first + count) on GPU g; a run PINNED cannot hold in g's buffers is read in place.
 cudot_status queue_run(cudot_ctx &ctx, DeviceState &s, Gpu &g, const Rows &rows, std::size_t first, std::size_t count,
-                       bool prefetch, double *results, PendingRows &pending, bool *gave_up) {
+                       bool prefetch, double *results, PendingRows &pending) {
     ErrorSink err = ctx.sink();
     CUDOT_CUDA_TRY_AS(err, use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
     const std::size_t sx = element_size(ctx.dtype), sy = element_size(ctx.y_dtype);
@@ -54,37 +54,37 @@ cudot_status queue_run(cudot_ctx &ctx, DeviceState &s, Gpu &g, const Rows &rows,
         run = run_of(rows, count, static_cast<const char *>(x) + at * sx, static_cast<const char *>(y) + at * sy,
                      static_cast<std::int64_t>(pitch), static_cast<std::int64_t>(pitch));
     }
-    StreamCall call;
-    call.stream = g.stream;
+    StreamCall call = context_call(s, g);
     call.host_result = results + first;
-    call.bound_ms = s.wait_bound_ms;
-    call.then = " (cudot_config.wait_ms): the context can only be destroyed now";
-    call.gave_up = gave_up;
     return queue_rows(run, g.device, call, pending, err);
 }
 
 }  // namespace
 
 cudot_status queue_each_row(cudot_ctx &ctx, DeviceState &s, const Rows &rows, double *results, bool timed,
-                            bool prefetch, std::vector<PendingRows> &pending, bool *gave_up) {
+                            bool prefetch) {
     const std::size_t gpus = s.gpus.size();
+    std::vector<PendingRows> &pending = s.pending;
     pending.assign(gpus, PendingRows{});
     for (std::size_t i = 0; i < gpus; ++i) {
         const std::size_t first = rows.count * i / gpus, end = rows.count * (i + 1) / gpus;
         if (first == end) continue;
         Gpu &g = s.gpus[i];
         if (timed) CUDOT_CUDA_TRY(ctx.sink(), cudaEventRecord(g.start, g.stream));
-        if (cudot_status status = queue_run(ctx, s, g, rows, first, end - first, prefetch, results, pending[i], gave_up))
+        if (cudot_status status = queue_run(ctx, s, g, rows, first, end - first, prefetch, results, pending[i])) {
+            drop_each_row(pending.data(), pending.size());  // the runs queued before it
             return status;
+        }
         if (timed) CUDOT_CUDA_TRY(ctx.sink(), cudaEventRecord(g.stop, g.stream));
     }
     return CUDOT_OK;
 }
 
-cudot_status finish_each_row(cudot_ctx &ctx, DeviceState &s, std::vector<PendingRows> &pending) {
+cudot_status finish_each_row(cudot_ctx &ctx, DeviceState &s, PendingRows *pending, std::size_t count) {
     cudot_status first_failure = CUDOT_OK;
-    for (PendingRows &p : pending) {
-        if (!p.queued) continue;
+    for (std::size_t i = 0; i < count; ++i) {
+        PendingRows &p = pending[i];
+        if (!p.queued) continue;  // (one answered while queueing holds nothing)
         // Every queued run is waited for, also after a failure: nothing may still write the results.
         const ErrorSink err = first_failure == CUDOT_OK ? ctx.sink() : ErrorSink{nullptr, 0};
         cudot_status status = use_primary_context(p.device) == cudaSuccess ? finish_rows(p, err) : CUDOT_ERROR_CUDA;
@@ -95,6 +95,12 @@ cudot_status finish_each_row(cudot_ctx &ctx, DeviceState &s, std::vector<Pending
         if (first_failure == CUDOT_OK) first_failure = status;
     }
     return first_failure;
+}
+
+void drop_each_row(PendingRows *pending, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i)
+        if (pending[i].queued && use_primary_context(pending[i].device) == cudaSuccess)
+            (void)finish_rows(pending[i], ErrorSink{nullptr, 0});
 }
 
 }  // namespace cuda

@@ -1,10 +1,12 @@
 // cuda_backend.cu - the GPU strategies' entry points (cuda_backend.hpp): which orchestration a dot takes.
 //
-// A context runs on one GPU or, with config->device == CUDOT_DEVICE_ALL, on every visible GPU. One GPU:
-// each dot is a single launch whose last block joins the partials on the device (one_gpu_dot.cu).
-// Several GPUs, AUTO's CPU+GPU split and cudot_tile_partials: each GPU computes the partials of one
-// run of tiles into a mapped host array, and the host joins them (split_dot.cu). MANAGED decides per
-// dot whether to migrate first (managed_policy.cu). AUTO, which also has the CPU to choose from, sits
+// A context runs on one GPU or, with config->device == CUDOT_DEVICE_ALL, on every visible GPU. Every
+// GPU operation is a batch of rows on the GPU's stream, queued as a dot of own arrays is
+// (stream_dot.cu's queue_rows). One GPU: a dot is a batch of one row, whose last block joins the partials
+// on the device (one_gpu_dot.cu). Several GPUs, AUTO's CPU+GPU split and cudot_tile_partials: each GPU's
+// run of tiles is a batch of one row whose partials go into a mapped host array, and the host joins them
+// (split_dot.cu). Rows: each GPU a run of them (context_rows.cu). MANAGED decides per dot whether to
+// migrate first (managed_policy.cu). AUTO, which also has the CPU to choose from, sits
 // above both backends (src/auto/auto_dot.cpp) and comes here for the GPU's roads.
 // What each strategy allocates: buffers.cu; probing: devices.cu; the launches: launch.cu and kernels/.
 // Whose CUDA context the work runs in: caller_state.cu; how long a wait may last, and GPUs that ran
@@ -20,33 +22,18 @@
 namespace cudot {
 namespace cuda {
 
-// A context's wait on GPU g: bounded by the call's bound; one that runs out leaves the context hung, able
-// only to be destroyed (its kernel may still run).
-static cudot_status context_wait(DeviceState &s, Gpu &g, const Completion *slot, bool whole_stream, const char *what,
-                                 double *result, ErrorSink err) {
+// A context's wait on GPU g's stream: bounded by the call's bound; one that runs out leaves the context
+// hung, able only to be destroyed (its kernel may still run).
+cudot_status wait_stream(DeviceState &s, Gpu &g, ErrorSink err) {
     GpuWait w;
     w.device = g.device;
     w.stream = g.stream;
-    w.slot = slot;
-    w.whole_stream = whole_stream;
     w.deadline = deadline_in(s.wait_bound_ms);
     w.bound_ms = s.wait_bound_ms;
-    w.what = what;
+    w.what = "the GPU's work";
     w.then = " (cudot_config.wait_ms): the context can only be destroyed now";
-    bool gave_up = false;
-    w.gave_up = &gave_up;
-    const cudot_status status = wait_gpu(w, result, err);
-    if (gave_up) s.hung = true;
-    return status;
-}
-
-cudot_status wait_for_result(cudot_ctx &ctx, DeviceState &s, Gpu &g, double *result) {
-    // Without concurrent managed access the kernel must have ended, not only written the result.
-    return context_wait(s, g, s.h_done, s.sync_after_dot, "the dot", result, ctx.sink());
-}
-
-cudot_status wait_stream(DeviceState &s, Gpu &g, ErrorSink err) {
-    return context_wait(s, g, nullptr, false, "the GPU's work", nullptr, err);
+    w.gave_up = &s.hung;
+    return wait_gpu(w, nullptr, err);
 }
 
 static cudot_status dot_once(cudot_ctx &ctx, DeviceState &s, std::size_t n, double *result) {
@@ -55,9 +42,8 @@ static cudot_status dot_once(cudot_ctx &ctx, DeviceState &s, std::size_t n, doub
 }
 
 // After a failed operation: let whatever it queued finish, so the next call (or deinit) never overlaps
-// it, and reset the join's ticket, which a dot cut short may have left counting. Waits are bounded like
-// the operation's own: a GPU that does not finish is marked stuck and left alone. The operation's own
-// error was already reported.
+// it. Waits are bounded like the operation's own: a GPU that does not finish is marked stuck and left
+// alone. The operation's own error was already reported.
 static void settle_after_failure(DeviceState &s) {
     for (Gpu &g : s.gpus) {
         if (!g.stream || s.hung || is_stuck(g.device)) continue;
@@ -68,11 +54,7 @@ static void settle_after_failure(DeviceState &s) {
             cudaGraph_t graph = nullptr;
             if (note(cudaStreamEndCapture(g.stream, &graph)) == cudaSuccess && graph) note(cudaGraphDestroy(graph));
         }
-        const ErrorSink quiet{nullptr, 0};  // the failure being settled keeps its message
-        if (wait_stream(s, g, quiet) != CUDOT_OK) continue;
-        // The whole head: the exact kernel's flags and digits too.
-        if (g.scratch && note(cudaMemsetAsync(g.scratch, 0, kHeadBytes, g.stream)) == cudaSuccess)
-            (void)wait_stream(s, g, quiet);
+        (void)wait_stream(s, g, ErrorSink{nullptr, 0});  // the failure being settled keeps its message
     }
 }
 
@@ -125,12 +107,8 @@ cudot_status tile_partials(cudot_ctx &ctx, std::size_t first, std::size_t n, voi
 cudot_status dot_rows(cudot_ctx &ctx, const Rows &rows, double *results) {
     return in_own_context(ctx, rows.count * rows.n, "cudot_dot_each_row", [&](DeviceState &s) {
         const auto run = [&](bool prefetch) {
-            std::vector<PendingRows> pending;
-            bool gave_up = false;
-            const cudot_status queued = queue_each_row(ctx, s, rows, results, false, prefetch, pending, &gave_up);
-            const cudot_status finished = finish_each_row(ctx, s, pending);
-            if (gave_up) s.hung = true;
-            return queued != CUDOT_OK ? queued : finished;
+            const cudot_status queued = queue_each_row(ctx, s, rows, results, false, prefetch);
+            return queued != CUDOT_OK ? queued : finish_each_row(ctx, s, s.pending.data(), s.pending.size());
         };
         if (ctx.memory != CUDOT_MEMORY_MANAGED) return run(false);
         // The span of the rows' bytes, gaps between their first n elements included.
@@ -170,28 +148,17 @@ cudot_status wait_tiles(cudot_ctx &ctx, std::size_t n, float *gpu_ms) {
 
 cudot_status queue_gpu_rows(cudot_ctx &ctx, const Rows &rows, double *results) {
     return in_own_context(ctx, rows.count * rows.n, "cudot_dot_each_row", [&](DeviceState &s) {
-        bool gave_up = false;  // no wait happens while queueing
-        cudot_status status = queue_each_row(ctx, s, rows, results, true, false, s.rows_pending, &gave_up);
-        if (status != CUDOT_OK) {
-            (void)finish_each_row(ctx, s, s.rows_pending);  // the runs queued before the failure
-            s.rows_pending.clear();
-        } else {
-            s.queued.emplace(s);  // in flight until wait_gpu_rows
-        }
+        cudot_status status = queue_each_row(ctx, s, rows, results, true, false);
+        if (status == CUDOT_OK) s.queued.emplace(s);  // in flight until wait_gpu_rows
         return status;
     });
 }
 
 cudot_status wait_gpu_rows(cudot_ctx &ctx, std::size_t elements, float *gpu_ms) {
     return in_own_context(ctx, elements, "cudot_dot_each_row", [&](DeviceState &s) {
-        bool gave_up = false;
-        std::vector<bool> ran(s.gpus.size(), false);  // rows_pending has one entry per GPU
-        for (std::size_t i = 0; i < s.rows_pending.size(); ++i) {
-            s.rows_pending[i].gave_up = &gave_up;
-            ran[i] = s.rows_pending[i].queued;
-        }
-        cudot_status status = finish_each_row(ctx, s, s.rows_pending);
-        if (gave_up) s.hung = true;
+        std::vector<bool> ran(s.gpus.size(), false);  // s.pending has one entry per GPU
+        for (std::size_t i = 0; i < s.pending.size(); ++i) ran[i] = s.pending[i].queued;
+        cudot_status status = finish_each_row(ctx, s, s.pending.data(), s.pending.size());
         *gpu_ms = 0;
         // The results can land before the kernel has ended (and its stop event with it): each GPU's stream
         // is waited for (bounded) before its time is read.
@@ -209,7 +176,7 @@ cudot_status wait_gpu_rows(cudot_ctx &ctx, std::size_t elements, float *gpu_ms) 
                 status = cuda_fail(ctx.sink(), e, "cudaEventElapsedTime (the GPU's share of the rows)");
             *gpu_ms = std::max(*gpu_ms, ms);
         }
-        s.rows_pending.clear();
+        s.pending.clear();
         s.queued.reset();
         return status;
     });

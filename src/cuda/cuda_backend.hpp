@@ -90,20 +90,31 @@ cudot_status check_within(const void *anchor, std::uintptr_t lo, std::uintptr_t 
 int host_reader_device();
 // Whether GPU `device` can read pageable host memory in place (HMM or ATS).
 bool reads_pageable(int device);
-// How a call on own arrays (or a context's run of rows) is queued on GPU `device`.
+struct InputCopy;  // launch.hpp
+// How a call on own arrays (or a context's dot, partials or run of rows) is queued on GPU `device`.
 struct StreamCall {
     void *stream = nullptr;           // cudaStream_t (CUDA's handle values)
     void *x_ready = nullptr, *y_ready = nullptr;  // streams the operands were written on, or nullptr
     double *host_result = nullptr;    // blocking: the result, in host memory
     double *device_result = nullptr;  // asynchronous: where the result lands, in stream order
     void *partials = nullptr;         // blocking, one row: the packed tile partials instead of the result
-                                      // (in the exact mode, one exact::Partial)
+                                      // (in the exact mode, one exact::Partial), copied to host memory
     const char *async_name = "cudot_dot_rows_async";  // what a blocking call inside a capture is told to use
-    // A context's batch (context_rows.cu): its bound on the wait (0: by the bytes read), what the message
-    // says on giving up, and where giving up is reported.
+    // A context's calls (one_gpu_dot.cu, split_dot.cu, context_rows.cu): its bound on the wait (0: by the
+    // bytes read), what the message says on giving up, and where giving up is reported;
     std::uint64_t bound_ms = 0;
     const char *then = "";
     bool *gave_up = nullptr;
+    // one row's partials written by the kernel itself where the GPU sees them (mapped host memory; in
+    // place of `partials`);
+    void *gpu_partials = nullptr;
+    // copies (at most two) queued before the kernel, in the same submission: PINNED's inputs to the GPU;
+    const InputCopy *copies = nullptr;
+    unsigned copy_count = 0;
+    // the grid of one row's kernel (0: as many blocks as the GPU holds at once): the context's own figure;
+    unsigned blocks = 0;
+    // the stream is a context's GPU's own (made by cudot on `device`, never captured): not asked about.
+    bool own_stream = false;
 };
 // A batch of rows on GPU `device` (in its memory, managed memory, or page-locked host memory it reads in
 // place), in one launch on call.stream: results into call.host_result (count, blocking) or
@@ -132,6 +143,10 @@ struct PendingRows {
 };
 cudot_status queue_rows(const Rows &rows, int device, const StreamCall &call, PendingRows &pending, ErrorSink err);
 cudot_status finish_rows(PendingRows &pending, ErrorSink err);
+// A context's stream: its workspace made now, at least `bytes` (so that its dots allocate nothing), and
+// given back when the context goes (the stream's work must have ended).
+cudot_status reserve_stream_workspace(int device, void *stream, std::size_t bytes, ErrorSink err);
+cudot_status release_stream_workspace(int device, void *stream, ErrorSink err);
 // Page-locks and maps [p, p + bytes) for every GPU (cudaHostRegister); OK without a GPU (nothing done;
 // *locked says which).
 cudot_status register_host(const void *p, std::size_t bytes, bool *locked, ErrorSink err);

@@ -52,16 +52,18 @@ LaunchArgs dot_launch(const Operands &ops, unsigned resident, void *partials, un
 // goes to `done`, or the unrounded sum to `partial` (an exact::Partial the GPU can write) where set.
 LaunchArgs exact_launch(const Operands &ops, unsigned resident, void *workspace, Completion *done, void *partial);
 
-// One input's copy to the GPU, queued before a dot's kernel (a PINNED context copying its buffers).
+// One input's copy to the GPU, queued before a dot's kernel (a PINNED context copying its buffers, or a
+// context's staging of a misaligned start).
 struct InputCopy {
     void *to = nullptr;
     const void *from = nullptr;
     std::size_t bytes = 0;
 };
 
-// The one cache of CUDA graphs: one per GPU of a context, one per stream that dots own arrays. It holds
-// a graph for each shape of dot that came (its kernel, and whether input copies go first), built the
-// first time and re-aimed at each later call's arguments in place. Replaying a graph reaches the GPU
+// The one cache of CUDA graphs: one per stream that cudot's dots take (the caller's, or a context's GPU's),
+// kept with its workspace (stream_dot.cu). It holds a graph for each shape of dot that came (its kernel,
+// and whether input copies go first), built the first time and re-aimed at each later call's arguments
+// in place. Replaying a graph reaches the GPU
 // sooner than a launch does, and copies and kernel go as one submission. Not copyable: it owns the graphs.
 class DotGraphs {
 public:
@@ -89,7 +91,7 @@ private:
 };
 
 // Queues `call` on `stream` (on GPU `device`), after the `count` input copies: through `graphs` where
-// given, else as a launch (a stream being captured, a split dot's runs). A failure names the launch.
+// given, else as a launch (a stream being captured). A failure names the launch.
 cudot_status launch(const KernelCall &call, int device, cudaStream_t stream, ErrorSink err,
                     DotGraphs *graphs = nullptr, const InputCopy *copies = nullptr, unsigned count = 0);
 

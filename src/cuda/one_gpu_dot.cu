@@ -1,5 +1,6 @@
-// one_gpu_dot.cu - a dot on one GPU: its inputs brought to where the kernel reads them, one launch
-// (a replay of the GPU's graph for that shape of dot), and the result read as soon as it lands.
+// one_gpu_dot.cu - a context's dot on one GPU: its inputs brought to where the kernel reads them, then the
+// dot as a batch of one row on the GPU's stream (stream_dot.cu's queue_rows, the road every GPU dot takes),
+// its result read as soon as it lands.
 #include <algorithm>
 #include <chrono>
 #include <new>
@@ -13,9 +14,18 @@ namespace cuda {
 
 static bool aligned(std::size_t bytes) { return bytes % kLoadAlign == 0; }
 
-cudot_status source(cudot_ctx &ctx, DeviceState &s, Gpu &g, const void *host, void *view, void *&stage,
-                    std::size_t size, std::size_t at, std::size_t count, cudaStream_t stream, const void *&out) {
-    ErrorSink err = ctx.sink();
+StreamCall context_call(DeviceState &s, const Gpu &g) {
+    StreamCall call;
+    call.stream = g.stream;
+    call.bound_ms = s.wait_bound_ms;
+    call.then = " (cudot_config.wait_ms): the context can only be destroyed now";
+    call.gave_up = &s.hung;
+    call.own_stream = true;
+    return call;
+}
+
+cudot_status source(cudot_ctx &ctx, DeviceState &s, const void *host, void *view, void *&stage, std::size_t size,
+                    std::size_t at, std::size_t count, const void *&out, InputCopy *copies, unsigned &copy_count) {
     const std::size_t offset = at * size, bytes = count * size;
     if (ctx.memory != CUDOT_MEMORY_PINNED && aligned(offset)) {
         out = static_cast<const char *>(view) + offset;
@@ -23,11 +33,10 @@ cudot_status source(cudot_ctx &ctx, DeviceState &s, Gpu &g, const void *host, vo
     }
     void *target = view;  // PINNED: the GPU's own buffer
     if (ctx.memory != CUDOT_MEMORY_PINNED) {
-        if (!stage) CUDOT_CUDA_TRY(err, cudaMalloc(&stage, std::max<std::size_t>(s.slice_elements * size, 256)));
+        if (!stage) CUDOT_CUDA_TRY(ctx.sink(), cudaMalloc(&stage, std::max<std::size_t>(s.slice_elements * size, 256)));
         target = stage;
     }
-    CUDOT_CUDA_TRY(err, cudaMemcpyAsync(target, static_cast<const char *>(host) + offset, bytes, cudaMemcpyDefault,
-                                        stream));
+    copies[copy_count++] = InputCopy{target, static_cast<const char *>(host) + offset, bytes};
     out = target;
     return CUDOT_OK;
 }
@@ -73,39 +82,33 @@ void free_pinned_policy(DeviceState &s) {
     s.pinned_policy = nullptr;
 }
 
-// The whole dot on g's stream: the inputs' way to the GPU (PINNED's copies, or a migration first), then
-// one launch that joins on the device. Without a migration it goes through g's graphs: the arguments
-// of a context's dot change only with n.
-static cudot_status queue_dot(cudot_ctx &ctx, DeviceState &s, Gpu &g, std::size_t n, bool prefetch, bool in_place) {
-    const bool copied = ctx.memory == CUDOT_MEMORY_PINNED && !in_place;
-    const bool mapped = ctx.memory == CUDOT_MEMORY_PINNED && in_place;  // read over the bus where they are
-    Operands ops;
-    ops.n = n;
-    ops.x = dense_operand(mapped ? g.d_mapped_x : g.d_x, ctx.dtype);
-    ops.y = dense_operand(mapped ? g.d_mapped_y : g.d_y, ctx.y_dtype);
-    const InputCopy copies[2] = {{g.d_x, ctx.x, n * element_size(ctx.dtype)},
-                                 {g.d_y, ctx.y, n * element_size(ctx.y_dtype)}};
-    if (prefetch)
-        if (cudot_status status = prefetch_run(ctx, g, 0, n)) return status;
-    KernelCall call;
-    if (ctx.mode == CUDOT_MODE_EXACT)
-        exact_launcher_for(ctx.dtype, ctx.y_dtype).prepare(exact_launch(ops, g.exact_blocks, g.scratch, g.d_done, nullptr),
-                                                           call);
-    else
-        s.launcher.prepare(dot_launch(ops, g.blocks, static_cast<char *>(g.scratch) + kHeadBytes,
-                                      static_cast<unsigned *>(g.scratch), g.d_done),
-                           call);
-    return launch(call, g.device, g.stream, ctx.sink(), prefetch ? nullptr : &g.graphs, copies, copied ? 2 : 0);
-}
-
+// The first n elements as one row, read where GPU g sees them: PINNED's copies in its own buffers (the
+// copies go with the kernel, in one submission of the stream's graph) or the page-locked buffers in place;
+// MAPPED's and MANAGED's shared buffers (MANAGED migrated first where `prefetch`).
 cudot_status single_dot(cudot_ctx &ctx, DeviceState &s, std::size_t n, bool prefetch, double *result) {
     Gpu &g = s.gpus[0];
     CUDOT_CUDA_TRY_AS(ctx.sink(), use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
     const bool in_place = ctx.memory == CUDOT_MEMORY_PINNED && pinned_in_place(s, n);
+    const bool copied = ctx.memory == CUDOT_MEMORY_PINNED && !in_place;
     const auto start = std::chrono::steady_clock::now();
-    expect_result(s);
-    cudot_status status = queue_dot(ctx, s, g, n, prefetch, in_place);
-    if (status == CUDOT_OK) status = wait_for_result(ctx, s, g, result);
+    Operands ops;
+    ops.n = n;
+    ops.x = dense_operand(in_place ? g.d_mapped_x : g.d_x, ctx.dtype);
+    ops.y = dense_operand(in_place ? g.d_mapped_y : g.d_y, ctx.y_dtype);
+    const InputCopy copies[2] = {{g.d_x, ctx.x, n * element_size(ctx.dtype)},
+                                 {g.d_y, ctx.y, n * element_size(ctx.y_dtype)}};
+    if (prefetch)
+        if (cudot_status status = prefetch_run(ctx, g, 0, n)) return status;
+    StreamCall call = context_call(s, g);
+    call.host_result = result;
+    call.copies = copies;
+    call.copy_count = copied ? 2 : 0;
+    call.blocks = ctx.mode == CUDOT_MODE_EXACT ? g.exact_blocks : g.blocks;
+    PendingRows pending;
+    cudot_status status = queue_rows(Rows::one(ops, ctx.mode == CUDOT_MODE_EXACT), g.device, call, pending, ctx.sink());
+    // (The GPU's context is still current; without concurrent managed access the kernel must also end.)
+    if (status == CUDOT_OK) status = finish_rows(pending, ctx.sink());
+    if (status == CUDOT_OK && s.sync_after_dot) status = wait_stream(s, g, ctx.sink());
     if (status == CUDOT_OK && ctx.memory == CUDOT_MEMORY_PINNED)
         pinned_took(s, n, in_place, std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
     return status;

@@ -1,7 +1,8 @@
 // split_dot.cu - dots whose tile partials are joined on the host: over several GPUs (each one run of
 // tiles), the GPUs' share of AUTO's CPU+GPU split (cuda_backend.cu's queue_tiles), and
-// cudot_tile_partials. Who computes a tile never changes its partial, so every way of splitting gives the
-// same bits.
+// cudot_tile_partials. Each GPU's run is a batch of one row on its stream (stream_dot.cu's queue_rows)
+// whose kernel writes the run's partials into the mapped host array. Who computes a tile never changes
+// its partial, so every way of splitting gives the same bits.
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -14,65 +15,81 @@
 namespace cudot {
 namespace cuda {
 
+// GPU g's run: its inputs where it reads them (PINNED in place: the run starts a whole number of tiles
+// into the page-locked buffers, so its loads stay aligned), then its partials.
+static cudot_status queue_tile_run(cudot_ctx &ctx, DeviceState &s, std::size_t k, std::size_t first, std::size_t n,
+                              bool timed, bool prefetch, bool pinned_in_place) {
+    ErrorSink err = ctx.sink();
+    Gpu &g = s.gpus[k];
+    const std::size_t sx = element_size(ctx.dtype), sy = element_size(ctx.y_dtype);
+    const std::size_t begin = g.first_tile * order::kTile;
+    const std::size_t elements = std::min(n, g.last_tile * order::kTile) - begin;
+    CUDOT_CUDA_TRY_AS(err, use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
+    if (timed) CUDOT_CUDA_TRY(err, cudaEventRecord(g.start, g.stream));
+    if (ctx.memory == CUDOT_MEMORY_MANAGED && prefetch)
+        if (cudot_status status = prefetch_run(ctx, g, first + begin, elements)) return status;
+    const void *x = nullptr, *y = nullptr;
+    InputCopy copies[2];
+    unsigned copy_count = 0;
+    if (ctx.memory == CUDOT_MEMORY_PINNED && pinned_in_place) {
+        x = static_cast<const char *>(g.d_mapped_x) + begin * sx;
+        y = static_cast<const char *>(g.d_mapped_y) + begin * sy;
+    } else {
+        cudot_status status = source(ctx, s, ctx.x, g.d_x, g.stage_x, sx, first + begin, elements, x, copies, copy_count);
+        if (status == CUDOT_OK)
+            status = source(ctx, s, ctx.y, g.d_y, g.stage_y, sy, first + begin, elements, y, copies, copy_count);
+        if (status != CUDOT_OK) return status;
+    }
+    // PINNED's copies go with the kernel, in one submission of the stream's graph; a staging copy of
+    // managed or mapped memory is queued before it (graphs' copy nodes take managed memory only on GPUs
+    // with concurrent managed access).
+    const bool pinned = ctx.memory == CUDOT_MEMORY_PINNED;
+    for (unsigned i = 0; i < copy_count && !pinned; ++i)
+        CUDOT_CUDA_TRY(err, cudaMemcpyAsync(copies[i].to, copies[i].from, copies[i].bytes, cudaMemcpyDefault, g.stream));
+    const Operands run{elements, dense_operand(x, ctx.dtype), dense_operand(y, ctx.y_dtype)};
+    StreamCall call = context_call(s, g);
+    call.copies = copies;
+    call.copy_count = pinned ? copy_count : 0;
+    const bool exact = ctx.mode == CUDOT_MODE_EXACT;
+    call.blocks = exact ? g.exact_blocks : g.blocks;
+    // The run's tile partials at its tiles' place; in the exact mode its exact sum, unrounded, at the GPU's.
+    call.gpu_partials = static_cast<char *>(g.d_partials) +
+                        (exact ? k * kExactPartialBytes : g.first_tile * s.launcher.partial_bytes);
+    if (cudot_status status = queue_rows(Rows::one(run, exact), g.device, call, s.pending[k], err)) return status;
+    if (timed) CUDOT_CUDA_TRY(err, cudaEventRecord(g.stop, g.stream));
+    return CUDOT_OK;
+}
+
 cudot_status queue_partials(cudot_ctx &ctx, DeviceState &s, std::size_t first, std::size_t n, std::size_t gpu_tiles,
                             bool timed, bool prefetch, bool pinned_in_place) {
-    ErrorSink err = ctx.sink();
-    const std::size_t count = s.gpus.size(), sx = element_size(ctx.dtype), sy = element_size(ctx.y_dtype);
+    const std::size_t count = s.gpus.size();
+    s.pending.assign(count, PendingRows{});
     for (std::size_t k = 0; k < count; ++k) {
         Gpu &g = s.gpus[k];
         g.first_tile = gpu_tiles * k / count;
         g.last_tile = gpu_tiles * (k + 1) / count;
         if (g.first_tile == g.last_tile) continue;
-        const std::size_t begin = g.first_tile * order::kTile;
-        const std::size_t elements = std::min(n, g.last_tile * order::kTile) - begin;
-        CUDOT_CUDA_TRY_AS(err, use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
-        if (timed) CUDOT_CUDA_TRY(err, cudaEventRecord(g.start, g.stream));
-        cudot_status status = CUDOT_OK;
-        if (ctx.memory == CUDOT_MEMORY_MANAGED && prefetch) status = prefetch_run(ctx, g, first + begin, elements);
-        if (status != CUDOT_OK) return status;
-        // PINNED copied: each GPU's buffers hold its run at offset 0 (source() copies it there). PINNED in
-        // place: the run starts a whole number of tiles into the page-locked buffers, so its loads stay aligned.
-        const void *x = nullptr, *y = nullptr;
-        if (ctx.memory == CUDOT_MEMORY_PINNED && pinned_in_place) {
-            x = static_cast<const char *>(g.d_mapped_x) + begin * sx;
-            y = static_cast<const char *>(g.d_mapped_y) + begin * sy;
-        } else {
-            status = source(ctx, s, g, ctx.x, g.d_x, g.stage_x, sx, first + begin, elements, g.stream, x);
-            if (status == CUDOT_OK)
-                status = source(ctx, s, g, ctx.y, g.d_y, g.stage_y, sy, first + begin, elements, g.stream, y);
-            if (status != CUDOT_OK) return status;
+        if (cudot_status status = queue_tile_run(ctx, s, k, first, n, timed, prefetch, pinned_in_place)) {
+            drop_each_row(s.pending.data(), s.pending.size());  // the runs queued before it
+            return status;
         }
-        const Operands run{elements, dense_operand(x, ctx.dtype), dense_operand(y, ctx.y_dtype)};
-        KernelCall call;
-        if (ctx.mode == CUDOT_MODE_EXACT) {  // the run's exact sum, unrounded, in the GPU's own place
-            char *partial = static_cast<char *>(g.d_partials) + k * kExactPartialBytes;
-            exact_launcher_for(ctx.dtype, ctx.y_dtype).prepare(exact_launch(run, g.exact_blocks, g.scratch, nullptr, partial),
-                                                               call);
-        } else {
-            char *run_partials = static_cast<char *>(g.d_partials) + g.first_tile * s.launcher.partial_bytes;
-            s.launcher.prepare(dot_launch(run, g.blocks, run_partials), call);
-        }
-        status = launch(call, g.device, g.stream, err);
-        if (status != CUDOT_OK) return status;
-        if (timed) CUDOT_CUDA_TRY(err, cudaEventRecord(g.stop, g.stream));
     }
     return CUDOT_OK;
 }
 
 cudot_status wait_partials(cudot_ctx &ctx, DeviceState &s, float *slowest_ms) {
     ErrorSink err = ctx.sink();
+    cudot_status status = finish_each_row(ctx, s, s.pending.data(), s.pending.size());
     for (Gpu &g : s.gpus) {
-        if (g.first_tile == g.last_tile) continue;
+        if (status != CUDOT_OK || !slowest_ms || g.first_tile == g.last_tile) continue;
+        // The partials can land before the kernel has ended (and its stop event with it).
         CUDOT_CUDA_TRY_AS(err, use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
-        const cudot_status waited = wait_stream(s, g, err);
-        if (waited != CUDOT_OK) return waited;
-        if (slowest_ms) {
-            float ms = 0;
-            CUDOT_CUDA_TRY(err, cudaEventElapsedTime(&ms, g.start, g.stop));
-            *slowest_ms = std::max(*slowest_ms, ms);
-        }
+        status = wait_stream(s, g, err);
+        float ms = 0;
+        if (status == CUDOT_OK) CUDOT_CUDA_TRY(err, cudaEventElapsedTime(&ms, g.start, g.stop));
+        *slowest_ms = std::max(*slowest_ms, ms);
     }
-    return CUDOT_OK;
+    return status;
 }
 
 cudot_status add_exact_partials(cudot_ctx &ctx, DeviceState &s, exact::Sum &sum) {

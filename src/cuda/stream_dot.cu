@@ -89,6 +89,8 @@ PointerInfo pointer_info(const void *p) {
 
 // ---- per GPU: usability, launch shapes, workspaces, result staging ----
 
+// A stream's workspace. memory, bytes, graphs and zero_tickets belong to the call holding `queueing`; the
+// rest to whoever holds the GPU's mutex.
 struct Workspace {
     void *memory = nullptr;  // the head (kHeadBytes: ticket, exact digits), then the partials
     std::size_t bytes = 0;
@@ -99,6 +101,10 @@ struct Workspace {
     // kernels leave each ticket they take at zero). A batch whose tickets fit needs no zeroing first.
     std::size_t zero_tickets = 0;
     bool served_async = false;   // an asynchronous dot used it: never known to be idle
+    unsigned taken = 0;          // calls between taking it and the end of their queueing: not to be evicted
+    // Held while a call queues on the stream (the workspace grown, tables, tickets, the launch, the copies),
+    // so that calls on one stream queue in order while calls on other streams go at the same time.
+    std::mutex queueing;
 };
 
 // Workspaces kept per GPU before a new stream's replaces an idle one (see the top of the file).
@@ -121,13 +127,16 @@ struct ArrayGpu {
     std::vector<void *> released;          // workspaces of destroyed graphs, freed on the next call
 };
 
-ArrayGpu *gpus[kMaxDevices];
+std::atomic<ArrayGpu *> gpus[kMaxDevices];
 std::mutex gpus_made;
 
+// Read without a lock once made (every call asks): made once under gpus_made, never destroyed (calls may
+// come until the process ends).
 ArrayGpu &array_gpu(int device) {
+    if (ArrayGpu *made = gpus[device].load(std::memory_order_acquire)) return *made;
     std::lock_guard<std::mutex> lock(gpus_made);
-    if (!gpus[device]) gpus[device] = new ArrayGpu;  // never destroyed: calls may come until the process ends
-    return *gpus[device];
+    if (!gpus[device].load(std::memory_order_relaxed)) gpus[device].store(new ArrayGpu, std::memory_order_release);
+    return *gpus[device].load(std::memory_order_relaxed);
 }
 
 cudot_status check_device(int device, ErrorSink err) {
@@ -149,7 +158,7 @@ void evict_idle_workspace(ArrayGpu &g) {
     if (g.workspaces.size() < kKeptWorkspaces) return;
     auto oldest = g.workspaces.end();
     for (auto it = g.workspaces.begin(); it != g.workspaces.end(); ++it)
-        if (!it->second.served_async && it->second.running == 0 &&
+        if (!it->second.served_async && it->second.running == 0 && it->second.taken == 0 &&
             (oldest == g.workspaces.end() || it->second.last_use < oldest->second.last_use))
             oldest = it;
     if (oldest == g.workspaces.end()) return;  // none known to be idle: keep them all
@@ -159,13 +168,22 @@ void evict_idle_workspace(ArrayGpu &g) {
     g.workspaces.erase(oldest);
 }
 
-// The stream's workspace, grown to `bytes` (the old one freed in stream order, after the work that uses it).
-cudot_status stream_workspace(ArrayGpu &g, cudaStream_t stream, std::size_t bytes, Workspace *&out, ErrorSink err) {
+// The stream's workspace, taken (g.mutex held): made if new, and kept from eviction until the caller's
+// queueing ends (Workspace::taken).
+cudot_status take_workspace(ArrayGpu &g, cudaStream_t stream, Workspace *&out, ErrorSink err) {
     unsigned long long id = 0;
     CUDOT_CUDA_TRY(err, cudaStreamGetId(stream, &id));
     if (g.workspaces.find(id) == g.workspaces.end()) evict_idle_workspace(g);
     Workspace &w = g.workspaces[id];
     w.last_use = ++g.uses;
+    ++w.taken;
+    out = &w;
+    return CUDOT_OK;
+}
+
+// A taken workspace grown to `bytes` (its `queueing` held; the old memory freed in stream order, after the
+// work that uses it).
+cudot_status grow_workspace(Workspace &w, cudaStream_t stream, std::size_t bytes, ErrorSink err) {
     if (w.bytes < bytes) {
         const std::size_t grown = std::max(bytes, 2 * w.bytes);
         void *memory = nullptr;
@@ -188,7 +206,6 @@ cudot_status stream_workspace(ArrayGpu &g, cudaStream_t stream, std::size_t byte
         w.bytes = grown;
         w.zero_tickets = 0;
     }
-    out = &w;
     return CUDOT_OK;
 }
 
@@ -310,6 +327,8 @@ cudot_status enter_stream(int device, const StreamCall &call, const char *async_
     if (cudot_status status = check_device(device, err)) return status;
     if (is_stuck(device)) return refuse_stuck(err, device, "a dot of own arrays");
     CUDOT_CUDA_TRY_AS(err, use_primary_context(device), "cuCtxSetCurrent (the GPU's primary context)");
+    capturing = false;
+    if (call.own_stream) return CUDOT_OK;  // made by cudot on this GPU, never captured
     cudaStream_t stream = static_cast<cudaStream_t>(call.stream);
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     CUDOT_CUDA_TRY(err, cudaStreamIsCapturing(stream, &capture));
@@ -466,12 +485,15 @@ void plan_exact_items(const Rows &rows, unsigned resident, RowsPlan &plan) {
 // whole GPU and joins them in its last block, the bits of the batch kernels' join, and needs no tickets
 // zeroed first. Its workspace: the head (the ticket), then the tiles' partials, or the exact kernel's
 // slot per block (`resident`) and, for an exact partial, that partial.
-void plan_one(const Rows &rows, std::size_t partial_bytes, unsigned resident, bool exact_partial, RowsPlan &plan) {
+// Partials the kernel writes elsewhere itself (`partials_elsewhere`) take no room in the workspace.
+void plan_one(const Rows &rows, std::size_t partial_bytes, unsigned resident, bool exact_partial,
+              bool partials_elsewhere, RowsPlan &plan) {
     plan.one = true;
     plan.row = rows.row(0);
     plan.partials_at = kHeadBytes + (rows.exact ? resident * kExactSlotBytes : 0);
-    plan.bytes = rows.exact ? plan.partials_at + (exact_partial ? kExactPartialBytes : 0)
-                            : plan.partials_at + order::tile_count(plan.row.n) * partial_bytes;
+    if (partials_elsewhere) plan.bytes = plan.partials_at;
+    else plan.bytes = rows.exact ? plan.partials_at + (exact_partial ? kExactPartialBytes : 0)
+                                 : plan.partials_at + order::tile_count(plan.row.n) * partial_bytes;
 }
 
 void plan_rows(const Rows &rows, std::size_t partial_bytes, bool results_in_workspace, unsigned exact_resident,
@@ -602,17 +624,19 @@ cudot_status finish_rows_here(PendingRows &pending, bool launched, ErrorSink err
     return status;
 }
 
-// The kernel a plan launches: a single row's dot (its result to `done`, or its partials left in the
-// workspace), or the batch kernels over every row.
+// The kernel a plan launches: a single row's dot (its result to `done`, or its partials to `partials`),
+// or the batch kernels over every row.
 void prepare_plan(const RowsPlan &plan, const Rows &rows, unsigned resident, void *workspace, Completion *done,
-                  bool partials, KernelCall &kernel) {
+                  void *partials, KernelCall &kernel) {
     char *w = static_cast<char *>(workspace);
     if (plan.one && rows.exact) {
         exact_launcher_for(rows.x.dtype, rows.y.dtype)
-            .prepare(exact_launch(plan.row, resident, workspace, done, partials ? w + plan.partials_at : nullptr), kernel);
+            .prepare(exact_launch(plan.row, resident, workspace, done, partials), kernel);
     } else if (plan.one) {
         launcher_for(rows.x.dtype, rows.y.dtype)
-            .prepare(dot_launch(plan.row, resident, w + plan.partials_at, static_cast<unsigned *>(workspace), done), kernel);
+            .prepare(dot_launch(plan.row, resident, partials ? partials : w + plan.partials_at,
+                                static_cast<unsigned *>(workspace), done),
+                     kernel);
     } else {
         unsigned long long work = plan.p.items;  // blocks of rows_tile_kernel; warps of rows_short_kernel
         if (plan.short_rows || plan.p.group > 0) {  // (exact_rows_kernel's groups: a warp takes 32 / group rows)
@@ -648,21 +672,22 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
         return CUDOT_OK;
     }
     const bool one = rows.count == 1 && rows.length(0) > 0;
+    const bool partials_out = call.partials || call.gpu_partials;  // (one row only)
     RowsPlan plan;
-    const bool polled = blocking && !call.partials && rows.count <= kPolledResults;
+    const bool polled = blocking && !partials_out && rows.count <= kPolledResults;
     ArrayGpu &g = array_gpu(device);
-    unsigned resident = 0;
-    if (one) {
+    unsigned resident = call.blocks;
+    if (one && !resident) {
         if (cudot_status status = resident_blocks(device, rows.x.dtype, rows.y.dtype, &resident, err, rows.exact))
             return status;
-    } else if (rows.exact) {  // the exact plan cuts rows by the blocks the GPU holds
+    } else if (!one && rows.exact) {  // the exact plan cuts rows by the blocks the GPU holds
         std::lock_guard<std::mutex> lock(g.mutex);
         if (cudot_status status = rows_resident(g, device, rows.x.dtype, rows.y.dtype, false, true, resident, err))
             return status;
     }
     const std::size_t partial_bytes = launcher_for(rows.x.dtype, rows.y.dtype).partial_bytes;
     try {
-        if (one) plan_one(rows, partial_bytes, resident, call.partials != nullptr, plan);
+        if (one) plan_one(rows, partial_bytes, resident, partials_out, call.gpu_partials != nullptr, plan);
         else plan_rows(rows, partial_bytes, blocking && !polled, resident, plan);
     } catch (const std::bad_alloc &) {
         return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the tables of %zu rows", rows.count);
@@ -671,7 +696,7 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
     std::unique_lock<std::mutex> lock(g.mutex);
     if (cudot_status status = wait_ready(g, call.x_ready, stream, err)) return status;
     if (cudot_status status = wait_ready(g, call.y_ready, stream, err)) return status;
-    if (one && own_call && blocking && !call.partials && !rows.exact && pipeline_serves(plan.row)) {
+    if (one && own_call && blocking && !partials_out && !rows.exact && pipeline_serves(plan.row)) {
         lock.unlock();
         const cudot_status status = pipelined_host_dot(plan.row, device, stream, launcher_for(rows.x.dtype, rows.y.dtype),
                                                        resident, call.host_result, err);
@@ -687,26 +712,43 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
     if (!capturing) free_released(g);
     if (capturing) {  // a workspace the graph owns, its tables copied now
         if (cudot_status status = captured_workspace(g, stream, plan.bytes, workspace, err, plan.fill)) return status;
-    } else if (cudot_status status = stream_workspace(g, stream, plan.bytes, w, err)) {
+    } else if (cudot_status status = take_workspace(g, stream, w, err)) {
         return status;
-    } else {
-        workspace = w->memory;
-        for (const WorkspaceFill &f : plan.fill)  // from pageable memory: staged before the call returns
-            CUDOT_CUDA_TRY(err, cudaMemcpyAsync(static_cast<char *>(workspace) + f.at, f.from, f.bytes,
-                                                cudaMemcpyHostToDevice, stream));
     }
-    if (!one) aim_rows(plan, workspace);
+    std::pair<double *, std::size_t> staging{nullptr, 0};
+    if (blocking && !partials_out) {
+        if (cudot_status status = take_staging(g, rows.count, staging, err)) {
+            if (w) --w->taken;
+            return status;
+        }
+    }
+    // The rest holds only the stream's own lock: calls on other streams (other contexts' GPUs, other
+    // callers' streams) queue meanwhile; calls on this stream queue in order.
+    lock.unlock();
+    std::unique_lock<std::mutex> queueing;
+    cudot_status status = CUDOT_OK;
+    if (w) {
+        queueing = std::unique_lock<std::mutex>(w->queueing);
+        status = grow_workspace(*w, stream, plan.bytes, err);
+        workspace = w->memory;
+        for (std::size_t i = 0; i < plan.fill.size() && status == CUDOT_OK; ++i) {
+            const WorkspaceFill &f = plan.fill[i];  // from pageable memory: staged before the call returns
+            const cudaError_t e = checked(cudaMemcpyAsync(static_cast<char *>(workspace) + f.at, f.from, f.bytes,
+                                                          cudaMemcpyHostToDevice, stream));
+            if (e != cudaSuccess) status = cuda_fail(err, e, "cudaMemcpyAsync (a batch's tables to the GPU)");
+        }
+    }
+    if (status == CUDOT_OK && !one) aim_rows(plan, workspace);
     // The tickets: zeroed unless the last batch on this stream left them so (in stream order, since the
-    // queueing is under g.mutex). Whatever else this launch writes after the head is not zero after it.
+    // queueing holds the stream's lock). Whatever else this launch writes after the head is not zero after it.
     const std::size_t ticket_bytes = plan.joins ? rows.count * sizeof(unsigned) : 0;
-    if (plan.joins && (!w || w->zero_tickets < ticket_bytes)) {
+    if (status == CUDOT_OK && plan.joins && (!w || w->zero_tickets < ticket_bytes)) {
         if (w) w->zero_tickets = 0;  // (until the memset is queued)
-        CUDOT_CUDA_TRY(err, cudaMemsetAsync(plan.p.tickets, 0, ticket_bytes, stream));
+        const cudaError_t e = checked(cudaMemsetAsync(plan.p.tickets, 0, ticket_bytes, stream));
+        if (e != cudaSuccess) status = cuda_fail(err, e, "cudaMemsetAsync (a batch's tickets)");
     }
     if (w) w->zero_tickets = 0;
-    std::pair<double *, std::size_t> staging{nullptr, 0};
-    if (blocking && !call.partials) {
-        if (cudot_status status = take_staging(g, rows.count, staging, err)) return status;
+    if (blocking && !partials_out) {
         if (polled)  // one slot a row, each written once (Completion)
             for (std::size_t i = 0; i < rows.count; ++i)
                 reinterpret_cast<Completion *>(staging.first)[i].result_bits = kNoResult;
@@ -714,27 +756,38 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
     } else {
         plan.p.results = call.device_result;
     }
-    if (w) {
-        if (blocking) ++w->running;
-        else w->served_async = true;
+    bool launched = false;
+    if (status == CUDOT_OK) {
+        KernelCall kernel;
+        void *partials = call.gpu_partials ? call.gpu_partials
+                         : call.partials   ? static_cast<char *>(workspace) + plan.partials_at
+                                           : nullptr;
+        prepare_plan(plan, rows, resident, workspace, reinterpret_cast<Completion *>(plan.p.results), partials, kernel);
+        status = launch(kernel, device, stream, err, capturing ? nullptr : &w->graphs, call.copies, call.copy_count);
+        launched = status == CUDOT_OK;
     }
-    KernelCall kernel;
-    prepare_plan(plan, rows, resident, workspace, reinterpret_cast<Completion *>(plan.p.results), call.partials != nullptr,
-                 kernel);
-    cudot_status status = launch(kernel, device, stream, err, capturing ? nullptr : &w->graphs);
-    const bool launched = status == CUDOT_OK;
     if (w && launched) w->zero_tickets = ticket_bytes;
-    // Copies queued before another thread could grow (free) the workspace.
+    // Copies queued before another call on the stream could grow (free) the workspace.
     if (status == CUDOT_OK && call.partials) {
         const std::size_t bytes = plan.bytes - plan.partials_at;
         const void *from = static_cast<char *>(workspace) + plan.partials_at;
         const cudaError_t e = checked(cudaMemcpyAsync(call.partials, from, bytes, cudaMemcpyDeviceToHost, stream));
         if (e != cudaSuccess) status = cuda_fail(err, e, "cudaMemcpyAsync (the partials to the host)");
-    } else if (status == CUDOT_OK && blocking && !polled) {
+    } else if (status == CUDOT_OK && blocking && !polled && !partials_out) {
         const cudaError_t e = checked(cudaMemcpyAsync(staging.first, plan.p.results, rows.count * sizeof(double),
                                                       cudaMemcpyDeviceToHost, stream));
         if (e != cudaSuccess) status = cuda_fail(err, e, "cudaMemcpyAsync (a batch's results to the host)");
     }
+    if (queueing.owns_lock()) queueing.unlock();
+    lock.lock();
+    if (w) {
+        --w->taken;
+        // A blocking dot keeps it busy until its wait ends (finish_rows_here); one that was launched but
+        // then failed, or an asynchronous one, is never known to be idle again.
+        if (launched && blocking && status == CUDOT_OK) ++w->running;
+        else if (launched) w->served_async = true;
+    }
+    lock.unlock();
     if (!blocking) return status;
     pending.device = device;
     pending.stream = stream;
@@ -743,7 +796,7 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
     pending.polled = polled;
     pending.count = rows.count;
     pending.results = call.host_result;
-    pending.what = call.partials ? "the partials" : one ? "the dot" : "the batch";
+    pending.what = partials_out ? "the partials" : one ? "the dot" : "the batch";
     pending.bound_ms = call.bound_ms;
     if (pending.bound_ms == 0) {  // by what the batch reads
         std::size_t elements = 0;
@@ -755,10 +808,7 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
     pending.then = call.then;
     pending.gave_up = call.gave_up;
     pending.queued = status == CUDOT_OK;
-    if (status != CUDOT_OK) {
-        lock.unlock();
-        (void)finish_rows_here(pending, launched, ErrorSink{nullptr, 0});  // gives back what it can
-    }
+    if (status != CUDOT_OK) (void)finish_rows_here(pending, launched, ErrorSink{nullptr, 0});  // gives back what it can
     return status;
 }
 
@@ -817,20 +867,59 @@ bool reads_pageable(int device) {
     return check_device(device, ErrorSink{why, sizeof why}) == CUDOT_OK && array_gpu(device).pageable != 0;
 }
 
+cudot_status reserve_stream_workspace(int device, void *stream, std::size_t bytes, ErrorSink err) {
+    ArrayGpu &g = array_gpu(device);
+    std::unique_lock<std::mutex> lock(g.mutex);
+    Workspace *w = nullptr;
+    if (cudot_status status = take_workspace(g, static_cast<cudaStream_t>(stream), w, err)) return status;
+    lock.unlock();
+    cudot_status status = CUDOT_OK;
+    {
+        std::lock_guard<std::mutex> queueing(w->queueing);
+        status = grow_workspace(*w, static_cast<cudaStream_t>(stream), bytes, err);
+    }
+    lock.lock();
+    --w->taken;
+    return status;
+}
+
+cudot_status release_stream_workspace(int device, void *stream, ErrorSink err) {
+    ArrayGpu &g = array_gpu(device);
+    std::lock_guard<std::mutex> lock(g.mutex);
+    unsigned long long id = 0;
+    const cudaError_t named = checked(cudaStreamGetId(static_cast<cudaStream_t>(stream), &id));
+    cudaError_t graphs = cudaSuccess, memory = cudaSuccess;
+    const auto it = g.workspaces.find(id);
+    if (it != g.workspaces.end()) {
+        graphs = it->second.graphs.clear();
+        if (it->second.memory) memory = checked(cudaFree(it->second.memory));
+        g.workspaces.erase(it);
+    }
+    // The stream-ordered pool keeps what the stream's workspaces gave back until it is trimmed: given
+    // back to the GPU now, so that a context leaves the device's free memory as it found it.
+    cudaMemPool_t pool = nullptr;
+    if (note(cudaDeviceGetDefaultMemPool(&pool, device)) == cudaSuccess) (void)note(cudaMemPoolTrimTo(pool, 0));
+    if (named != cudaSuccess) return cuda_fail(err, named, "cudaStreamGetId (a context's stream)");
+    if (graphs != cudaSuccess) return cuda_fail(err, graphs, "cudaGraphExecDestroy (a context's stream)");
+    if (memory != cudaSuccess) return cuda_fail(err, memory, "cudaFree (a context's stream workspace)");
+    return CUDOT_OK;
+}
+
 #if defined(CUDOT_TESTING)  // the test build's unit (src/testing/) only
 std::size_t kept_stream_workspaces(int device) {
     if (device < 0 || device >= kMaxDevices) return 0;
     std::lock_guard<std::mutex> made(gpus_made);
-    if (!gpus[device]) return 0;
-    std::lock_guard<std::mutex> lock(gpus[device]->mutex);
-    return gpus[device]->workspaces.size();
+    ArrayGpu *g = gpus[device].load();
+    if (!g) return 0;
+    std::lock_guard<std::mutex> lock(g->mutex);
+    return g->workspaces.size();
 }
 
 void release_stream_state() {
     CallerCudaState caller;
     std::lock_guard<std::mutex> made(gpus_made);
     for (int d = 0; d < kMaxDevices; ++d) {
-        ArrayGpu *g = gpus[d];
+        ArrayGpu *g = gpus[d].load();
         if (!g || use_primary_context(d) != cudaSuccess) continue;
         std::lock_guard<std::mutex> lock(g->mutex);
         (void)note(cudaDeviceSynchronize());  // tests only: every stream's work is over anyway
