@@ -130,7 +130,8 @@ cudot_status launch(const KernelCall &call, int device, cudaStream_t stream, Err
     // cudaLaunchKernel returns this launch's own error: not one that the caller's code (or an earlier
     // call of cudot's) left pending in CUDA's per-thread last error.
     void **args = const_cast<void **>(call.args);  // CUDA's signature; it only reads them
-    CUDOT_CUDA_TRY_AS(err, cudaLaunchKernel(call.node.func, call.node.gridDim, call.node.blockDim, args, 0, stream),
+    CUDOT_CUDA_TRY_AS(err, cudaLaunchKernel(call.node.func, call.node.gridDim, call.node.blockDim, args,
+                                           call.node.sharedMemBytes, stream),
                       "dot_kernel launch");
     return CUDOT_OK;
 }

@@ -121,7 +121,7 @@ struct ArrayGpu {
     cudaEvent_t ready_event = nullptr;     // x_ready / y_ready waits
     cudaStream_t own_stream = nullptr;     // cudot's own (non-blocking): captured dots' workspaces
     std::vector<std::pair<double *, std::size_t>> staging;  // mapped host buffers for blocking batches' results
-    unsigned rows_resident[6][6][4] = {};  // the batch kernels' resident blocks per pair: tile, short, exact
+    unsigned rows_resident[6][6][5] = {};  // the batch kernels' resident blocks per pair: RowsKernel, exact
                                            // parts, exact groups (0: not asked yet)
     std::mutex released_mutex;             // guards `released` (a destructor may run inside a CUDA call)
     std::vector<void *> released;          // workspaces of destroyed graphs, freed on the next call
@@ -370,13 +370,15 @@ cudot_status take_staging(ArrayGpu &g, std::size_t count, std::pair<double *, st
     return CUDOT_OK;
 }
 
-cudot_status rows_resident(ArrayGpu &g, int device, int32_t x_dtype, int32_t y_dtype, bool short_rows, bool exact,
+// `kind` in the exact mode: Short for its groups' kernel, Tile for its parts'.
+cudot_status rows_resident(ArrayGpu &g, int device, int32_t x_dtype, int32_t y_dtype, RowsKernel kind, bool exact,
                            unsigned &out, ErrorSink err) {
-    unsigned &kept = g.rows_resident[x_dtype - 1][y_dtype - 1][(exact ? 2 : 0) + (short_rows ? 1 : 0)];
+    const int which = exact ? 3 + (kind == RowsKernel::Short ? 1 : 0) : static_cast<int>(kind);
+    unsigned &kept = g.rows_resident[x_dtype - 1][y_dtype - 1][which];
     if (kept == 0) {
         int per_sm = 0, sms = 0;
-        CUDOT_CUDA_TRY_AS(err, exact ? exact_rows_occupancy(x_dtype, y_dtype, short_rows, &per_sm)
-                                     : rows_occupancy(x_dtype, y_dtype, short_rows, &per_sm),
+        CUDOT_CUDA_TRY_AS(err, exact ? exact_rows_occupancy(x_dtype, y_dtype, kind == RowsKernel::Short, &per_sm)
+                                     : rows_occupancy(x_dtype, y_dtype, kind, &per_sm),
                           "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
         CUDOT_CUDA_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
         kept = static_cast<unsigned>(std::max(1, per_sm) * std::max(1, sms));
@@ -433,11 +435,17 @@ struct RowsPlan {
     Operands row;
     RowsParams p{};    // else the batch kernels'
     bool short_rows = false;  // rows_short_kernel
+    bool staged = false;      // short_rows on rows_staged_kernel: dense rows of the float and double pairs
     std::size_t tickets_at = 0, partials_at = 0, tables_at = 0, results_at = 0, bytes = 0;
     bool joins = false;  // some row has several tiles: tickets to zero
     std::vector<WorkspaceFill> fill;
     std::vector<unsigned long long> first_item;  // Segmented
 };
+
+// The canonical mode's batch kernel for a plan.
+RowsKernel batch_kernel(const RowsPlan &plan) {
+    return plan.staged ? RowsKernel::Staged : plan.short_rows ? RowsKernel::Short : RowsKernel::Tile;
+}
 
 // The exact mode's items (exact_rows_kernel.cuh): short equal rows to groups of threads; other rows cut
 // into parts of whole vector loads, enough of them to fill the `resident` blocks twice where rows are
@@ -527,7 +535,15 @@ void plan_rows(const Rows &rows, std::size_t partial_bytes, bool results_in_work
     } else if (rows.layout != Rows::Layout::Segmented && rows.n <= kWarpRowsUpTo) {
         plan.short_rows = true;
         p.items = count;
-        if (rows.n <= 256) {  // a group of threads a row, 4 lanes a thread up to 128 elements, 8 up to 256
+        // Dense rows of the float and double pairs are staged through shared memory (rows_staged_kernel)
+        // where that was measured faster: a warp a row from 129 elements on, and float rows of up to 128
+        // elements, whose thread loads 16 bytes of each side a pass. Other short rows of up to 256
+        // elements take rows_short_kernel's groups.
+        const bool stageable = p.dense && rows_staged_kernel_for(rows.x.dtype, rows.y.dtype) != nullptr;
+        const bool floats = rows.x.size() == 4 && rows.y.size() == 4;
+        plan.staged = stageable && (rows.n > 128 || floats);
+        if (rows.n <= 128 || (rows.n <= 256 && !plan.staged)) {  // a group of threads a row, 4 lanes a
+                                                                 // thread up to 128 elements, 8 up to 256
             p.sub = rows.n <= 128 ? 1 : 2;
             int group = 1;
             while (static_cast<std::size_t>(group) * 4 * p.sub < rows.n) group *= 2;
@@ -646,7 +662,7 @@ void prepare_plan(const RowsPlan &plan, const Rows &rows, unsigned resident, voi
         const unsigned blocks =
             static_cast<unsigned>(std::max<unsigned long long>(1, std::min<unsigned long long>(resident, work)));
         if (rows.exact) prepare_exact_rows(plan.p, rows.x.dtype, rows.y.dtype, blocks, kernel);
-        else prepare_rows(plan.p, rows.x.dtype, rows.y.dtype, plan.short_rows, blocks, kernel);
+        else prepare_rows(plan.p, rows.x.dtype, rows.y.dtype, batch_kernel(plan), blocks, kernel);
     }
 }
 
@@ -682,7 +698,7 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
             return status;
     } else if (!one && rows.exact) {  // the exact plan cuts rows by the blocks the GPU holds
         std::lock_guard<std::mutex> lock(g.mutex);
-        if (cudot_status status = rows_resident(g, device, rows.x.dtype, rows.y.dtype, false, true, resident, err))
+        if (cudot_status status = rows_resident(g, device, rows.x.dtype, rows.y.dtype, RowsKernel::Tile, true, resident, err))
             return status;
     }
     const std::size_t partial_bytes = launcher_for(rows.x.dtype, rows.y.dtype).partial_bytes;
@@ -705,7 +721,9 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
     }
     if (!one)
         if (cudot_status status = rows_resident(g, device, rows.x.dtype, rows.y.dtype,
-                                                plan.short_rows || plan.p.group > 0, rows.exact, resident, err))
+                                                rows.exact ? (plan.p.group > 0 ? RowsKernel::Short : RowsKernel::Tile)
+                                                           : batch_kernel(plan),
+                                                rows.exact, resident, err))
             return status;
     void *workspace = nullptr;
     Workspace *w = nullptr;

@@ -49,14 +49,18 @@ struct Launcher {
 Launcher launcher_for(int32_t x_dtype, int32_t y_dtype);
 // The pair's strided_dot_kernel (strided_kernels.cu).
 void *strided_kernel_for(int32_t x_dtype, int32_t y_dtype);
-// A batch's launch (rows_kernels.cu): rows_short_kernel (short_rows) or rows_tile_kernel of the pair on
-// `blocks` blocks of kThreads threads, and how many of its blocks a multiprocessor holds.
+// A batch's launch (rows_kernels.cu): the pair's kernel of that kind on `blocks` blocks of kThreads
+// threads, and how many of its blocks a multiprocessor holds (the staged kernel's shared memory allowed
+// first, which rows_occupancy does on each GPU before its first launch).
 struct RowsParams;
-void prepare_rows(const RowsParams &params, int32_t x_dtype, int32_t y_dtype, bool short_rows, unsigned blocks,
+enum class RowsKernel { Tile, Short, Staged };
+void prepare_rows(const RowsParams &params, int32_t x_dtype, int32_t y_dtype, RowsKernel kind, unsigned blocks,
                   KernelCall &call);
-cudaError_t rows_occupancy(int32_t x_dtype, int32_t y_dtype, bool short_rows, int *blocks_per_sm);
-void *rows_short_kernel_for(int32_t x_dtype, int32_t y_dtype);  // rows_short_kernels.cu
-void *rows_tile_kernel_for(int32_t x_dtype, int32_t y_dtype);   // rows_tile_kernels.cu
+cudaError_t rows_occupancy(int32_t x_dtype, int32_t y_dtype, RowsKernel kind, int *blocks_per_sm);
+void *rows_short_kernel_for(int32_t x_dtype, int32_t y_dtype);   // rows_short_kernels.cu
+void *rows_tile_kernel_for(int32_t x_dtype, int32_t y_dtype);    // rows_tile_kernels.cu
+void *rows_staged_kernel_for(int32_t x_dtype, int32_t y_dtype);  // rows_staged_kernels.cu: nullptr for
+                                                                 // pairs other than float and double
 // The exact mode's launch (exact_kernels.cu): exact_dot_kernel of the pair on at most LaunchArgs::blocks
 // blocks; LaunchArgs::ticket is the workspace's head of kExactHeadBytes, zero between launches,
 // LaunchArgs::partials room for kExactSlotBytes a block, and LaunchArgs::done where the result goes, or

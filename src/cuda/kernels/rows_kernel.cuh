@@ -11,6 +11,8 @@
 //       skips them;
 //     - up to 1024, a warp per row: the eight 128-lane subtrees a block's eight warps would compute
 //       (dot_kernel's LaneMap, warp w's lanes), loaded together, then the three levels above them.
+//    Dense rows of the float and double pairs mostly take rows_staged_kernel (rows_staged_kernel.cuh)
+//    instead: the same walk, its loads staged through shared memory.
 //  - rows_tile_kernel, every other batch: a block per tile, exactly as dot_kernel computes a tile
 //    (full_tile, partial_tile, strided_tile, block_tree). A row of one tile is finished by its block;
 //    the tiles of a longer row leave partials, and the block that takes the row's last ticket joins them
