@@ -86,26 +86,14 @@ def dot(x: Any, y: Any, *, stream: Any = None, exact: bool = False) -> float:
         if oy is not None and oy[2] == ox[2]:
             xd, xc, n, xs, x_ready_of, x_device = ox
             yd, yc, _, ys, y_ready_of, y_device = oy
-            x_ready = None if x_ready_of is None else x_ready_of(x_device)
-            if y_ready_of is x_ready_of and y_device == x_device:
-                y_ready = x_ready
-            else:
-                y_ready = None if y_ready_of is None else y_ready_of(y_device)
-            if stream is None:
-                work = x_ready if x_ready is not None else (y_ready or 0)
-            elif type(stream) is int and 0 <= stream <= _operands.POINTER_MAX:
-                work = stream
-            else:
-                work = _operands.stream_handle(stream)
-            legacy = work or 1  # NULL and 1 both name the legacy default stream
+            work, x_ready, y_ready = _fast.streams(x_ready_of, x_device, y_ready_of, y_device, stream)
             try:
                 arrays, result = _idle.pop()
             except IndexError:
                 arrays, result = _lib.Arrays(), ctypes.c_double()
             try:
-                _pack_arrays(arrays, 0, _ARRAYS_SIZE, 0, n, xd, xc, 0, xs, yd, yc, 0, ys, work,
-                             0 if x_ready is None or x_ready == legacy else x_ready,
-                             0 if y_ready is None or y_ready == legacy else y_ready, mode, 0)
+                _pack_arrays(arrays, 0, _ARRAYS_SIZE, 0, n, xd, xc, 0, xs, yd, yc, 0, ys, work, x_ready, y_ready,
+                             mode, 0)
             except struct.error:  # a value out of its field's range: the long way says what is wrong
                 return _dot_through_protocols(x, y, stream, mode)
             try:

@@ -8,13 +8,72 @@ from __future__ import annotations
 
 import ctypes
 import operator
+import struct
 from typing import Any, List, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
 
-from . import _lib, _operands, _partials
+from . import _fast, _lib, _operands, _partials
 from ._errors import check_without_context, invalid_argument, optional_function
+
+# cudot_rows as bytes: size, layout, count, n, x and y (data, dtype, reserved, stride), the row strides,
+# offsets, x_rows, y_rows, stream, x_ready, y_ready, mode, reserved; native order and alignment.
+_ROWS_LAYOUT = struct.Struct("@IiNN" + "Piiq" * 2 + "qq" + "PPP" + "PPP" + "ii")
+_ROWS_SIZE = ctypes.sizeof(_lib.Rows)
+assert _ROWS_LAYOUT.size == _ROWS_SIZE, "cudot_rows: the struct layout and the ctypes structure differ"
+
+
+def _table_of(a: Any) -> Optional[_fast.Matrix]:
+    """a's layout as rows: a 2-D array's own, or a 1-D array as one row (its row stride 0 repeats it)."""
+    tp = type(a)
+    read = _fast.MATRIX_READERS.get(tp) or _fast.matrix_reader(tp)
+    if read is None:
+        return None
+    table = read(a)
+    if table is None:
+        vector = _fast.READERS[tp](a)  # (known: a matrix reader comes with a vector reader)
+        if vector is not None and vector[2] >= 1:
+            data, code, n, step, ready, device = vector
+            table = data, code, 1, n, 0, step, ready, device
+    return table
+
+
+def _vecdot_table(x: Any, y: Any, stream: Any, mode: int) -> Optional[npt.NDArray[np.float64]]:
+    """vecdot's short way, for the cases met most: two 2-D numpy arrays, or two CuPy arrays or PyTorch
+    tensors on one GPU, of one shape, or one of them 1-D against the other's rows (one query against a
+    table), summed along the last axis, the results returned as a new numpy array. Their layout is read
+    from their own attributes (see _fast) and the request packed in one call, without the protocols.
+    None for anything else: the long way then gives the same bits or the error."""
+    mx = _table_of(x)
+    if mx is None:
+        return None
+    my = _table_of(y)
+    if my is None or my[3] != mx[3] or (mx[6] is None) != (my[6] is None):
+        return None
+    if mx[2] != my[2]:  # only a 1-D operand (one row, row stride 0) is repeated, as numpy broadcasts it
+        one_row_x = mx[2] == 1 and mx[4] == 0 and len(x.shape) == 1
+        one_row_y = my[2] == 1 and my[4] == 0 and len(y.shape) == 1
+        if not (one_row_x or one_row_y):
+            return None
+        count = max(mx[2], my[2])
+        mx, my = mx[:2] + (count,) + mx[3:], my[:2] + (count,) + my[3:]
+    elif len(x.shape) == 1 and len(y.shape) == 1:  # two vectors: vecdot's result is 0-d; the long way
+        return None
+    xa, xd, count, n, xr, xs, x_ready_of, x_device = mx
+    ya, yd, _, _, yr, ys, y_ready_of, y_device = my
+    if x_ready_of is not None and x_device != y_device:  # two GPUs: the long way says so
+        return None
+    work, x_ready, y_ready = _fast.streams(x_ready_of, x_device, y_ready_of, y_device, stream)
+    request = _lib.Rows()
+    try:
+        _ROWS_LAYOUT.pack_into(request, 0, _ROWS_SIZE, _lib.ROWS_STRIDED, count, n, xa, xd, 0, xs, ya, yd, 0, ys,
+                               xr, yr, 0, 0, 0, work, x_ready, y_ready, mode, 0)
+    except struct.error:  # a value out of its field's range
+        return None
+    results = np.empty(count, dtype=np.float64)
+    check_without_context(optional_function("cudot_dot_rows")(request, results.ctypes.data))
+    return results
 
 
 def _element_type(view: _operands.View, name: str) -> int:
@@ -110,6 +169,10 @@ def vecdot(x: Any, y: Any, /, *, axis: int = -1, out: Any = None, stream: Any = 
     library older than 1.14 refuses exact=True (UnsupportedError)."""
     mode = _partials.exact_mode(exact)  # before anything is borrowed or the library loaded
     axis = operator.index(axis)
+    if out is None and (axis == -1 or axis == 1):
+        table = _vecdot_table(x, y, stream, mode)
+        if table is not None:
+            return table
     device_out = out is not None and not isinstance(out, np.ndarray)
     with _operands.Views((("x", x), ("y", y)), _operands.stream_handle(stream)) as borrowed:
         vx, vy = borrowed.views

@@ -1,6 +1,7 @@
-"""The short ways of cudot.dot (cudot/_fast.py) for numpy arrays, CuPy arrays and PyTorch tensors, run on
-stand-ins over host memory (tests/standins.py): taken when they should be, never for look-alikes, and
-giving the bits (and cudot_arrays fields) of the protocols' path and of a HOST context."""
+"""The short ways of cudot.dot and cudot.vecdot (cudot/_fast.py) for numpy arrays, CuPy arrays and PyTorch
+tensors, run on stand-ins over host memory (tests/standins.py): taken when they should be, never for
+look-alikes, and giving the bits (and cudot_arrays / cudot_rows fields) of the protocols' path and of a
+HOST context."""
 import ctypes
 import threading
 import types
@@ -10,7 +11,7 @@ import pytest
 
 import cudot
 import standins
-from cudot import _arrays, _fast, _lib
+from cudot import _arrays, _fast, _lib, _rows
 from support import NAMES, bits, element_values, host_dot, strided
 
 T = cudot.TILE_ELEMENTS
@@ -310,3 +311,91 @@ def test_the_struct_layout_matches_the_ctypes_structure():
     assert (a.size, a.n, a.x.data, a.x.dtype, a.x.stride, a.y.data, a.y.dtype, a.y.stride, a.stream, a.x_ready,
             a.y_ready, a.mode, a.reserved2) == (ctypes.sizeof(a), 5, 0x1000, 2, -3, 0x2000, 6, 7, 11, 12, 13, 1, 0)
     assert _fast.ARRAYS_LAYOUT.size == ctypes.sizeof(_lib.Arrays)
+
+
+# --- vecdot's short way: tables of rows -------------------------------------------------------------
+def table_of(kind, values, name, frameworks):
+    cupy, _ = frameworks
+    if kind == "numpy":
+        return values
+    return cupy.ndarray(values) if kind == "cupy" else tensor(values, name)
+
+
+def long_way(monkeypatch, x, y, **kw):
+    """vecdot with its short way declined: the protocols' path."""
+    with monkeypatch.context() as m:
+        m.setattr(_rows, "_vecdot_table", lambda *args: None)
+        return cudot.vecdot(x, y, **kw)
+
+
+LAYOUTS = {  # a table of 5 rows of 37 elements, as views of a larger array
+    "rows": lambda a: a[:5, :37],
+    "reversed rows": lambda a: a[4::-1, :37],
+    "columns": lambda a: a[:37, :5].T,
+    "every other element": lambda a: a[:5, :74:2],
+    "one row repeated": lambda a: np.broadcast_to(a[0, :37], (5, 37)),
+}
+
+
+@pytest.mark.parametrize("exact", [False, True])
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("pair", [("f32", "f32"), ("f64", "f32"), ("f16", "i8"), ("u8", "bool")])
+@pytest.mark.parametrize("kind", ["numpy", "cupy", "torch"])
+def test_vecdot_tables_take_the_short_way_with_each_rows_bits(frameworks, monkeypatch, kind, pair, layout, exact):
+    xt, yt = pair
+    xv = LAYOUTS[layout](element_values(xt, 80 * 80, 7).reshape(80, 80))
+    yv = element_values(yt, 5 * 37, 8).reshape(5, 37)
+    x, y = table_of(kind, xv, xt, frameworks), table_of(kind, yv, yt, frameworks)
+    got = cudot.vecdot(x, y, exact=exact)
+    assert protocol_uses() == 0  # read from the attributes alone
+    assert got.dtype == np.float64 and got.shape == (5,)
+    assert bits(got) == bits(long_way(monkeypatch, x, y, exact=exact))
+    for i in range(5):
+        want = cudot.dot(np.ascontiguousarray(xv[i]), yv[i], exact=exact)
+        assert bits(got[i]) == bits(want)
+    if not exact:
+        assert bits(got[2]) == bits(host_dot(np.ascontiguousarray(xv[2]), xt, yv[2], yt))
+
+
+@pytest.mark.parametrize("kind", ["numpy", "cupy", "torch"])
+def test_vecdot_one_query_against_a_table_on_the_short_way(frameworks, monkeypatch, kind):
+    q, table = element_values("f32", 300, 9), element_values("f32", 40 * 300, 10).reshape(40, 300)
+    x, y = table_of(kind, q, "f32", frameworks), table_of(kind, table, "f32", frameworks)
+    for a, b in ((x, y), (y, x)):
+        before = protocol_uses()
+        got = cudot.vecdot(a, b)
+        assert protocol_uses() == before
+        assert got.shape == (40,)
+        assert bits(got) == bits(long_way(monkeypatch, a, b))
+        assert all(bits(got[i]) == bits(cudot.dot(q, table[i])) for i in range(40))
+
+
+@pytest.mark.parametrize("case", ["two vectors", "three dimensions", "other axis", "out given", "shapes differ",
+                                  "empty table"])
+def test_vecdot_calls_the_short_way_does_not_serve_take_the_long_way(frameworks, monkeypatch, case):
+    cupy, _ = frameworks
+    v = element_values("f64", 24, 11)
+    x = {"two vectors": v, "three dimensions": v.reshape(2, 3, 4), "other axis": v.reshape(4, 6),
+         "out given": v.reshape(4, 6), "shapes differ": v.reshape(4, 6), "empty table": v[:0].reshape(0, 6)}[case]
+    y = x if case != "shapes differ" else v[:18].reshape(3, 6)
+    kw = {"axis": 0} if case == "other axis" else {}
+    if case == "out given":
+        kw["out"] = np.empty(4)
+    a, b = cupy.ndarray(x), cupy.ndarray(y)
+    if case == "shapes differ":
+        with pytest.raises(cudot.InvalidArgumentError):
+            cudot.vecdot(a, b)
+    else:
+        got = cudot.vecdot(a, b, **kw)
+        assert bits(got) == bits(np.asarray(long_way(monkeypatch, x, y, **kw)))
+    assert protocol_uses() >= 1  # the long way read them
+
+
+def test_the_rows_struct_layout_matches_the_ctypes_structure():
+    r = _lib.Rows()
+    _rows._ROWS_LAYOUT.pack_into(r, 0, ctypes.sizeof(r), 0, 5, 7, 0x1000, 2, 0, -3, 0x2000, 6, 0, 4, 11, -12, 0, 0, 0,
+                                 13, 14, 15, 1, 0)
+    assert (r.size, r.layout, r.count, r.n, r.x.data, r.x.dtype, r.x.stride, r.y.data, r.y.dtype, r.y.stride,
+            r.x_row_stride, r.y_row_stride, r.stream, r.x_ready, r.y_ready, r.mode, r.reserved) == (
+        ctypes.sizeof(r), 0, 5, 7, 0x1000, 2, -3, 0x2000, 6, 4, 11, -12, 13, 14, 15, 1, 0)
+    assert not r.offsets and not r.x_rows and not r.y_rows
