@@ -1,7 +1,7 @@
 // stream_dot.cu - dots of the caller's own arrays on a GPU (cuda_backend.hpp, "Dots of the caller's own
 // arrays"): where each pointer lives, and one launch on the caller's stream. Every call is a batch of
-// rows (a single dot is a batch of one) and takes one road, queue_rows_here: a plan (which kernel, the
-// workspace's layout), the stream's workspace, the launch, and for a blocking call the wait.
+// rows (a single dot is a batch of one) and takes one road, queue_rows_here: a plan (rows_plan.cu: which
+// kernel, the workspace's layout), the stream's workspace, the launch, and for a blocking call the wait.
 //
 // What a launch needs besides the operands is a workspace: tickets for the joins, one partial per tile,
 // a batch's tables. It is kept per stream (keyed by CUDA's process-unique stream id), so launches that
