@@ -57,6 +57,7 @@ void plan_exact_items(const Rows &rows, unsigned resident, RowsPlan &plan) {
         std::size_t group = 2;
         while (group < 32 && 8 * group * group_elements < rows.n) group *= 2;
         p.group = static_cast<int>(group);
+        plan.kernel = RowsKernel::Short;
         return;
     }
     if (rows.layout != Rows::Layout::Segmented) {
@@ -84,11 +85,6 @@ void plan_exact_items(const Rows &rows, unsigned resident, RowsPlan &plan) {
 }
 
 }  // namespace
-
-// The canonical mode's batch kernel for a plan.
-RowsKernel batch_kernel(const RowsPlan &plan) {
-    return plan.staged ? RowsKernel::Staged : plan.short_rows ? RowsKernel::Short : RowsKernel::Tile;
-}
 
 // A batch of one row that has elements is a single dot: the dot kernel spreads the row's tiles over the
 // whole GPU and joins them in its last block, the bits of the batch kernels' join, and needs no tickets
@@ -134,7 +130,6 @@ void plan_rows(const Rows &rows, std::size_t partial_bytes, bool results_in_work
         // Each item's slot and, where a row has several parts, its spill slot.
         partial_bytes = kExactRowSlotBytes + (plan.joins ? kExactRowSpillBytes : 0);
     } else if (rows.layout != Rows::Layout::Segmented && rows.n <= kWarpRowsUpTo) {
-        plan.short_rows = true;
         p.items = count;
         // Dense rows of the float and double pairs are staged through shared memory (rows_staged_kernel)
         // where that was measured faster: a warp a row from 129 elements on, and float rows of up to 128
@@ -142,8 +137,8 @@ void plan_rows(const Rows &rows, std::size_t partial_bytes, bool results_in_work
         // elements take rows_short_kernel's groups.
         const bool stageable = p.dense && rows_staged_kernel_for(rows.x.dtype, rows.y.dtype) != nullptr;
         const bool floats = rows.x.size() == 4 && rows.y.size() == 4;
-        plan.staged = stageable && (rows.n > 128 || floats);
-        if (rows.n <= 128 || (rows.n <= 256 && !plan.staged)) {  // a group of threads a row, 4 lanes a
+        plan.kernel = stageable && (rows.n > 128 || floats) ? RowsKernel::Staged : RowsKernel::Short;
+        if (rows.n <= 128 || (rows.n <= 256 && plan.kernel == RowsKernel::Short)) {  // a group of threads a row, 4 lanes a
                                                                  // thread up to 128 elements, 8 up to 256
             p.sub = rows.n <= 128 ? 1 : 2;
             int group = 1;
@@ -217,14 +212,14 @@ void prepare_plan(const RowsPlan &plan, const Rows &rows, unsigned resident, voi
                      kernel);
     } else {
         unsigned long long work = plan.p.items;  // blocks of rows_tile_kernel; warps of rows_short_kernel
-        if (plan.short_rows || plan.p.group > 0) {  // (exact_rows_kernel's groups: a warp takes 32 / group rows)
+        if (plan.kernel != RowsKernel::Tile) {  // (exact_rows_kernel's groups: a warp takes 32 / group rows)
             const unsigned long long per_warp = plan.p.group > 0 ? 32 / plan.p.group : 1;
             work = ((plan.p.items + per_warp - 1) / per_warp + kWarps - 1) / kWarps;
         }
         const unsigned blocks =
             static_cast<unsigned>(std::max<unsigned long long>(1, std::min<unsigned long long>(resident, work)));
         if (rows.exact) prepare_exact_rows(plan.p, rows.x.dtype, rows.y.dtype, blocks, kernel);
-        else prepare_rows(plan.p, rows.x.dtype, rows.y.dtype, batch_kernel(plan), blocks, kernel);
+        else prepare_rows(plan.p, rows.x.dtype, rows.y.dtype, plan.kernel, blocks, kernel);
     }
 }
 

@@ -35,16 +35,16 @@ struct RowsPlan {
     bool one = false;  // a single row: the single-dot kernels (dot_launch, exact_launch) on `row`
     Operands row;
     RowsParams p{};    // else the batch kernels'
-    bool short_rows = false;  // rows_short_kernel
-    bool staged = false;      // short_rows on rows_staged_kernel: dense rows of the float and double pairs
+    // The batch kernel: rows_tile_kernel, rows_short_kernel or rows_staged_kernel (dense short rows of the
+    // float and double pairs). In the exact mode Short stands for exact_group_rows_kernel's groups and
+    // Tile for exact_part_rows_kernel's parts.
+    RowsKernel kernel = RowsKernel::Tile;
     std::size_t tickets_at = 0, partials_at = 0, tables_at = 0, results_at = 0, bytes = 0;
     bool joins = false;  // some row has several tiles: tickets to zero
     std::vector<WorkspaceFill> fill;
     std::vector<unsigned long long> first_item;  // Segmented
 };
 
-// The canonical mode's batch kernel for a plan.
-RowsKernel batch_kernel(const RowsPlan &plan);
 // A batch of one row with elements: the single-dot kernel (rows_plan.cu says how its workspace is laid out).
 void plan_one(const Rows &rows, std::size_t partial_bytes, unsigned resident, bool exact_partial,
               bool partials_elsewhere, RowsPlan &plan);

@@ -1,5 +1,5 @@
 // rows_staged_kernel.cuh - equal dense rows (16-byte aligned, elements one apart) of at most 1024
-// elements of the float and double pairs, as the plan picks them (stream_dot.cu: a warp a row from 129
+// elements of the float and double pairs, as the plan picks them (rows_plan.cu: a warp a row from 129
 // elements on, float rows of up to 128 in groups of threads): the same lanes, trees and bits as
 // rows_short_kernel, but each thread's loads go into its own slots of shared memory (cp.async) several
 // passes ahead of its arithmetic.
@@ -93,35 +93,29 @@ template <int N, class T> __device__ __forceinline__ void read_slot(const unsign
 // The slot after `s` in a cycle of `Stages`.
 template <int Stages> __device__ __forceinline__ int next_slot(int s) { return s + 1 == Stages ? 0 : s + 1; }
 
-// short_rows (rows_kernel.cuh) on staged loads: rows [first, end), `group` threads a row, 4 * Sub
-// adjacent lanes a thread; lanes of a row's ragged end are read from global memory when added.
-template <class Tx, class Ty, int Sub>
+// short_rows (rows_kernel.cuh) on staged loads, for rows of at most 128 elements: rows [first, end),
+// `group` threads a row, 4 adjacent lanes a thread; lanes of a row's ragged end are read from global
+// memory when added.
+template <class Tx, class Ty>
 __device__ void staged_group_rows(const RowsParams &p, unsigned long long first, unsigned long long end,
                                   unsigned char *stage) {
     using P = PairOf<Tx, Ty>;
     using A = typename P::A;
     using Acc = typename P::Acc;
-    constexpr int kLanes = 4 * Sub;
-    using S = Staging<Tx, Ty, kLanes>;
+    using S = Staging<Tx, Ty, 4>;
     const int lane_id = threadIdx.x % 32, group = p.group, in_group = lane_id % group;
-    const unsigned long long per_pass = 32 / group, at0 = static_cast<unsigned long long>(kLanes) * in_group;
+    const unsigned long long per_pass = 32 / group, at = 4ull * in_group;  // this thread's lanes at .. at + 3
     const unsigned long long passes = (end - first + per_pass - 1) / per_pass, n = p.n;
     unsigned char *const mine = stage + 16 * threadIdx.x;
     unsigned long long issued = 0;  // the next pass to copy
     int issue_slot = 0;
     const auto issue = [&]() {
         const unsigned long long r = first + issued * per_pass + lane_id / group;
-        if (issued < passes && r < end) {
+        if (issued < passes && r < end && at + 4 <= n) {
             const RowView v = row_view(p, r);
             unsigned char *slot = mine + issue_slot * S::kStageStride;
-#pragma unroll
-            for (int s = 0; s < Sub; ++s) {
-                const unsigned long long at = at0 + 4 * s;
-                if (at + 4 <= n) {
-                    copy_async<4 * sizeof(Tx)>(slot, 4 * s * sizeof(Tx), reinterpret_cast<const Tx *>(v.x) + at);
-                    copy_async<4 * sizeof(Ty)>(slot, S::kXBytes + 4 * s * sizeof(Ty), reinterpret_cast<const Ty *>(v.y) + at);
-                }
-            }
+            copy_async<4 * sizeof(Tx)>(slot, 0, reinterpret_cast<const Tx *>(v.x) + at);
+            copy_async<4 * sizeof(Ty)>(slot, S::kXBytes, reinterpret_cast<const Ty *>(v.y) + at);
         }
         commit_copies();  // one group a pass, even an empty one, so that the count of groups is the passes'
         ++issued;
@@ -138,33 +132,28 @@ __device__ void staged_group_rows(const RowsParams &p, unsigned long long first,
         const unsigned long long n_row = r < end ? n : 0;
         const unsigned char *slot = mine + slot_at * S::kStageStride;
         slot_at = next_slot<S::kStages>(slot_at);
-        Tx xv[kLanes];
-        Ty yv[kLanes];
+        Tx xv[4];
+        Ty yv[4];
+        if (at + 4 <= n_row) {
+            read_slot<4>(slot, 0, xv);
+            read_slot<4>(slot, S::kXBytes, yv);
+        } else if (at < n_row) {
+            const RowView v = row_view(p, r);
 #pragma unroll
-        for (int s = 0; s < Sub; ++s) {
-            const unsigned long long at = at0 + 4 * s;
-            if (at + 4 <= n_row) {
-                read_slot<4>(slot, 4 * s * sizeof(Tx), xv + 4 * s);
-                read_slot<4>(slot, S::kXBytes + 4 * s * sizeof(Ty), yv + 4 * s);
-            } else if (at < n_row) {
-                const RowView v = row_view(p, r);
-#pragma unroll
-                for (int k = 0; k < 4; ++k)
-                    if (at + k < n_row) {
-                        xv[4 * s + k] = reinterpret_cast<const Tx *>(v.x)[at + k];
-                        yv[4 * s + k] = reinterpret_cast<const Ty *>(v.y)[at + k];
-                    }
-            }
+            for (int k = 0; k < 4; ++k)
+                if (at + k < n_row) {
+                    xv[k] = reinterpret_cast<const Tx *>(v.x)[at + k];
+                    yv[k] = reinterpret_cast<const Ty *>(v.y)[at + k];
+                }
         }
         // From here as short_rows: lanes past the row's end stay empty (+0).
-        Acc lane[kLanes];
+        Acc lane[4];
 #pragma unroll
-        for (int k = 0; k < kLanes; ++k) {
+        for (int k = 0; k < 4; ++k) {
             lane[k] = A::zero();
-            if (at0 + k < n_row) add_one<Tx, Ty>(lane[k], xv[k], yv[k]);
+            if (at + k < n_row) add_one<Tx, Ty>(lane[k], xv[k], yv[k]);
         }
         Acc v = A::merge(A::merge(lane[0], lane[1]), A::merge(lane[2], lane[3]));
-        if constexpr (Sub == 2) v = A::merge(v, A::merge(A::merge(lane[4], lane[5]), A::merge(lane[6], lane[7])));
         for (int offset = 1; offset < group; offset *= 2) v = A::merge(v, shuffle_down(v, offset));
         if (in_group == 0 && r < end) p.results[r] = canonical(A::finish(A::merge(A::zero(), v)));
     }
@@ -286,9 +275,9 @@ __global__ void __launch_bounds__(kThreads, StagedBlocks<Tx, Ty>::value) rows_st
     const unsigned long long warps = static_cast<unsigned long long>(gridDim.x) * kWarps;
     const unsigned long long warp = static_cast<unsigned long long>(blockIdx.x) * kWarps + threadIdx.x / 32;
     const unsigned long long first = p.items * warp / warps, end = p.items * (warp + 1) / warps;
-    // The plan stages groups (of 4 lanes a thread) for float rows only.
+    // The plan stages groups for float rows of up to 128 elements only.
     if constexpr (sizeof(Tx) == 4 && sizeof(Ty) == 4)
-        if (p.group > 0) return staged_group_rows<Tx, Ty, 1>(p, first, end, stage);
+        if (p.group > 0) return staged_group_rows<Tx, Ty>(p, first, end, stage);
     staged_warp_rows<Tx, Ty>(p, first, end, stage);
 }
 
