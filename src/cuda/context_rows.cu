@@ -27,11 +27,13 @@ Rows run_of(const Rows &rows, std::size_t count, const void *x, const void *y, s
     return run;
 }
 
-// Queues rows [first, first + count) on GPU g; a run PINNED cannot hold in g's buffers is read in place.
+// Queues rows [first, first + count) on GPU g, bracketed by g's start and stop events where `timed`; a
+// run PINNED cannot hold in g's buffers is read in place.
 cudot_status queue_run(cudot_ctx &ctx, DeviceState &s, Gpu &g, const Rows &rows, std::size_t first, std::size_t count,
-                       bool prefetch, double *results, PendingRows &pending) {
+                       bool timed, bool prefetch, double *results, PendingRows &pending) {
     ErrorSink err = ctx.sink();
     CUDOT_CUDA_TRY_AS(err, use_primary_context(g.device), "cuCtxSetCurrent (the GPU's primary context)");
+    if (timed) CUDOT_CUDA_TRY(err, cudaEventRecord(g.start, g.stream));  // (on g's context, current now)
     const std::size_t sx = element_size(ctx.dtype), sy = element_size(ctx.y_dtype);
     const std::size_t pitch = ctx.row_length, m = rows.n, at = first * pitch;
     const std::size_t span = (count - 1) * pitch + m;  // elements from the run's first to its last read
@@ -56,7 +58,9 @@ cudot_status queue_run(cudot_ctx &ctx, DeviceState &s, Gpu &g, const Rows &rows,
     }
     StreamCall call = context_call(s, g);
     call.host_result = results + first;
-    return queue_rows(run, g.device, call, pending, err);
+    if (cudot_status status = queue_rows(run, g.device, call, pending, err)) return status;
+    if (timed) CUDOT_CUDA_TRY(err, cudaEventRecord(g.stop, g.stream));
+    return CUDOT_OK;
 }
 
 }  // namespace
@@ -69,13 +73,11 @@ cudot_status queue_each_row(cudot_ctx &ctx, DeviceState &s, const Rows &rows, do
     for (std::size_t i = 0; i < gpus; ++i) {
         const std::size_t first = rows.count * i / gpus, end = rows.count * (i + 1) / gpus;
         if (first == end) continue;
-        Gpu &g = s.gpus[i];
-        if (timed) CUDOT_CUDA_TRY(ctx.sink(), cudaEventRecord(g.start, g.stream));
-        if (cudot_status status = queue_run(ctx, s, g, rows, first, end - first, prefetch, results, pending[i])) {
+        if (cudot_status status = queue_run(ctx, s, s.gpus[i], rows, first, end - first, timed, prefetch, results,
+                                            pending[i])) {
             drop_each_row(pending.data(), pending.size());  // the runs queued before it
             return status;
         }
-        if (timed) CUDOT_CUDA_TRY(ctx.sink(), cudaEventRecord(g.stop, g.stream));
     }
     return CUDOT_OK;
 }

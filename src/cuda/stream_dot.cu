@@ -476,20 +476,10 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
         pending.answered = status == CUDOT_OK;
         return status;
     }
-    if (!one) {
+    if (!one)
         if (cudot_status status = rows_resident(g, device, rows.x.dtype, rows.y.dtype, plan.kernel, rows.exact,
                                                 resident, err))
             return status;
-        // Staging pays where a warp has rows to copy ahead: a batch that gives each of the staged kernel's
-        // warps at most one row (one pass of a group's rows) takes rows_short_kernel, the same lanes and
-        // bits without a dynamic shared-memory launch.
-        const unsigned long long rows_a_pass = plan.p.group > 0 ? 32 / plan.p.group : 1;
-        if (plan.kernel == RowsKernel::Staged && plan.p.items <= rows_a_pass * resident * kWarps) {
-            plan.kernel = RowsKernel::Short;
-            if (cudot_status status = rows_resident(g, device, rows.x.dtype, rows.y.dtype, plan.kernel, false, resident, err))
-                return status;
-        }
-    }
     void *workspace = nullptr;
     Workspace *w = nullptr;
     if (!capturing) free_released(g);
