@@ -138,8 +138,8 @@ void plan_rows(const Rows &rows, std::size_t partial_bytes, bool results_in_work
         const bool stageable = p.dense && rows_staged_kernel_for(rows.x.dtype, rows.y.dtype) != nullptr;
         const bool floats = rows.x.size() == 4 && rows.y.size() == 4;
         plan.kernel = stageable && (rows.n > 128 || floats) ? RowsKernel::Staged : RowsKernel::Short;
-        if (rows.n <= 128 || (rows.n <= 256 && plan.kernel == RowsKernel::Short)) {  // a group of threads a row, 4 lanes a
-                                                                 // thread up to 128 elements, 8 up to 256
+        // A group of threads a row: 4 lanes a thread up to 128 elements, 8 up to 256.
+        if (rows.n <= 128 || (rows.n <= 256 && plan.kernel == RowsKernel::Short)) {
             p.sub = rows.n <= 128 ? 1 : 2;
             int group = 1;
             while (static_cast<std::size_t>(group) * 4 * p.sub < rows.n) group *= 2;
