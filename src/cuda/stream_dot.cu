@@ -423,6 +423,107 @@ cudot_status finish_rows_here(PendingRows &pending, bool launched, ErrorSink err
 }
 
 
+// The batch's plan (rows_plan.cu) and the blocks its kernel runs (`resident`: the caller's grid, or the
+// GPU's resident blocks of the kernel where it gave none); `results_in_workspace` for a blocking batch
+// whose results are copied back in one transfer.
+cudot_status plan_batch(const Rows &rows, int device, const StreamCall &call, bool one, bool results_in_workspace,
+                        ArrayGpu &g, unsigned &resident, RowsPlan &plan, ErrorSink err) {
+    const bool partials_out = call.partials || call.gpu_partials;
+    if (one && !resident) {
+        if (cudot_status status = resident_blocks(device, rows.x.dtype, rows.y.dtype, &resident, err, rows.exact))
+            return status;
+    } else if (!one && rows.exact) {  // the exact plan cuts rows by the blocks the GPU holds
+        std::lock_guard<std::mutex> lock(g.mutex);
+        if (cudot_status status = rows_resident(g, device, rows.x.dtype, rows.y.dtype, RowsKernel::Tile, true, resident, err))
+            return status;
+    }
+    const std::size_t partial_bytes = launcher_for(rows.x.dtype, rows.y.dtype).partial_bytes;
+    try {
+        if (one) plan_one(rows, partial_bytes, resident, partials_out, call.gpu_partials != nullptr, plan);
+        else plan_rows(rows, partial_bytes, results_in_workspace, resident, plan);
+    } catch (const std::bad_alloc &) {
+        return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the tables of %zu rows", rows.count);
+    }
+    return CUDOT_OK;
+}
+
+// Under g.mutex: the workspace (the stream's, `w`, taken; or, while capturing, one the graph owns, its
+// tables copied now) and, for `staged_rows` > 0, the mapped staging of a blocking batch's results.
+// Nothing is taken on failure.
+cudot_status take_batch_memory(ArrayGpu &g, cudaStream_t stream, bool capturing, const RowsPlan &plan,
+                               std::size_t staged_rows, void *&workspace, Workspace *&w,
+                               std::pair<double *, std::size_t> &staging, ErrorSink err) {
+    if (!capturing) free_released(g);
+    if (capturing) {
+        if (cudot_status status = captured_workspace(g, stream, plan.bytes, workspace, err, plan.fill)) return status;
+    } else if (cudot_status status = take_workspace(g, stream, w, err)) {
+        return status;
+    }
+    if (staged_rows > 0)
+        if (cudot_status status = take_staging(g, staged_rows, staging, err)) {
+            if (w) --w->taken;
+            w = nullptr;
+            return status;
+        }
+    return CUDOT_OK;
+}
+
+// What a batch reads, for the bound of its wait.
+std::size_t bytes_read(const Rows &rows) {
+    std::size_t elements = 0;
+    if (rows.layout != Rows::Layout::Segmented) elements = rows.count * rows.n;
+    else
+        for (std::size_t i = 0; i < rows.count; ++i)
+            elements += static_cast<std::size_t>(rows.offsets[i + 1] - rows.offsets[i]);
+    return elements * (rows.x.size() + rows.y.size()) + rows.count * 8;
+}
+
+// The stream's workspace (w; null while capturing, whose workspace the graph owns and is filled) made
+// large enough for the plan, its tables copied in (from pageable memory: staged before the call
+// returns), the plan aimed at it, and the tickets zeroed unless the last batch on this stream left them
+// so (in stream order: the caller holds the stream's queueing lock). Whatever else a launch writes after
+// the head is not zero after it, so the count of zero tickets is cleared until the launch sets it.
+cudot_status fill_workspace(Workspace *w, cudaStream_t stream, bool one, std::size_t ticket_bytes, RowsPlan &plan,
+                            void *&workspace, ErrorSink err) {
+    cudot_status status = CUDOT_OK;
+    if (w) {
+        status = grow_workspace(*w, stream, plan.bytes, err);
+        workspace = w->memory;
+        for (std::size_t i = 0; i < plan.fill.size() && status == CUDOT_OK; ++i) {
+            const WorkspaceFill &f = plan.fill[i];
+            const cudaError_t e = checked(cudaMemcpyAsync(static_cast<char *>(workspace) + f.at, f.from, f.bytes,
+                                                          cudaMemcpyHostToDevice, stream));
+            if (e != cudaSuccess) status = cuda_fail(err, e, "cudaMemcpyAsync (a batch's tables to the GPU)");
+        }
+    }
+    if (status == CUDOT_OK && !one) aim_rows(plan, workspace);
+    if (status == CUDOT_OK && plan.joins && (!w || w->zero_tickets < ticket_bytes)) {
+        if (w) w->zero_tickets = 0;  // (until the memset is queued)
+        const cudaError_t e = checked(cudaMemsetAsync(plan.p.tickets, 0, ticket_bytes, stream));
+        if (e != cudaSuccess) status = cuda_fail(err, e, "cudaMemsetAsync (a batch's tickets)");
+    }
+    if (w) w->zero_tickets = 0;
+    return status;
+}
+
+// A single row's partials from the workspace to the caller's host array.
+cudot_status copy_partials_out(const RowsPlan &plan, const void *workspace, void *to, cudaStream_t stream,
+                               ErrorSink err) {
+    const std::size_t bytes = plan.bytes - plan.partials_at;
+    const void *from = static_cast<const char *>(workspace) + plan.partials_at;
+    CUDOT_CUDA_TRY_AS(err, cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToHost, stream),
+                      "cudaMemcpyAsync (the partials to the host)");
+    return CUDOT_OK;
+}
+
+// A blocking batch's results, written into the workspace, to its mapped staging in one transfer.
+cudot_status copy_results_out(const RowsPlan &plan, std::size_t count, double *staging, cudaStream_t stream,
+                              ErrorSink err) {
+    CUDOT_CUDA_TRY_AS(err, cudaMemcpyAsync(staging, plan.p.results, count * sizeof(double), cudaMemcpyDeviceToHost, stream),
+                      "cudaMemcpyAsync (a batch's results to the host)");
+    return CUDOT_OK;
+}
+
 // Queues a batch on call.stream; a blocking one is left in `pending` for finish_rows. Every dot of own
 // arrays comes here, a single dot as a batch of one row: one workspace per stream, one mapped staging for
 // blocking results, one wait. `own_call`: the caller's own blocking call (not a context's run), which
@@ -446,25 +547,12 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
     }
     const bool one = rows.count == 1 && rows.length(0) > 0;
     const bool partials_out = call.partials || call.gpu_partials;  // (one row only)
-    RowsPlan plan;
     const bool polled = blocking && !partials_out && rows.count <= kPolledResults;
     ArrayGpu &g = array_gpu(device);
     unsigned resident = call.blocks;
-    if (one && !resident) {
-        if (cudot_status status = resident_blocks(device, rows.x.dtype, rows.y.dtype, &resident, err, rows.exact))
-            return status;
-    } else if (!one && rows.exact) {  // the exact plan cuts rows by the blocks the GPU holds
-        std::lock_guard<std::mutex> lock(g.mutex);
-        if (cudot_status status = rows_resident(g, device, rows.x.dtype, rows.y.dtype, RowsKernel::Tile, true, resident, err))
-            return status;
-    }
-    const std::size_t partial_bytes = launcher_for(rows.x.dtype, rows.y.dtype).partial_bytes;
-    try {
-        if (one) plan_one(rows, partial_bytes, resident, partials_out, call.gpu_partials != nullptr, plan);
-        else plan_rows(rows, partial_bytes, blocking && !polled, resident, plan);
-    } catch (const std::bad_alloc &) {
-        return fail(err, CUDOT_ERROR_OUT_OF_MEMORY, "out of host memory for the tables of %zu rows", rows.count);
-    }
+    RowsPlan plan;
+    if (cudot_status status = plan_batch(rows, device, call, one, blocking && !polled, g, resident, plan, err))
+        return status;
 
     std::unique_lock<std::mutex> lock(g.mutex);
     if (cudot_status status = wait_ready(g, call.x_ready, stream, err)) return status;
@@ -482,45 +570,17 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
             return status;
     void *workspace = nullptr;
     Workspace *w = nullptr;
-    if (!capturing) free_released(g);
-    if (capturing) {  // a workspace the graph owns, its tables copied now
-        if (cudot_status status = captured_workspace(g, stream, plan.bytes, workspace, err, plan.fill)) return status;
-    } else if (cudot_status status = take_workspace(g, stream, w, err)) {
-        return status;
-    }
     std::pair<double *, std::size_t> staging{nullptr, 0};
-    if (blocking && !partials_out) {
-        if (cudot_status status = take_staging(g, rows.count, staging, err)) {
-            if (w) --w->taken;
-            return status;
-        }
-    }
+    if (cudot_status status = take_batch_memory(g, stream, capturing, plan, blocking && !partials_out ? rows.count : 0,
+                                                workspace, w, staging, err))
+        return status;
     // The rest holds only the stream's own lock: calls on other streams (other contexts' GPUs, other
     // callers' streams) queue meanwhile; calls on this stream queue in order.
     lock.unlock();
     std::unique_lock<std::mutex> queueing;
-    cudot_status status = CUDOT_OK;
-    if (w) {
-        queueing = std::unique_lock<std::mutex>(w->queueing);
-        status = grow_workspace(*w, stream, plan.bytes, err);
-        workspace = w->memory;
-        for (std::size_t i = 0; i < plan.fill.size() && status == CUDOT_OK; ++i) {
-            const WorkspaceFill &f = plan.fill[i];  // from pageable memory: staged before the call returns
-            const cudaError_t e = checked(cudaMemcpyAsync(static_cast<char *>(workspace) + f.at, f.from, f.bytes,
-                                                          cudaMemcpyHostToDevice, stream));
-            if (e != cudaSuccess) status = cuda_fail(err, e, "cudaMemcpyAsync (a batch's tables to the GPU)");
-        }
-    }
-    if (status == CUDOT_OK && !one) aim_rows(plan, workspace);
-    // The tickets: zeroed unless the last batch on this stream left them so (in stream order, since the
-    // queueing holds the stream's lock). Whatever else this launch writes after the head is not zero after it.
+    if (w) queueing = std::unique_lock<std::mutex>(w->queueing);
     const std::size_t ticket_bytes = plan.joins ? rows.count * sizeof(unsigned) : 0;
-    if (status == CUDOT_OK && plan.joins && (!w || w->zero_tickets < ticket_bytes)) {
-        if (w) w->zero_tickets = 0;  // (until the memset is queued)
-        const cudaError_t e = checked(cudaMemsetAsync(plan.p.tickets, 0, ticket_bytes, stream));
-        if (e != cudaSuccess) status = cuda_fail(err, e, "cudaMemsetAsync (a batch's tickets)");
-    }
-    if (w) w->zero_tickets = 0;
+    cudot_status status = fill_workspace(w, stream, one, ticket_bytes, plan, workspace, err);
     if (blocking && !partials_out) {
         if (polled)  // one slot a row, each written once (Completion)
             for (std::size_t i = 0; i < rows.count; ++i)
@@ -541,16 +601,9 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
     }
     if (w && launched) w->zero_tickets = ticket_bytes;
     // Copies queued before another call on the stream could grow (free) the workspace.
-    if (status == CUDOT_OK && call.partials) {
-        const std::size_t bytes = plan.bytes - plan.partials_at;
-        const void *from = static_cast<char *>(workspace) + plan.partials_at;
-        const cudaError_t e = checked(cudaMemcpyAsync(call.partials, from, bytes, cudaMemcpyDeviceToHost, stream));
-        if (e != cudaSuccess) status = cuda_fail(err, e, "cudaMemcpyAsync (the partials to the host)");
-    } else if (status == CUDOT_OK && blocking && !polled && !partials_out) {
-        const cudaError_t e = checked(cudaMemcpyAsync(staging.first, plan.p.results, rows.count * sizeof(double),
-                                                      cudaMemcpyDeviceToHost, stream));
-        if (e != cudaSuccess) status = cuda_fail(err, e, "cudaMemcpyAsync (a batch's results to the host)");
-    }
+    if (status == CUDOT_OK && call.partials) status = copy_partials_out(plan, workspace, call.partials, stream, err);
+    else if (status == CUDOT_OK && blocking && !polled && !partials_out)
+        status = copy_results_out(plan, rows.count, staging.first, stream, err);
     if (queueing.owns_lock()) queueing.unlock();
     lock.lock();
     if (w) {
@@ -570,14 +623,7 @@ cudot_status queue_rows_here(const Rows &rows, int device, const StreamCall &cal
     pending.count = rows.count;
     pending.results = call.host_result;
     pending.what = partials_out ? "the partials" : one ? "the dot" : "the batch";
-    pending.bound_ms = call.bound_ms;
-    if (pending.bound_ms == 0) {  // by what the batch reads
-        std::size_t elements = 0;
-        for (std::size_t i = 0; i < rows.count && rows.layout == Rows::Layout::Segmented; ++i)
-            elements += static_cast<std::size_t>(rows.offsets[i + 1] - rows.offsets[i]);
-        if (rows.layout != Rows::Layout::Segmented) elements = rows.count * rows.n;
-        pending.bound_ms = default_wait_ms(elements * (rows.x.size() + rows.y.size()) + rows.count * 8);
-    }
+    pending.bound_ms = call.bound_ms ? call.bound_ms : default_wait_ms(bytes_read(rows));
     pending.then = call.then;
     pending.gave_up = call.gave_up;
     pending.queued = status == CUDOT_OK;

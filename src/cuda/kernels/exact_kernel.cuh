@@ -80,8 +80,10 @@ template <class Tx, class Ty> struct ExactThread {
                                  // what would go there only sets `used`, for the row to be done again
     bool used;                   // something went, or would have gone, to the digits
 
-    __device__ __forceinline__ void absorb(double p) {
-        const double left = exact::absorb(e, p);
+    __device__ __forceinline__ void absorb(double p) { keep_aside(exact::absorb(e, p)); }
+
+    // What the expansion does not hold, to the digits.
+    __device__ __forceinline__ void keep_aside(double left) {
         if (left != 0) {
             used = true;
             if (digits) spill(digits, left);
@@ -122,21 +124,149 @@ __device__ __forceinline__ void merge_lanes(ExactThread<Tx, Ty> &t, unsigned lan
     }
 }
 
-// Merges every thread's expansion of the block into thread 0's, in two shuffle trees: each warp's, then
-// the warps' in warp 0 (warp_terms: kWarps * kExpansion doubles of shared memory).
+// ---- a block's expansions summed as integers ----
+//
+// Merging expansions by TwoSum trees costs a chain of dependent additions at every level (K * K TwoSums
+// of six additions each). A block instead places every thread's terms in one fixed-point window, a
+// 192-bit two's-complement integer whose lowest bit has weight 2^low, and adds the integers: a few
+// integer additions a level. The window's top is the block's highest term bit E, low = E - 180: below
+// 2^191 the sum of 256 * 3 terms under 2^(E + 1) cannot overflow. A term with bits below 2^low (far
+// below the block's largest) goes to the digits whole, so nothing is ever rounded.
+constexpr int kWindowBits = 180;    // E - low
+constexpr int kNoTerm = -100000;    // the highest term bit of a thread or block without terms
+
+struct Wide {
+    unsigned long long w0, w1, w2;  // w2 holds the sign
+};
+
+__device__ __forceinline__ void wide_add(Wide &a, const Wide &b) {
+    const unsigned long long s0 = a.w0 + b.w0;
+    const unsigned long long c0 = s0 < a.w0;
+    const unsigned long long t1 = a.w1 + b.w1;
+    const unsigned long long s1 = t1 + c0;
+    const unsigned long long c1 = (t1 < a.w1) | (s1 < t1);
+    a.w2 = a.w2 + b.w2 + c1;
+    a.w1 = s1;
+    a.w0 = s0;
+}
+
+__device__ __forceinline__ void wide_negate(Wide &a) {
+    a.w0 = ~a.w0 + 1;
+    const unsigned long long c0 = a.w0 == 0;
+    a.w1 = ~a.w1 + c0;
+    a.w2 = ~a.w2 + (c0 & (a.w1 == 0));
+}
+
+__device__ __forceinline__ Wide wide_shuffle_down(const Wide &a, unsigned offset) {
+    return Wide{__shfl_down_sync(0xffffffffu, a.w0, offset), __shfl_down_sync(0xffffffffu, a.w1, offset),
+                __shfl_down_sync(0xffffffffu, a.w2, offset)};
+}
+
+// The weight of a nonzero finite double's highest bit (2^top).
+__device__ __forceinline__ int top_bit(double v) {
+    std::uint64_t m;
+    int q;
+    exact::split(exact::bits_of(v), m, q);
+    return q + 63 - __clzll(static_cast<long long>(m));
+}
+
+// a += v for a finite v whose highest bit is at most 2^(low + kWindowBits); false where v has bits below
+// 2^low (a is unchanged).
+__device__ __forceinline__ bool add_to_window(Wide &a, double v, int low) {
+    const std::uint64_t bits = exact::bits_of(v);
+    std::uint64_t m;
+    int q;
+    exact::split(bits, m, q);
+    if (m == 0) return true;
+    int at = q - low;
+    if (at < 0) {
+        if (__ffsll(static_cast<long long>(m)) - 1 < -at) return false;
+        m >>= -at;
+        at = 0;
+    }
+    const int word = at >> 6, bit = at & 63;  // the highest bit lands at most at 180: word 2, bit 52
+    const unsigned long long up = bit ? m >> (64 - bit) : 0;
+    Wide t{0, 0, 0};
+    if (word == 0) t.w0 = m << bit, t.w1 = up;
+    else if (word == 1) t.w1 = m << bit, t.w2 = up;
+    else t.w2 = m << bit;
+    if (bits >> 63) wide_negate(t);
+    wide_add(a, t);
+    return true;
+}
+
+// Thread 0: the block's integer a * 2^low back into the expansion, its highest 53 bits first, then the
+// next; what the expansion's K terms cannot hold goes to the digits. Every piece is a double exactly:
+// the sum is a multiple of 2^-1074 (each term is) below 2^1012.
+template <class Tx, class Ty> __device__ void window_to_terms(ExactThread<Tx, Ty> &t, Wide a, int low) {
+    constexpr int K = ExactThread<Tx, Ty>::K;
+    const bool negative = static_cast<long long>(a.w2) < 0;
+    if (negative) wide_negate(a);
+    for (int k = 0; k < K; ++k) t.e.a[k] = 0.0;
+    for (int k = 0; k < 4 && (a.w0 | a.w1 | a.w2) != 0; ++k) {
+        const int top = a.w2 ? 191 - __clzll(static_cast<long long>(a.w2))
+                      : a.w1 ? 127 - __clzll(static_cast<long long>(a.w1))
+                             : 63 - __clzll(static_cast<long long>(a.w0));
+        int lsb = top - 52 > 0 ? top - 52 : 0;
+        if (lsb + low < -1074) lsb = -1074 - low;  // (no bits lie below 2^-1074)
+        const int word = lsb >> 6, bit = lsb & 63;
+        const unsigned long long here = word == 0 ? a.w0 : word == 1 ? a.w1 : a.w2;
+        const unsigned long long next = word == 0 ? a.w1 : word == 1 ? a.w2 : 0;
+        const unsigned long long m = (here >> bit) | (bit ? next << (64 - bit) : 0);  // bits lsb .. top
+        // Keep only the bits below lsb.
+        const unsigned long long keep = bit ? (1ull << bit) - 1 : 0;
+        if (word == 0) a.w0 &= keep, a.w1 = 0, a.w2 = 0;
+        else if (word == 1) a.w1 &= keep, a.w2 = 0;
+        else a.w2 &= keep;
+        double piece = ldexp(static_cast<double>(m), lsb + low);
+        if (negative) piece = -piece;
+        if (k < K) t.e.a[k] = piece;
+        else t.keep_aside(piece);
+    }
+}
+
+// Merges every thread's expansion of the block into thread 0's (every thread calls): the block's highest
+// term bit, each thread's terms in the window, the integers summed by a shuffle tree in each warp and
+// then across the warps in warp 0, and thread 0's integer back into terms. `scratch` holds kWarps *
+// kExpansion doubles. Terms below the window go to the digits (ExactThread::keep_aside).
 template <class Tx, class Ty>
-__device__ __forceinline__ void merge_block(ExactThread<Tx, Ty> &t, double *warp_terms) {
+__device__ __forceinline__ void merge_block(ExactThread<Tx, Ty> &t, double *scratch) {
     constexpr int K = ExactThread<Tx, Ty>::K;
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    merge_lanes(t, lane, 32);
-    if (lane == 0)
+    int top = kNoTerm;
 #pragma unroll
-        for (int k = 0; k < K; ++k) warp_terms[warp * K + k] = t.e.a[k];
+    for (int k = 0; k < K; ++k)
+        if (t.e.a[k] != 0) top = max(top, top_bit(t.e.a[k]));
+#pragma unroll
+    for (unsigned offset = 16; offset > 0; offset /= 2) top = max(top, __shfl_xor_sync(0xffffffffu, top, offset));
+    int *tops = reinterpret_cast<int *>(scratch);
+    if (lane == 0) tops[warp] = top;
+    __syncthreads();
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) top = max(top, tops[w]);
+    __syncthreads();  // (tops read by every thread before the words below overwrite them)
+    if (top == kNoTerm) return;  // every term zero: so is thread 0's expansion
+    const int low = top - kWindowBits;
+    Wide a{0, 0, 0};
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+        if (!add_to_window(a, t.e.a[k], low)) t.keep_aside(t.e.a[k]);
+#pragma unroll
+    for (unsigned offset = 16; offset > 0; offset /= 2) {
+        const Wide other = wide_shuffle_down(a, offset);
+        wide_add(a, other);
+    }
+    unsigned long long *words = reinterpret_cast<unsigned long long *>(scratch);
+    if (lane == 0) words[3 * warp] = a.w0, words[3 * warp + 1] = a.w1, words[3 * warp + 2] = a.w2;
     __syncthreads();
     if (warp == 0) {
+        a = lane < kWarps ? Wide{words[3 * lane], words[3 * lane + 1], words[3 * lane + 2]} : Wide{0, 0, 0};
 #pragma unroll
-        for (int k = 0; k < K; ++k) t.e.a[k] = lane < kWarps ? warp_terms[lane * K + k] : 0.0;
-        merge_lanes(t, lane, kWarps);
+        for (unsigned offset = kWarps / 2; offset > 0; offset /= 2) {
+            const Wide other = wide_shuffle_down(a, offset);
+            wide_add(a, other);
+        }
+        if (lane == 0) window_to_terms(t, a, low);
     }
 }
 
@@ -235,6 +365,17 @@ __global__ void __launch_bounds__(kThreads) exact_dot_kernel(const ExactParams<T
                 const unsigned long long v = atomicExch(w->digit + i, 0ull);
                 if (v != 0) add_digit(digits, i, static_cast<std::int64_t>(v));
             }
+    }
+    // Where nothing went to any digits (this block's, or the workspace's from other blocks), thread 0's
+    // expansion is the exact sum: its terms rounded once (exact_sum.hpp), without the digits.
+    const bool digits_used = __syncthreads_or(t.used) != 0 || (block_special & kDigitsUsed) != 0;
+    if (!digits_used && !p.partial) {
+        if (threadIdx.x == 0) {
+            const unsigned special = block_special & ~kDigitsUsed;
+            const double r = special ? exact::special_result(special) : exact::round_terms(t.e);
+            publish(p.done, r == 0 ? 0.0 : r);  // an exact zero is +0.0
+        }
+        return;
     }
     if (threadIdx.x == 0)
         for (int k = 0; k < K; ++k)

@@ -28,9 +28,9 @@ static void prepare_exact_typed(const LaunchArgs &a, KernelCall &c) {
     p.slots = static_cast<double *>(a.partials);
     p.done = a.done;
     p.partial = static_cast<exact::Partial *>(a.exact_partial);
-    // The grid (measured on an H200): every block past the first adds the ticket, its slot and its share
-    // of the last block's merge, about 3 us for the second block, while each element a thread adds
-    // lengthens its chain of dependent additions by about 0.1 us. So one block up to 8 loads a thread;
+    // The grid: every block past the first adds the ticket, its slot and its share of the last block's
+    // merge, while each element a thread adds lengthens its chain of dependent additions (a fraction of
+    // a microsecond, against microseconds for a second block on an H200). So one block up to 8 loads a thread;
     // then a block for every kThreads loads, at most kShortGrid blocks below 2^22 elements and the
     // resident blocks (the whole GPU's bandwidth) from there on.
     constexpr std::size_t loads_per_block = std::size_t(kThreads) * kExactGroup<Tx, Ty>;
