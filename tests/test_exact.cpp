@@ -93,6 +93,41 @@ TEST_CASE("exact: zeros, subnormals and special values", "[exact]") {
     CHECK(bits(got) == bits(std::numeric_limits<double>::quiet_NaN()));
 }
 
+TEST_CASE("exact: exact zeros among the factors, beside products that underflow, give the exact sum", "[exact]") {
+    // Zero factors must not send their block (or element) down the slow road, nor be mistaken for the
+    // products of 2^-1075 that round to zero alone and must not be lost.
+    const double tiny = std::numeric_limits<double>::denorm_min();
+    for (std::size_t n : {std::size_t(4), std::size_t(1000), std::size_t(100002)})
+        for (std::uint64_t seed = 0; seed < 3; ++seed) {
+            std::vector<double> x, y;
+            test::zeros_and_underflow(n, 40 + seed, x, y);
+            std::vector<float> yf(y.begin(), y.end());
+            INFO("n " << n << ", seed " << seed);
+            CHECK(bits(exact(x, y)) == bits(tiny));
+            CHECK(bits(exact(y, x)) == bits(tiny));
+            double r = 0;
+            const cudot_arrays mixed = exact_request(n, CUDOT_F64, x.data(), 1, CUDOT_F32, yf.data(), 1);
+            REQUIRE(cudot_dot_arrays(&mixed, &r) == CUDOT_OK);
+            CHECK(bits(r) == bits(tiny));
+            std::vector<double> x2(2 * n), y2(2 * n);  // stride 2: one element at a time
+            for (std::size_t i = 0; i < n; ++i) x2[2 * i] = x[i], y2[2 * i] = y[i];
+            const cudot_arrays strided = exact_request(n, CUDOT_F64, x2.data(), 2, CUDOT_F64, y2.data(), 2);
+            REQUIRE(cudot_dot_arrays(&strided, &r) == CUDOT_OK);
+            CHECK(bits(r) == bits(tiny));
+#if defined(CUDOT_TESTS_WITH_MPFR)
+            CHECK(bits(test::exact_dot(x.data(), y.data(), n).value) == bits(tiny));
+#endif
+            // Without the two tiny products the sum is an exact zero: +0.0.
+            for (std::size_t i = 0; i < n; ++i)
+                if (std::fabs(x[i] * 0x1p960) == 1.0 && std::fabs(y[i] * 0x1p115) == 1.0) x[i] = 0.0;
+            CHECK(bits(exact(x, y)) == bits(0.0));
+            // A zero times an infinity among them is still NaN.
+            x[n / 2] = kInf;
+            y[n / 2] = 0.0;
+            CHECK(std::isnan(exact(x, y)));
+        }
+}
+
 TEST_CASE("exact: every copy of the CPU's inner loop gives the same bits", "[exact]") {
     using namespace cudot;
     const cpu::TileKernels *variants[4];
@@ -137,6 +172,12 @@ TEST_CASE("exact: every copy of the CPU's inner loop gives the same bits", "[exa
                                                  y = test::random_values(yd, 2 * n, 37 + yd);
                 check(x, xd, y, yd, n, stride);
             }
+    for (std::uint64_t seed = 0; seed < 2; ++seed) {  // exact zeros beside products that underflow
+        std::vector<double> x, y;
+        test::zeros_and_underflow(30002, 60 + seed, x, y);
+        CHECK(bits(check(bytes(x), CUDOT_F64, bytes(y), CUDOT_F64, x.size(), 1)) ==
+              bits(std::numeric_limits<double>::denorm_min()));
+    }
     std::vector<double> x(4000, 1.5), y(4000, -2.0);  // a run of infinities and NaNs among finite products
     x[1000] = kInf, x[2001] = kNaN;
     CHECK(std::isnan(check(bytes(x), CUDOT_F64, bytes(y), CUDOT_F64, x.size(), 1)));

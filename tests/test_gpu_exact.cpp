@@ -157,6 +157,31 @@ TEST_CASE("gpu exact: sets made to break it equal MPFR's exact sum rounded once"
     }
 }
 
+TEST_CASE("gpu exact: exact zeros among the factors, beside products that underflow, give the exact sum",
+          "[gpu][exact]") {
+    // A zero factor adds nothing and takes no slow road; the products of 2^-1075 must still count.
+    const double tiny = std::numeric_limits<double>::denorm_min();
+    for (std::size_t n : {std::size_t(4), std::size_t(5000), (std::size_t(1) << 22) + 2})
+        for (std::uint64_t seed = 0; seed < 2; ++seed) {
+            std::vector<double> x, y;
+            test::zeros_and_underflow(n, 90 + seed, x, y);
+            INFO("n " << n << ", seed " << seed);
+            check_f64(x, y, n <= 5000);
+            CHECK(bits(exact_on_gpu(x, y)) == bits(tiny));
+            std::vector<float> yf(y.begin(), y.end());
+            std::vector<unsigned char> yb(n * 4);
+            std::memcpy(yb.data(), yf.data(), yb.size());
+            const Both b = exact_both(CUDOT_F64, bytes_of(x), CUDOT_F32, yb, n);
+            CHECK(bits(b.cpu) == bits(tiny));
+            CHECK(bits(b.dense) == bits(tiny));
+            CHECK(bits(b.misaligned) == bits(tiny));
+            CHECK(bits(b.strided) == bits(tiny));
+            x[n / 2] = kInf;  // a zero times an infinity among them: NaN
+            y[n / 2] = 0.0;
+            CHECK(std::isnan(exact_on_gpu(x, y)));
+        }
+}
+
 TEST_CASE("gpu exact: known answers and IEEE's special values", "[gpu][exact]") {
     std::vector<double> x, y;
     for (int k = 0; k < 100; ++k) x.insert(x.end(), {1e16, 1.0, -1e16}), y.insert(y.end(), {1.0, 1.0, 1.0});

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -233,4 +234,38 @@ TEST_CASE("gpu exact rows: a captured asynchronous batch replays with the same b
         cudaFree(d);
         cudaStreamDestroy(s);
     }
+}
+
+TEST_CASE("gpu exact rows: exact zeros among the factors, beside products that underflow, give the exact sum",
+          "[gpu][rows][exact]") {
+    // Every row's exact dot is the least subnormal (test::zeros_and_underflow): on the roads of groups,
+    // of a warp's row done again, of one part and of many parts, with x as F64 and y as F64 or F32.
+    const double tiny = std::numeric_limits<double>::denorm_min();
+    for (int32_t yd : {CUDOT_F64, CUDOT_F32})
+        for (std::size_t n : {std::size_t(4), std::size_t(32), std::size_t(256), std::size_t(1000),
+                              std::size_t(8194), std::size_t(70002), (std::size_t(1) << 20) + 2}) {
+            const std::size_t count = n > 8192 ? 5 : 33;
+            Bed bx(CUDOT_F64, count * n, 1), by(yd, count * n, 2);
+            for (std::size_t i = 0; i < count; ++i) {
+                std::vector<double> x, y;
+                test::zeros_and_underflow(n, 300 + 17 * n + i, x, y);
+                for (std::size_t k = 0; k < n; ++k) {
+                    test::set_value(CUDOT_F64, bx.host.data(), i * n + k, x[k]);
+                    test::set_value(yd, by.host.data(), i * n + k, y[k]);
+                }
+            }
+            REQUIRE(cudaMemcpy(bx.gpu, bx.host.data(), bx.host.size(), cudaMemcpyDefault) == cudaSuccess);
+            REQUIRE(cudaMemcpy(by.gpu, by.host.data(), by.host.size(), cudaMemcpyDefault) == cudaSuccess);
+            cudot_rows r = exact_request(CUDOT_F64, yd);
+            r.count = count;
+            r.n = n;
+            r.x.data = bx.gpu;
+            r.y.data = by.gpu;
+            r.x_row_stride = r.y_row_stride = static_cast<std::int64_t>(n);
+            INFO("y " << test::dtype_name(yd) << ", n = " << n);
+            const std::vector<double> want = expected(r, bx, by);
+            for (double w : want) CHECK(bits(w) == bits(tiny));
+            check_same(dot_rows(r), want);
+            check_same(dot_rows_async(r), want);
+        }
 }

@@ -41,6 +41,20 @@ void row_alignment(const Rows &rows, const Operand &o, const void *const *row_po
     }
 }
 
+// A segmented batch's items, `part` elements each (at least one a row): first_item, joins, p.items.
+void plan_segment_items(const Rows &rows, std::size_t part, RowsPlan &plan) {
+    plan.first_item.resize(rows.count + 1);
+    unsigned long long items = 0;
+    for (std::size_t i = 0; i < rows.count; ++i) {
+        plan.first_item[i] = items;
+        const std::size_t parts = (rows.length(i) + part - 1) / part;
+        plan.joins = plan.joins || parts > 1;
+        items += std::max<std::size_t>(1, parts);
+    }
+    plan.first_item[rows.count] = items;
+    plan.p.items = items;
+}
+
 // The exact mode's items (exact_rows_kernel.cuh): short equal rows to groups of threads; other rows cut
 // into parts of whole vector loads, enough of them to fill the `resident` blocks twice where rows are
 // few, none shorter than eight loads a thread.
@@ -71,17 +85,7 @@ void plan_exact_items(const Rows &rows, unsigned resident, RowsPlan &plan) {
         return;
     }
     p.part = 4 * least_part;
-    plan.first_item.resize(count + 1);
-    unsigned long long items = 0;
-    for (std::size_t i = 0; i < count; ++i) {
-        plan.first_item[i] = items;
-        const std::size_t n = static_cast<std::size_t>(rows.offsets[i + 1] - rows.offsets[i]);
-        const std::size_t parts = std::max<std::size_t>(1, (n + p.part - 1) / p.part);
-        plan.joins = plan.joins || parts > 1;
-        items += parts;
-    }
-    plan.first_item[count] = items;
-    p.items = items;
+    plan_segment_items(rows, p.part, plan);
 }
 
 }  // namespace
@@ -154,16 +158,7 @@ void plan_rows(const Rows &rows, std::size_t partial_bytes, bool results_in_work
         p.tile_major = plan.joins && rows.layout == Rows::Layout::Strided &&
                        (rows.x_row_stride == 0 || rows.y_row_stride == 0);
     } else {
-        plan.first_item.resize(count + 1);
-        unsigned long long items = 0;
-        for (std::size_t i = 0; i < count; ++i) {
-            plan.first_item[i] = items;
-            const std::size_t tiles = order::tile_count(static_cast<std::size_t>(rows.offsets[i + 1] - rows.offsets[i]));
-            plan.joins = plan.joins || tiles > 1;
-            items += std::max<std::size_t>(1, tiles);
-        }
-        plan.first_item[count] = items;
-        p.items = items;
+        plan_segment_items(rows, order::kTile, plan);
         tables = 2 * (count + 1) * sizeof(unsigned long long);
     }
     if (rows.layout == Rows::Layout::Pointers) tables = 2 * count * sizeof(void *);
@@ -173,12 +168,14 @@ void plan_rows(const Rows &rows, std::size_t partial_bytes, bool results_in_work
     plan.results_at = plan.tables_at + align_up(tables, 256);
     plan.bytes = plan.results_at + (results_in_workspace ? count * sizeof(double) : 0);
     if (rows.layout == Rows::Layout::Segmented) {
-        plan.fill.push_back({plan.tables_at, rows.offsets, (count + 1) * sizeof(long long)});
-        plan.fill.push_back({plan.tables_at + (count + 1) * sizeof(long long), plan.first_item.data(),
-                             (count + 1) * sizeof(unsigned long long)});
+        plan.fill[0] = {plan.tables_at, rows.offsets, (count + 1) * sizeof(long long)};
+        plan.fill[1] = {plan.tables_at + (count + 1) * sizeof(long long), plan.first_item.data(),
+                        (count + 1) * sizeof(unsigned long long)};
+        plan.fills = 2;
     } else if (rows.layout == Rows::Layout::Pointers) {
-        plan.fill.push_back({plan.tables_at, rows.x_rows, count * sizeof(void *)});
-        plan.fill.push_back({plan.tables_at + count * sizeof(void *), rows.y_rows, count * sizeof(void *)});
+        plan.fill[0] = {plan.tables_at, rows.x_rows, count * sizeof(void *)};
+        plan.fill[1] = {plan.tables_at + count * sizeof(void *), rows.y_rows, count * sizeof(void *)};
+        plan.fills = 2;
     }
 }
 

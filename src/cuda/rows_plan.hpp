@@ -41,7 +41,8 @@ struct RowsPlan {
     RowsKernel kernel = RowsKernel::Tile;
     std::size_t tickets_at = 0, partials_at = 0, tables_at = 0, results_at = 0, bytes = 0;
     bool joins = false;  // some row has several tiles: tickets to zero
-    std::vector<WorkspaceFill> fill;
+    WorkspaceFill fill[2];  // the batch's two tables (Segmented, Pointers): `fills` of them
+    int fills = 0;
     std::vector<unsigned long long> first_item;  // Segmented
 };
 

@@ -261,7 +261,7 @@ void free_released(ArrayGpu &g) {
 // `fill` (may be empty) is copied into it first: the tables a batch of rows reads, taken from host memory
 // now, since the caller's may be gone when the graph replays.
 cudot_status captured_workspace(ArrayGpu &g, cudaStream_t stream, std::size_t bytes, void *&out, ErrorSink err,
-                                const std::vector<WorkspaceFill> &fill = {}) {
+                                const WorkspaceFill *fill = nullptr, int fills = 0) {
     cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
     CUDOT_CUDA_TRY(err, cudaThreadExchangeStreamCaptureMode(&mode));
     void *memory = nullptr;
@@ -269,10 +269,9 @@ cudot_status captured_workspace(ArrayGpu &g, cudaStream_t stream, std::size_t by
     if (!g.own_stream) e = note(cudaStreamCreateWithFlags(&g.own_stream, cudaStreamNonBlocking));
     if (e == cudaSuccess) e = checked(cudaMallocAsync(&memory, bytes, g.own_stream));
     if (e == cudaSuccess) e = note(cudaMemsetAsync(memory, 0, kHeadBytes, g.own_stream));
-    for (const WorkspaceFill &f : fill)
-        if (e == cudaSuccess)
-            e = note(cudaMemcpyAsync(static_cast<char *>(memory) + f.at, f.from, f.bytes, cudaMemcpyHostToDevice,
-                                     g.own_stream));
+    for (int i = 0; i < fills && e == cudaSuccess; ++i)
+        e = note(cudaMemcpyAsync(static_cast<char *>(memory) + fill[i].at, fill[i].from, fill[i].bytes,
+                                 cudaMemcpyHostToDevice, g.own_stream));
     if (e == cudaSuccess) e = note(cudaStreamSynchronize(g.own_stream));  // cudot's own stream only
     (void)cudaThreadExchangeStreamCaptureMode(&mode);                      // the caller's mode again
     if (e != cudaSuccess) return cuda_fail(err, e, "cudaMallocAsync (a captured dot's workspace)");
@@ -455,7 +454,7 @@ cudot_status take_batch_memory(ArrayGpu &g, cudaStream_t stream, bool capturing,
                                std::pair<double *, std::size_t> &staging, ErrorSink err) {
     if (!capturing) free_released(g);
     if (capturing) {
-        if (cudot_status status = captured_workspace(g, stream, plan.bytes, workspace, err, plan.fill)) return status;
+        if (cudot_status status = captured_workspace(g, stream, plan.bytes, workspace, err, plan.fill, plan.fills)) return status;
     } else if (cudot_status status = take_workspace(g, stream, w, err)) {
         return status;
     }
@@ -470,11 +469,9 @@ cudot_status take_batch_memory(ArrayGpu &g, cudaStream_t stream, bool capturing,
 
 // What a batch reads, for the bound of its wait.
 std::size_t bytes_read(const Rows &rows) {
-    std::size_t elements = 0;
-    if (rows.layout != Rows::Layout::Segmented) elements = rows.count * rows.n;
-    else
-        for (std::size_t i = 0; i < rows.count; ++i)
-            elements += static_cast<std::size_t>(rows.offsets[i + 1] - rows.offsets[i]);
+    std::size_t elements = rows.count * rows.n;
+    if (rows.layout == Rows::Layout::Segmented)
+        for (std::size_t i = elements = 0; i < rows.count; ++i) elements += rows.length(i);
     return elements * (rows.x.size() + rows.y.size()) + rows.count * 8;
 }
 
@@ -489,7 +486,7 @@ cudot_status fill_workspace(Workspace *w, cudaStream_t stream, bool one, std::si
     if (w) {
         status = grow_workspace(*w, stream, plan.bytes, err);
         workspace = w->memory;
-        for (std::size_t i = 0; i < plan.fill.size() && status == CUDOT_OK; ++i) {
+        for (int i = 0; i < plan.fills && status == CUDOT_OK; ++i) {
             const WorkspaceFill &f = plan.fill[i];
             const cudaError_t e = checked(cudaMemcpyAsync(static_cast<char *>(workspace) + f.at, f.from, f.bytes,
                                                           cudaMemcpyHostToDevice, stream));

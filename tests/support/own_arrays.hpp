@@ -109,4 +109,28 @@ inline std::vector<double> wide_values(std::size_t n, int lo, int hi, std::uint6
     return v;
 }
 
+// n (even, >= 4) pairs of factors whose exact dot is the least subnormal, 2^-1074: products in pairs
+// that cancel (magnitudes 2^-40 .. 2^40), one pair in eight with zeros and -0.0 among its factors, and
+// one pair of products of 2^-1075 each, which round to zero alone. Every y is exactly a float, so y may
+// be taken as f32 too.
+inline void zeros_and_underflow(std::size_t n, std::uint64_t seed, std::vector<double> &x, std::vector<double> &y) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int> e(-20, 20);
+    std::uniform_real_distribution<double> m(1.0, 2.0);
+    x.assign(n, 0.0);
+    y.assign(n, 0.0);
+    for (std::size_t i = 0; i + 1 < n; i += 2) {
+        const double v = std::ldexp(m(rng), e(rng)) * (rng() & 1 ? -1.0 : 1.0);
+        const double w = static_cast<float>(std::ldexp(m(rng), e(rng)) * (rng() & 1 ? -1.0 : 1.0));
+        switch (rng() % 16) {
+            case 0: x[i] = 0.0, x[i + 1] = -0.0, y[i] = w, y[i + 1] = -w; break;  // zero x
+            case 1: x[i] = v, x[i + 1] = -v, y[i] = -0.0, y[i + 1] = 0.0; break;  // zero y
+            default: x[i] = v, x[i + 1] = -v, y[i] = y[i + 1] = w;                // cancel
+        }
+    }
+    const std::size_t tiny = (rng() % (n / 2)) * 2;
+    x[tiny] = x[tiny + 1] = std::ldexp(1.0, -960);
+    y[tiny] = y[tiny + 1] = std::ldexp(1.0, -115);  // a normal float
+}
+
 }  // namespace test

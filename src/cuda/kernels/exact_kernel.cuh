@@ -98,6 +98,9 @@ template <class Tx, class Ty> struct ExactThread {
             if (m >= exact::kExpansionLow && m <= exact::kExpansionHigh) {
                 absorb(p);
                 absorb(order::fma_rn(a, b, -p));
+            } else if ((a == 0 && isfinite(b)) || (b == 0 && isfinite(a))) {
+                // an exact zero (and a zero fma error): nothing to add. Data with zeros among the factors
+                // would otherwise send every such product down the slow road below.
             } else {
                 used = true;
                 if (digits) special |= add_product_directly(digits, a, b);

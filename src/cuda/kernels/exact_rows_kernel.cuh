@@ -72,10 +72,8 @@ template <class Tx, class Ty> __device__ __forceinline__ void start(ExactThread<
 
 // The elements [begin, begin + count) of a row into t: vector loads where the batch is dense (begin
 // a multiple of G), else element by element; thread `index` of `lanes` takes every lanes-th load.
-// kLoads loads are issued before their products are added (bytes in flight); with kChains > 1 load u
-// goes to expansion u % kChains, the others merged into t at the end, so that several chains of
-// dependent additions run side by side (for threads with many loads).
-template <int kLoads, int kChains, class Tx, class Ty>
+// kLoads loads are issued before their products are added: bytes in flight.
+template <int kLoads, class Tx, class Ty>
 __device__ __forceinline__ void add_range(ExactThread<Tx, Ty> &t, const RowsParams &p, const RowView &v,
                                           unsigned long long begin, unsigned long long count, unsigned index,
                                           unsigned lanes) {
@@ -85,10 +83,6 @@ __device__ __forceinline__ void add_range(ExactThread<Tx, Ty> &t, const RowsPara
     if (p.dense) {
         const unsigned long long groups = count / G;
         unsigned long long g = index;
-        static_assert(kLoads % kChains == 0, "each chain takes whole loads");
-        ExactThread<Tx, Ty> more[kChains > 1 ? kChains - 1 : 1];
-#pragma unroll
-        for (int c = 0; c + 1 < kChains; ++c) start(more[c], t.digits);
         for (; g + (kLoads - 1) * lanes < groups; g += kLoads * lanes) {
             Tx xv[kLoads][G];
             Ty yv[kLoads][G];
@@ -100,14 +94,7 @@ __device__ __forceinline__ void add_range(ExactThread<Tx, Ty> &t, const RowsPara
 #pragma unroll
             for (int u = 0; u < kLoads; ++u)
 #pragma unroll
-                for (int k = 0; k < G; ++k) (u % kChains == 0 ? t : more[u % kChains - 1]).add(xv[u][k], yv[u][k]);
-        }
-#pragma unroll
-        for (int c = 0; c + 1 < kChains; ++c) {
-#pragma unroll
-            for (int k = 0; k < ExactThread<Tx, Ty>::K; ++k) t.absorb(more[c].e.a[k]);
-            t.special |= more[c].special;
-            t.used = t.used || more[c].used;
+                for (int k = 0; k < G; ++k) t.add(xv[u][k], yv[u][k]);
         }
         for (; g < groups; g += lanes) {
             Tx xv[G];
@@ -133,7 +120,7 @@ template <class Tx, class Ty> __device__ __noinline__ void warp_exact_row(const 
     const RowView v = row_view(p, r);
     RowsParams q = p;
     q.dense = 0;  // element by element: this is the rare road
-    add_range<2, 1>(t, q, v, 0, v.n, lane, 32);
+    add_range<2>(t, q, v, 0, v.n, lane, 32);
     merge_lanes(t, lane, 32);
     if (lane == 0)
 #pragma unroll
@@ -163,7 +150,7 @@ __device__ void exact_group_rows(const RowsParams &p, unsigned long long first, 
         start(t, static_cast<unsigned long long *>(nullptr));
         if (r < end) {
             const RowView v = row_view(p, r);
-            add_range<4, 1>(t, p, v, 0, v.n, in_group, group);
+            add_range<4>(t, p, v, 0, v.n, in_group, group);
         }
         merge_lanes(t, in_group, group);
         unsigned special = t.special;
@@ -198,7 +185,7 @@ __device__ bool block_part(const RowsParams &p, const RowView &v, unsigned long 
         const Ty *y = reinterpret_cast<const Ty *>(v.y) + begin;
         for (unsigned long long i = threadIdx.x; i < count; i += kThreads) t.add(x[i], y[i]);
     } else {
-        add_range<2, 2>(t, q, v, begin, count, threadIdx.x, kThreads);
+        add_range<2>(t, q, v, begin, count, threadIdx.x, kThreads);
     }
     if (t.special) atomicOr(&special, t.special);
     merge_block(t, warp_terms);
@@ -320,9 +307,9 @@ __device__ void exact_block_rows(const RowsParams &p, ExactScratch &s) {
     }
 }
 
-// Two kernels, one per road, so that each gets the registers of its own road: three blocks a
-// multiprocessor, so that a group's thread holds four loads in flight and a part's thread two expansions
-// without spilling.
+// Two kernels, one per road, so that each gets the registers of its own road. A group's thread holds
+// four loads in flight without spilling at three blocks a multiprocessor. A part's thread keeps one
+// expansion at four blocks: for long rows more threads in flight did more than a second expansion each.
 template <class Tx, class Ty>
 __global__ void __launch_bounds__(kThreads, 3) exact_group_rows_kernel(const RowsParams p) {
     __shared__ ExactScratch scratch[kWarps];  // each warp's, for its rows done again
@@ -335,7 +322,7 @@ __global__ void __launch_bounds__(kThreads, 3) exact_group_rows_kernel(const Row
 }
 
 template <class Tx, class Ty>
-__global__ void __launch_bounds__(kThreads, 3) exact_part_rows_kernel(const RowsParams p) {
+__global__ void __launch_bounds__(kThreads, 4) exact_part_rows_kernel(const RowsParams p) {
     __shared__ ExactScratch scratch;
     for (int i = threadIdx.x; i < exact::kDigits; i += kThreads) scratch.digit[i] = 0;
     if (threadIdx.x == 0) scratch.special = scratch.adds = 0;
