@@ -64,11 +64,7 @@ TEST_CASE("gpu exact rows: strided batches, every pair, every length, values of 
                 fill_kinds(bx, 0, count, row, n, 100 + n);
                 fill_kinds(by, 0, count, row, n, 200 + n);
                 cudot_rows r = exact_request(xd, yd);
-                r.count = count;
-                r.n = n;
-                r.x.data = bx.gpu;
-                r.y.data = by.gpu;
-                r.x_row_stride = r.y_row_stride = static_cast<std::int64_t>(row);
+                test::aim_strided(r, count, n, bx, by, row);
                 INFO("pair " << xd << "x" << yd << ", n = " << n);
                 const std::vector<double> want = expected(r, bx, by);
                 check_same(dot_rows(r), want);
@@ -201,11 +197,7 @@ TEST_CASE("gpu exact rows: a captured asynchronous batch replays with the same b
         Bed bx(CUDOT_F32, count * n, 81 + n), by(CUDOT_F32, count * n, 82 + n);
         fill_kinds(bx, 0, count, n, n, 800 + n);
         cudot_rows r = exact_request(CUDOT_F32, CUDOT_F32);
-        r.count = count;
-        r.n = n;
-        r.x.data = bx.gpu;
-        r.y.data = by.gpu;
-        r.x_row_stride = r.y_row_stride = static_cast<std::int64_t>(n);
+        test::aim_strided(r, count, n, bx, by, n);
         const std::vector<double> want = expected(r, bx, by);
         cudaStream_t s;
         REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
@@ -257,11 +249,7 @@ TEST_CASE("gpu exact rows: exact zeros among the factors, beside products that u
             REQUIRE(cudaMemcpy(bx.gpu, bx.host.data(), bx.host.size(), cudaMemcpyDefault) == cudaSuccess);
             REQUIRE(cudaMemcpy(by.gpu, by.host.data(), by.host.size(), cudaMemcpyDefault) == cudaSuccess);
             cudot_rows r = exact_request(CUDOT_F64, yd);
-            r.count = count;
-            r.n = n;
-            r.x.data = bx.gpu;
-            r.y.data = by.gpu;
-            r.x_row_stride = r.y_row_stride = static_cast<std::int64_t>(n);
+            test::aim_strided(r, count, n, bx, by, n);
             INFO("y " << test::dtype_name(yd) << ", n = " << n);
             const std::vector<double> want = expected(r, bx, by);
             for (double w : want) CHECK(bits(w) == bits(tiny));

@@ -161,11 +161,7 @@ TEST_CASE("gpu rows: a batch split at random into sub-batches, rows permuted, gi
         const std::size_t count = n > 8192 ? 64 : 1000;
         Bed bx(CUDOT_F64, count * n + 1, 61 + n, true), by(CUDOT_F64, count * n + 1, 62 + n);  // x managed
         cudot_rows whole = base_request(CUDOT_F64, CUDOT_F64);
-        whole.count = count;
-        whole.n = n;
-        whole.x.data = bx.gpu;
-        whole.y.data = by.gpu;
-        whole.x_row_stride = whole.y_row_stride = static_cast<std::int64_t>(n);
+        test::aim_strided(whole, count, n, bx, by, n);
         const std::vector<double> want = expected(whole, bx, by);
         check_same(dot_rows(whole), want);
         std::vector<const void *> xs(count), ys(count);

@@ -123,4 +123,15 @@ inline cudot_rows base_request(int32_t xd, int32_t yd) {
     return r;
 }
 
+// r aimed at a strided batch of bx's and by's device copies: `count` rows of `n` elements, row i from
+// element i * row of each.
+inline void aim_strided(cudot_rows &r, std::size_t count, std::size_t n, const Bed &bx, const Bed &by,
+                        std::size_t row) {
+    r.count = count;
+    r.n = n;
+    r.x.data = bx.gpu;
+    r.y.data = by.gpu;
+    r.x_row_stride = r.y_row_stride = static_cast<std::int64_t>(row);
+}
+
 }  // namespace test
